@@ -1,0 +1,168 @@
+# kreg: one binary, built from the rooms of DESIGN.md.
+#
+#   make            ./kreg (optimised)
+#   make check      the whole test suite, under ASan + UBSan
+#   make bench      benchmarks that print figures
+#   make fuzz       the libFuzzer targets, for longer
+#   make deps       install the Debian packages that are missing
+#   make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SHAREDIR ?= $(PREFIX)/share/kreg
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+PKGS := libgit2 sqlite3 libcurl yaml-0.1 jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+	-Wmissing-prototypes -Wstrict-prototypes -Wvla
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) -DKREG_VERSION='"$(VERSION)"' \
+	-DKREG_SHAREDIR='"$(SHAREDIR)"'
+LDLIBS := $(PKG_LIBS) -lm
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -O1 -g
+
+ROOMS := lib config db jobs stats daemon bisect web
+LIB_SRCS := $(sort $(foreach r,$(ROOMS),$(wildcard $(r)/*.c)))
+CMD_SRCS := $(sort $(wildcard cmd/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+TEST_HELPER_SRCS := $(sort $(wildcard tests/unit/helper_*.c))
+
+# Two builds side by side: release (./kreg, benchmarks) and san (tests).
+REL := build/release
+SAN := build/san
+FUZ := build/fuzz
+
+rel_objs = $(patsubst %.c,$(REL)/%.o,$(1))
+san_objs = $(patsubst %.c,$(SAN)/%.o,$(1))
+
+UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN)/tests/%,$(UNIT_SRCS))
+BENCH_BINS := $(patsubst tests/bench/%.c,$(REL)/tests/%,$(BENCH_SRCS))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZ)/%,$(FUZZ_SRCS))
+
+.PHONY: all check check-unit check-integration check-fuzz bench fuzz deps \
+	install clean tests
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: kreg
+
+kreg: $(REL)/kreg
+	cp $< $@
+
+$(REL)/kreg: $(call rel_objs,$(CMD_SRCS)) $(REL)/libkreg.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(SAN)/kreg: $(call san_objs,$(CMD_SRCS)) $(SAN)/libkreg.a
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(REL)/libkreg.a: $(call rel_objs,$(LIB_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN)/libkreg.a: $(call san_objs,$(LIB_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(REL)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(SAN)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Unit tests: one cmocka program per module, linked against the san library.
+$(SAN)/tests/%: $(SAN)/tests/unit/%.o $(call san_objs,$(TEST_HELPER_SRCS)) $(SAN)/libkreg.a
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(REL)/tests/%: $(REL)/tests/bench/%.o $(REL)/libkreg.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Fuzz targets: clang's libFuzzer over the whole library.
+FUZZ_CC ?= clang
+$(FUZ)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(BASE_CFLAGS) -Wno-unused-command-line-argument -g -O1 \
+		-fsanitize=fuzzer-no-link,address,undefined $(PKG_CFLAGS) -c -o $@ $<
+
+$(FUZ)/fuzz_%: $(FUZ)/tests/fuzz/fuzz_%.o $(patsubst %.c,$(FUZ)/%.o,$(LIB_SRCS))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+tests: $(SAN)/kreg $(UNIT_BINS)
+
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+
+# Everything runs under prove: unit programs speak TAP through cmocka,
+# integration tests are TAP shell scripts. prove's summary closes the output.
+check: tests $(if $(FUZZ_SRCS),$(FUZZ_BINS))
+	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" \
+	CMOCKA_MESSAGE_OUTPUT=TAP KREG_FUZZ_DIR="$(CURDIR)/$(FUZ)" \
+	prove --exec '' $(PROVE_FLAGS) $(UNIT_BINS) $(sort $(wildcard tests/integration/*.t))
+
+# Subsets while working: make check-unit T=test_db, make check-integration T=10-db
+check-unit: $(UNIT_BINS)
+	@$(SAN_ENV) CMOCKA_MESSAGE_OUTPUT=TAP KREG_SRC="$(CURDIR)" \
+	prove --exec '' $(PROVE_FLAGS) $(if $(T),$(SAN)/tests/$(T),$(UNIT_BINS))
+
+check-integration: $(SAN)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))
+	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" KREG_FUZZ_DIR="$(CURDIR)/$(FUZ)" \
+	prove --exec '' $(PROVE_FLAGS) $(if $(T),$(wildcard tests/integration/$(T)*.t),$(sort $(wildcard tests/integration/*.t)))
+
+bench: kreg $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$b"; KREG_SRC="$(CURDIR)" $$b || exit 1; done
+	@for s in $(sort $(wildcard tests/bench/*.sh)); do echo "== $$s"; \
+		KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash $$s || exit 1; done
+
+FUZZ_SECONDS ?= 300
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz-corpus/$$n; \
+		echo "== $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus/$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; done
+
+# Debian packages kreg needs to build, test and run; only missing ones are installed.
+DEB_BUILD := build-essential pkg-config libgit2-dev libsqlite3-dev libcurl4-openssl-dev \
+	libyaml-dev libjansson-dev libcmocka-dev clang libclang-rt-14-dev
+DEB_RUN := git sqlite3 fio dbench qemu-system-x86 busybox-static cpio
+DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils
+DEB_TEST := python3 python3-aiosmtpd perl
+DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST)
+deps:
+	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; else \
+		echo "deps: installing $$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
+
+install: kreg
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/jobs $(DESTDIR)$(SHAREDIR)/kernel \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SYSCONFDIR)/kreg $(DESTDIR)$(UNITDIR)
+	install -m 755 kreg $(DESTDIR)$(BINDIR)/kreg
+	install -m 644 config/kreg.example.yaml $(DESTDIR)$(SHAREDIR)/kreg.example.yaml
+	[ -e $(DESTDIR)$(SYSCONFDIR)/kreg/kreg.yaml ] || \
+		install -m 644 config/kreg.example.yaml $(DESTDIR)$(SYSCONFDIR)/kreg/kreg.yaml
+	for f in $(wildcard jobs/*.yaml); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/jobs/; done
+	for f in $(wildcard config/kernel/*); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/kernel/; done
+	install -m 644 docs/kreg.1 $(DESTDIR)$(MANDIR)/man1/kreg.1
+	sed 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' docs/kreg.service.in > \
+		$(DESTDIR)$(UNITDIR)/kreg.service
+
+clean:
+	rm -rf build kreg
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,126 @@
+/* Shared plumbing of the commands: configuration, database, messages. */
+#include "cmd.h"
+
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kreg_cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kreg: ", stderr);
+	if (!fmt) {
+		fputs(kreg_error_last(), stderr);
+	} else {
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
+	fputc('\n', stderr);
+}
+
+int kreg_cmd_usage(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fputs("kreg: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fputs(usage, stderr);
+	return KREG_EXIT_USAGE;
+}
+
+int kreg_cmd_wants_help(int argc, char **argv, const char *usage)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int kreg_cmd_not_implemented(const char *name)
+{
+	fprintf(stderr, "kreg: '%s' is not yet implemented\n", name);
+	return KREG_EXIT_FAIL;
+}
+
+static void print_problems(const kreg_config_problems *p)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		const kreg_config_problem *q = &p->items[i];
+
+		if (q->line > 0)
+			fprintf(stderr, "%s:%d:%d: %s\n", q->file, q->line, q->col, q->message);
+		else
+			fprintf(stderr, "%s: %s\n", q->file, q->message);
+	}
+}
+
+int kreg_cmd_load_config(kreg_config **out)
+{
+	kreg_config_problems problems = { 0 };
+	const char *path = kreg_opts.config_path;
+	int error;
+
+	if (!path) {
+		if (kreg_path_exists("kreg.yaml"))
+			path = "kreg.yaml";
+		else if (kreg_path_exists("/etc/kreg/kreg.yaml"))
+			path = "/etc/kreg/kreg.yaml";
+	}
+	if (!path) {
+		const char *dd = getenv("KREG_DATA_DIR");
+
+		error = kreg_config_default(out, dd ? dd : "kreg-data");
+		if (error < 0)
+			kreg_cmd_error(NULL);
+		else
+			log_info("no configuration file: using the built-in default");
+		return error;
+	}
+	error = kreg_config_load(out, path, &problems);
+	if (error < 0) {
+		if (problems.count)
+			print_problems(&problems);
+		else
+			kreg_cmd_error(NULL);
+	}
+	kreg_config_problems_free(&problems);
+	if (error == 0 && (*out)->log_level && !kreg_opts.verbose && !kreg_opts.quiet) {
+		int l = kreg_log_level_parse((*out)->log_level);
+
+		if (l >= 0)
+			kreg_log_set_level((enum kreg_log_level)l);
+	}
+	return error;
+}
+
+int kreg_cmd_open_db(kreg_db **out, const kreg_config *cfg, unsigned flags)
+{
+	if ((flags & KREG_DB_CREATE) && cfg->data_dir &&
+	    kreg_mkdir_p(cfg->data_dir, 0755) < 0) {
+		kreg_cmd_error(NULL);
+		return KREG_ERROR;
+	}
+	if (kreg_db_open(out, cfg->database, flags) < 0) {
+		kreg_cmd_error(NULL);
+		return KREG_ERROR;
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* Placeholder until the configuration loader lands (issue 2). */
+#include "config.h"
+
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdlib.h>
+
+int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *problems)
+{
+	(void)problems;
+	*out = NULL;
+	kreg_error_set("%s: configuration loading is not yet implemented", path);
+	return KREG_ERROR;
+}
+
+int kreg_config_default(kreg_config **out, const char *data_dir)
+{
+	kreg_config *c = kreg_calloc(1, sizeof(*c));
+
+	c->path = kreg_strdup("<built-in>");
+	c->data_dir = kreg_strdup(data_dir);
+	c->database = kreg_path_join(data_dir, "kreg.db");
+	*out = c;
+	return 0;
+}
+
+void kreg_config_free(kreg_config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->path);
+	free(cfg->data_dir);
+	free(cfg->database);
+	free(cfg);
+}
+
+void kreg_config_problems_free(kreg_config_problems *p)
+{
+	(void)p;
+}

@@ -1,0 +1,212 @@
+/* kreg.yaml: the one configuration file. Parsed with libyaml, validated
+ * against a schema (unknown keys, types, required fields, duplicates), with
+ * every problem reported as FILE:LINE:COL: message.
+ *
+ * The loaded configuration is one of the two pieces of global state kreg
+ * allows; it is read-only once loaded. */
+#ifndef KREG_CONFIG_H
+#define KREG_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	char *name;		/* short name used in paths and e-mail subjects */
+	char *url;		/* anything libgit2 can fetch: path, file://, https:// */
+	char **branches;	/* watched branches */
+	size_t nbranches;
+	double poll_interval;	/* seconds */
+	char **maintainers;	/* extra recipients for this tree's reports */
+	size_t nmaintainers;
+} kreg_repo_cfg;
+
+typedef struct {
+	char *name;		/* "default", "tiny-fio", ... */
+	char *base;		/* "tinyconfig", "defconfig", "allnoconfig" or a file path */
+	char **fragments;	/* paths of config fragments, applied in order */
+	size_t nfragments;
+} kreg_kconfig_cfg;
+
+typedef struct {
+	kreg_kconfig_cfg *configs;
+	size_t nconfigs;
+	int make_jobs;		/* -jN; 0: number of CPUs */
+	double timeout;		/* seconds for one build */
+	char *arch;		/* ARCH=, default x86_64 */
+	char *cross_compile;	/* CROSS_COMPILE=, default none */
+	char *target;		/* make target, default bzImage */
+} kreg_build_cfg;
+
+typedef enum {
+	KREG_BACKEND_LOCAL,
+	KREG_BACKEND_QEMU,
+	KREG_BACKEND_SSH,
+	KREG_BACKEND_SIM,
+} kreg_backend;
+
+typedef enum { KREG_KVM_AUTO, KREG_KVM_ON, KREG_KVM_OFF } kreg_kvm_mode;
+
+/* One modelled metric of the sim backend. */
+typedef struct {
+	char *metric;		/* "fio.read_iops" */
+	double base;		/* mean at a commit with no effects */
+	double noise;		/* relative stddev, 0.05 = 5% */
+	char *distribution;	/* "normal" (default), "lognormal" */
+	double outlier_rate;	/* fraction of runs that are outliers */
+	double outlier_scale;	/* an outlier is off by this factor, default 0.3 */
+} kreg_sim_metric_cfg;
+
+/* An effect tied to a commit: persists in every descendant. */
+typedef struct {
+	char *commit;		/* sha or unique prefix */
+	char *metric;
+	double change;		/* relative: -0.20 = -20% */
+} kreg_sim_effect_cfg;
+
+typedef struct {
+	char *name;
+	kreg_backend backend;
+	int cpus;		/* 0: the machine's (local) or 1 (qemu) */
+	uint64_t memory;	/* bytes; 0: default */
+	double timeout;		/* seconds for one run, boot included */
+	int capacity;		/* runs at once on this host, default 1 */
+	char *target;		/* where tests write: a directory or a file/device the
+				 * configuration names; nothing else is written */
+	char **jobs_dirs;	/* not used yet */
+
+	/* qemu */
+	char *qemu;		/* binary, default qemu-system-x86_64 */
+	kreg_kvm_mode kvm;
+	char *disk;		/* test disk image path (created when missing) */
+	uint64_t disk_size;	/* bytes */
+	char *image;		/* guest initramfs; default <data_dir>/images/kreg-initrd.cpio.gz */
+	char *append;		/* extra kernel command line */
+
+	/* ssh */
+	char *address;		/* host or host:port */
+	char *user;
+	char *identity;		/* private key file */
+	char *good_kernel;	/* the kernel to return to on failure */
+	double reboot_timeout;
+
+	/* sim */
+	uint64_t seed;
+	kreg_sim_metric_cfg *sim_metrics;
+	size_t nsim_metrics;
+	kreg_sim_effect_cfg *sim_effects;
+	size_t nsim_effects;
+	double build_fail_rate;
+	double boot_fail_rate;
+	double infra_fail_rate;
+} kreg_host_cfg;
+
+typedef struct {
+	char *file;		/* LKP job file */
+	char **hosts;		/* host names it runs on; empty: all */
+	size_t nhosts;
+	int runs;		/* runs per commit, default 3 */
+	char *kconfig;		/* kernel config name, default the first */
+} kreg_job_cfg;
+
+/* Direction of good for metrics matching a glob. */
+typedef enum { KREG_DIR_UNKNOWN = 0, KREG_DIR_HIGHER = 1, KREG_DIR_LOWER = -1 } kreg_direction;
+
+typedef struct {
+	char *pattern;		/* fnmatch(3) glob over the metric name */
+	kreg_direction direction;
+	double floor;		/* minimal relative change worth a verdict; <0: default */
+} kreg_metric_rule;
+
+typedef struct {
+	int min_runs;		/* per side, default 3 */
+	int max_runs;		/* budget of runs per commit when unsure, default 10 */
+	double threshold;	/* default floor, relative (0.05 = 5%) */
+	double alpha;		/* significance level of the rank test, default 0.01 */
+	kreg_metric_rule *metrics;
+	size_t nmetrics;
+} kreg_detect_cfg;
+
+typedef struct {
+	int max_builds;		/* per bisection, default 30 */
+	int runs_per_step;	/* default 3 */
+	int max_runs_per_step;	/* default 12 */
+	int verify_revert;	/* build and run the culprit reverted on bad */
+} kreg_bisect_cfg;
+
+typedef struct {
+	char *smtp_url;		/* smtp://127.0.0.1:25; empty: dry-run only */
+	char *from;
+	char **to;		/* fixed recipients (a list for the lab) */
+	size_t nto;
+	char **cc;
+	size_t ncc;
+	int to_author;		/* mail the commit's author, default 1 */
+	int cc_committer;	/* default 1 */
+	int dry_run;		/* write the outbox, send nothing */
+	char *outbox;		/* directory for .eml copies; default <data_dir>/outbox */
+	char *username;
+	char *password_file;	/* the password never goes in the YAML */
+	int tls;		/* require STARTTLS */
+} kreg_mail_cfg;
+
+typedef struct {
+	char *output;		/* default <data_dir>/site */
+	char *base_url;		/* for links in e-mail */
+	char *title;
+} kreg_web_cfg;
+
+typedef struct {
+	char *path;		/* the file it was read from, or "<built-in>" */
+	char *database;		/* default <data_dir>/kreg.db */
+	char *data_dir;		/* required */
+	char **job_path;	/* search path for job includes */
+	size_t njob_path;
+	char *log_level;	/* error|warn|info|debug */
+	char *fxmark;		/* fxmark checkout (bin/run-fxmark.py); NULL: none */
+
+	kreg_repo_cfg *repos;
+	size_t nrepos;
+	kreg_build_cfg build;
+	kreg_host_cfg *hosts;
+	size_t nhosts;
+	kreg_job_cfg *jobs;
+	size_t njobs;
+	kreg_detect_cfg detect;
+	kreg_bisect_cfg bisect;
+	kreg_mail_cfg mail;
+	kreg_web_cfg web;
+} kreg_config;
+
+/* Problems found while loading, each with its position. */
+typedef struct {
+	char *file;
+	int line, col;		/* 1-based; 0 when not known */
+	char *message;
+} kreg_config_problem;
+
+typedef struct {
+	kreg_config_problem *items;
+	size_t count, alloc;
+} kreg_config_problems;
+
+/* Load and validate path. On success 0 and *out is the caller's
+ * (kreg_config_free). On failure <0; every problem found is in *problems
+ * (when problems is not NULL) and the first one is the error message. */
+int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *problems);
+/* The same from a string; name is used in messages. */
+int kreg_config_load_string(kreg_config **out, const char *name, const char *yaml,
+			    size_t len, kreg_config_problems *problems);
+/* The built-in default configuration (the demo's), rooted at data_dir. */
+int kreg_config_default(kreg_config **out, const char *data_dir);
+void kreg_config_free(kreg_config *cfg);
+void kreg_config_problems_free(kreg_config_problems *p);
+
+const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
+const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
+const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name);
+const char *kreg_backend_name(kreg_backend b);
+
+/* A path under data_dir: <data_dir>/<sub>. Caller frees. */
+char *kreg_config_data_path(const kreg_config *cfg, const char *sub);
+
+#endif

@@ -1,0 +1,460 @@
+#include "db_internal.h"
+
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Migrations: migrations[i] takes the schema from version i to i + 1.
+ * Append only; a released entry is never edited. */
+static const char *const migrations[] = {
+	/* 0 -> 1: the first schema (DESIGN.md's data model). */
+	"CREATE TABLE repos ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  url TEXT NOT NULL"
+	");"
+	"CREATE TABLE branches ("
+	"  id INTEGER PRIMARY KEY,"
+	"  repo_id INTEGER NOT NULL REFERENCES repos(id),"
+	"  name TEXT NOT NULL,"
+	"  head TEXT,"			/* last sha seen */
+	"  polled_at INTEGER,"
+	"  UNIQUE (repo_id, name)"
+	");"
+	"CREATE TABLE commits ("
+	"  id INTEGER PRIMARY KEY,"
+	"  repo_id INTEGER NOT NULL REFERENCES repos(id),"
+	"  sha TEXT NOT NULL,"
+	"  tree TEXT,"
+	"  parents TEXT NOT NULL DEFAULT '',"	/* space-separated shas */
+	"  author_name TEXT, author_email TEXT, author_time INTEGER,"
+	"  committer_name TEXT, committer_email TEXT, committer_time INTEGER,"
+	"  subject TEXT,"
+	"  UNIQUE (repo_id, sha)"
+	");"
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  tree TEXT NOT NULL,"			/* git tree id: the cache key, with config_hash */
+	"  config_name TEXT NOT NULL,"
+	"  config_hash TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('running','ok','failed')),"
+	"  artifact TEXT,"			/* directory holding bzImage, .config, build.log */
+	"  log_tail TEXT,"
+	"  error TEXT,"
+	"  seconds REAL,"
+	"  started INTEGER, finished INTEGER,"
+	"  UNIQUE (tree, config_hash)"
+	");"
+	"CREATE TABLE jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL,"			/* <job>-<path_params> */
+	"  testcase TEXT NOT NULL,"
+	"  path_params TEXT NOT NULL DEFAULT '',"
+	"  yaml TEXT NOT NULL,"			/* canonical atom */
+	"  hash TEXT NOT NULL UNIQUE"
+	");"
+	"CREATE TABLE hosts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  backend TEXT NOT NULL,"
+	"  cpus INTEGER, memory INTEGER,"
+	"  state TEXT NOT NULL DEFAULT 'up' CHECK (state IN ('up','down','broken')),"
+	"  updated INTEGER"
+	");"
+	"CREATE TABLE work ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('build','run','bisect')),"
+	"  key TEXT NOT NULL UNIQUE,"		/* what makes it the same work twice */
+	"  commit_id INTEGER REFERENCES commits(id),"
+	"  job_id INTEGER REFERENCES jobs(id),"
+	"  host_id INTEGER REFERENCES hosts(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  priority INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed')),"
+	"  lease_owner TEXT, lease_expires INTEGER,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL"
+	");"
+	"CREATE INDEX work_state ON work (state, priority DESC, id);"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  commit_id INTEGER REFERENCES commits(id),"	/* NULL: the running kernel (local) */
+	"  build_id INTEGER REFERENCES builds(id),"
+	"  host_id INTEGER NOT NULL REFERENCES hosts(id),"
+	"  kernel TEXT,"			/* uname -r or the artifact */
+	"  started INTEGER NOT NULL, finished INTEGER,"
+	"  status TEXT NOT NULL CHECK (status IN ('running','ok','job_failed','kernel_failed','infra_failed')),"
+	"  error TEXT,"
+	"  output TEXT"				/* directory of raw output */
+	");"
+	"CREATE INDEX runs_key ON runs (job_id, host_id, commit_id);"
+	"CREATE TABLE metrics ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE"
+	");"
+	"CREATE TABLE samples ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  value REAL NOT NULL,"
+	"  PRIMARY KEY (run_id, metric_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE regressions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  repo_id INTEGER REFERENCES repos(id),"
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  host_id INTEGER NOT NULL REFERENCES hosts(id),"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  base_commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  bad_commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  culprit_commit_id INTEGER REFERENCES commits(id),"
+	"  change REAL NOT NULL,"		/* relative, -0.66 = -66% */
+	"  base_mean REAL, base_stddev REAL, bad_mean REAL, bad_stddev REAL,"
+	"  pvalue REAL,"
+	"  state TEXT NOT NULL DEFAULT 'suspected' CHECK (state IN ('suspected','confirmed',"
+	"    'bisecting','bisected','reported','fixed','not_reproduced','inconclusive')),"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL,"
+	"  UNIQUE (job_id, host_id, metric_id, bad_commit_id)"
+	");"
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  repo_id INTEGER NOT NULL REFERENCES repos(id),"
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  host_id INTEGER NOT NULL REFERENCES hosts(id),"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  good_commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  bad_commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  config_name TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running','found',"
+	"    'inconclusive','not_reproduced','failed')),"
+	"  culprit_commit_id INTEGER REFERENCES commits(id),"
+	"  candidates TEXT,"			/* space-separated shas when inconclusive */
+	"  confidence REAL,"
+	"  builds INTEGER NOT NULL DEFAULT 0, runs INTEGER NOT NULL DEFAULT 0,"
+	"  message TEXT,"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL"
+	");"
+	"CREATE TABLE bisect_steps ("
+	"  id INTEGER PRIMARY KEY,"
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  role TEXT NOT NULL CHECK (role IN ('good','bad','step','verify-culprit','verify-parent','revert')),"
+	"  verdict TEXT NOT NULL DEFAULT 'pending' CHECK (verdict IN ('pending','good','bad','skip','unknown')),"
+	"  runs INTEGER NOT NULL DEFAULT 0,"
+	"  detail TEXT,"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL,"
+	"  UNIQUE (bisection_id, seq)"
+	");"
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  message_id TEXT NOT NULL UNIQUE,"
+	"  recipients TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','sent','failed','dry_run')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  created INTEGER NOT NULL, sent INTEGER,"
+	"  UNIQUE (regression_id)"
+	");",
+};
+
+#define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+_Static_assert(NMIGRATIONS == KREG_DB_VERSION, "one migration per schema version");
+
+int kreg_db__error(kreg_db *db, const char *what)
+{
+	kreg_error_set("%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+	return KREG_ERROR;
+}
+
+int kreg_db__prepare(kreg_db *db, sqlite3_stmt **st, const char *sql)
+{
+	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return kreg_db__error(db, "cannot prepare statement");
+	}
+	return 0;
+}
+
+int kreg_db__exec(kreg_db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		kreg_error_set("%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return KREG_ERROR;
+	}
+	return 0;
+}
+
+int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return kreg_db__error(db, what);
+	return 0;
+}
+
+int kreg_db__bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+}
+
+char *kreg_db__column_strdup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? kreg_strdup((const char *)s) : NULL;
+}
+
+int kreg_db_version(kreg_db *db, int *version)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__prepare(db, &st, "PRAGMA user_version") < 0)
+		return KREG_ERROR;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		kreg_db__error(db, "cannot read the schema version");
+		sqlite3_finalize(st);
+		return KREG_ERROR;
+	}
+	*version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int kreg_db_begin(kreg_db *db)
+{
+	if (db->depth++ > 0)
+		return 0;
+	db->failed = 0;
+	if (kreg_db__exec(db, "BEGIN IMMEDIATE") < 0) {
+		db->depth = 0;
+		return KREG_ERROR;
+	}
+	return 0;
+}
+
+int kreg_db_commit(kreg_db *db)
+{
+	if (db->depth <= 0) {
+		kreg_error_set("%s: commit without a transaction", db->path);
+		return KREG_ERROR;
+	}
+	if (--db->depth > 0)
+		return 0;
+	if (db->failed) {
+		kreg_db__exec(db, "ROLLBACK");
+		kreg_error_set("%s: transaction rolled back by an inner failure", db->path);
+		return KREG_ERROR;
+	}
+	if (kreg_db__exec(db, "COMMIT") < 0) {
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		return KREG_ERROR;
+	}
+	return 0;
+}
+
+void kreg_db_rollback(kreg_db *db)
+{
+	if (db->depth <= 0)
+		return;
+	if (--db->depth > 0) {
+		db->failed = 1;
+		return;
+	}
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int kreg_db_migrate(kreg_db *db, int *from, int *to)
+{
+	int v;
+
+	if (kreg_db_version(db, &v) < 0)
+		return KREG_ERROR;
+	if (from)
+		*from = v;
+	if (v > KREG_DB_VERSION) {
+		kreg_error_set("%s: schema version %d is newer than this kreg knows (%d); "
+			       "use a newer kreg, the file was left untouched",
+			       db->path, v, KREG_DB_VERSION);
+		return KREG_ERROR;
+	}
+	for (; v < KREG_DB_VERSION; v++) {
+		char pragma[64];
+
+		if (kreg_db_begin(db) < 0)
+			return KREG_ERROR;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (kreg_db__exec(db, migrations[v]) < 0 || kreg_db__exec(db, pragma) < 0) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+			kreg_db_rollback(db);
+			kreg_error_set("migration to schema version %d failed: %s", v + 1, msg);
+			return KREG_ERROR;
+		}
+		if (kreg_db_commit(db) < 0)
+			return KREG_ERROR;
+	}
+	if (to)
+		*to = v;
+	return 0;
+}
+
+int kreg_db_open(kreg_db **out, const char *path, unsigned flags)
+{
+	kreg_db *db = kreg_calloc(1, sizeof(*db));
+	int oflags, version, rc;
+	struct stat st;
+
+	*out = NULL;
+	db->path = kreg_strdup(path);
+	if (!(flags & KREG_DB_CREATE) && stat(path, &st) < 0) {
+		kreg_error_errno("%s: cannot open database (run `kreg db init` to create it)", path);
+		goto fail;
+	}
+	if (flags & KREG_DB_READONLY)
+		oflags = SQLITE_OPEN_READONLY;
+	else
+		oflags = SQLITE_OPEN_READWRITE | ((flags & KREG_DB_CREATE) ? SQLITE_OPEN_CREATE : 0);
+	rc = sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		if (db->h)
+			kreg_db__error(db, "cannot open database");
+		else
+			kreg_error_set("%s: cannot open database: out of memory", path);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, 10000);
+	/* The first read tells a file that is not SQLite. */
+	if (kreg_db_version(db, &version) < 0) {
+		if ((sqlite3_errcode(db->h) & 0xff) == SQLITE_NOTADB)
+			kreg_error_set("%s: not a kreg database (not an SQLite file)", path);
+		goto fail;
+	}
+	if (version > KREG_DB_VERSION) {
+		kreg_error_set("%s: schema version %d is newer than this kreg knows (%d); "
+			       "use a newer kreg, the file was left untouched",
+			       path, version, KREG_DB_VERSION);
+		goto fail;
+	}
+	if (!(flags & KREG_DB_READONLY)) {
+		if (kreg_db__exec(db, "PRAGMA journal_mode = WAL") < 0)
+			goto fail;
+		if (kreg_db__exec(db, "PRAGMA synchronous = NORMAL") < 0)
+			goto fail;
+	}
+	if (kreg_db__exec(db, "PRAGMA foreign_keys = ON") < 0)
+		goto fail;
+	if (version < KREG_DB_VERSION) {
+		if (flags & KREG_DB_MIGRATE) {
+			if (kreg_db_migrate(db, NULL, NULL) < 0)
+				goto fail;
+		} else if (version == 0) {
+			kreg_error_set("%s: the database has no kreg schema (run `kreg db init`)", path);
+			goto fail;
+		} else {
+			kreg_error_set("%s: schema version %d is older than %d (run `kreg db migrate`)",
+				       path, version, KREG_DB_VERSION);
+			goto fail;
+		}
+	}
+	*out = db;
+	return 0;
+fail:
+	kreg_db_close(db);
+	return KREG_ERROR;
+}
+
+void kreg_db_close(kreg_db *db)
+{
+	if (!db)
+		return;
+	if (db->h)
+		sqlite3_close_v2(db->h);
+	free(db->path);
+	free(db);
+}
+
+const char *kreg_db_path(const kreg_db *db)
+{
+	return db->path;
+}
+
+int kreg_db_tables(kreg_db *db, kreg_db_table_cb cb, void *arg)
+{
+	sqlite3_stmt *st, *cnt;
+	int error = 0, rc;
+
+	if (kreg_db__prepare(db, &st, "SELECT name FROM sqlite_schema WHERE type = 'table' "
+			     "AND name NOT LIKE 'sqlite_%' ORDER BY name") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char *sql;
+
+		/* The name comes from sqlite_schema itself; quoted all the same. */
+		sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", name);
+		if (kreg_db__prepare(db, &cnt, sql) < 0) {
+			sqlite3_free(sql);
+			error = KREG_ERROR;
+			break;
+		}
+		sqlite3_free(sql);
+		if (sqlite3_step(cnt) != SQLITE_ROW) {
+			error = kreg_db__error(db, "cannot count rows");
+			sqlite3_finalize(cnt);
+			break;
+		}
+		error = cb(name, sqlite3_column_int64(cnt, 0), arg);
+		sqlite3_finalize(cnt);
+		if (error < 0)
+			break;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !error)
+		error = kreg_db__error(db, "cannot list tables");
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_check(kreg_db *db)
+{
+	sqlite3_stmt *st;
+	int error = 0;
+
+	if (kreg_db__prepare(db, &st, "PRAGMA integrity_check") < 0)
+		return KREG_ERROR;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		error = kreg_db__error(db, "integrity check failed to run");
+	} else {
+		const char *r = (const char *)sqlite3_column_text(st, 0);
+
+		if (!r || strcmp(r, "ok")) {
+			kreg_error_set("%s: integrity check: %s", db->path, r ? r : "?");
+			error = KREG_ERROR;
+		}
+	}
+	sqlite3_finalize(st);
+	return error;
+}

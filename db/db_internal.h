@@ -1,0 +1,29 @@
+/* Private to db/: the handle and statement helpers the area files share. */
+#ifndef KREG_DB_INTERNAL_H
+#define KREG_DB_INTERNAL_H
+
+#include "db.h"
+
+#include <sqlite3.h>
+
+struct kreg_db {
+	sqlite3 *h;
+	char *path;
+	int depth;		/* transaction nesting */
+	int failed;		/* an inner level rolled back */
+};
+
+/* Prepare sql; on failure the error names the database and the message. */
+int kreg_db__prepare(kreg_db *db, sqlite3_stmt **st, const char *sql);
+/* Run sql with no result rows. */
+int kreg_db__exec(kreg_db *db, const char *sql);
+/* Set the error from the handle's last message, prefixed with what. */
+int kreg_db__error(kreg_db *db, const char *what);
+/* Step a statement expected to finish (INSERT/UPDATE/DELETE). */
+int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what);
+/* Bind text or NULL. */
+int kreg_db__bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* Column text copied (NULL stays NULL). */
+char *kreg_db__column_strdup(sqlite3_stmt *st, int col);
+
+#endif

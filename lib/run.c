@@ -1,0 +1,241 @@
+#include "run.h"
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double kreg_now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_sec(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* In the child: only async-signal-safe calls until exec. */
+static _Noreturn void child_exec(const kreg_run_opts *o, char **envp, int in_fd,
+				 int out_fd, int err_pipe)
+{
+	int e;
+
+	setpgid(0, 0);
+	/* The parent may block signals; the child starts clean. */
+	{
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+	}
+	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+		goto fail;
+	if (o->cwd && chdir(o->cwd) < 0)
+		goto fail;
+	execvpe(o->argv[0], (char *const *)o->argv, envp);
+fail:
+	e = errno;
+	if (write(err_pipe, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+extern char **environ;
+
+/* The environment for the child, built before fork: environ with o->env
+ * entries replacing those of the same name. */
+static char **make_env(const kreg_run_opts *o)
+{
+	size_t n = 0, m = 0, k = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	if (o->env)
+		while (o->env[m])
+			m++;
+	envp = kreg_calloc(n + m + 1, sizeof(*envp));
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(environ[i], '=');
+		size_t klen = eq ? (size_t)(eq - environ[i]) + 1 : strlen(environ[i]);
+		int replaced = 0;
+
+		for (size_t j = 0; j < m; j++)
+			if (!strncmp(o->env[j], environ[i], klen))
+				replaced = 1;
+		if (!replaced)
+			envp[k++] = environ[i];
+	}
+	for (size_t j = 0; j < m; j++)
+		envp[k++] = (char *)o->env[j];
+	envp[k] = NULL;
+	return envp;
+}
+
+int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
+{
+	char **envp = NULL;
+	int in_fd = -1, out_fd = -1, pipefd[2] = { -1, -1 };
+	int error = KREG_ERROR, status, child_errno = 0;
+	double start, deadline = 0, term_sent = 0;
+	double grace = o->kill_grace > 0 ? o->kill_grace : 2.0;
+	double nap = 0.001;
+	pid_t pid;
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!o->argv || !o->argv[0]) {
+		kreg_error_set("run: empty argv");
+		return KREG_EINVAL;
+	}
+	in_fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0) {
+		kreg_error_errno("%s: cannot open for reading",
+				 o->stdin_path ? o->stdin_path : "/dev/null");
+		goto done;
+	}
+	if (o->out_path)
+		out_fd = open(o->out_path, O_WRONLY | O_CREAT | O_CLOEXEC |
+			      (o->append ? O_APPEND : O_TRUNC), 0644);
+	else
+		out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (out_fd < 0) {
+		kreg_error_errno("%s: cannot open for writing",
+				 o->out_path ? o->out_path : "/dev/null");
+		goto done;
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		kreg_error_errno("run: pipe");
+		goto done;
+	}
+	envp = make_env(o);
+	fflush(NULL);
+	start = kreg_now_mono();
+	pid = fork();
+	if (pid < 0) {
+		kreg_error_errno("run: fork");
+		goto done;
+	}
+	if (pid == 0)
+		child_exec(o, envp, in_fd, out_fd, pipefd[1]);
+	/* Both sides set the group, so a kill right after fork finds it. */
+	setpgid(pid, pid);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	do {
+		n = read(pipefd[0], &child_errno, sizeof(child_errno));
+	} while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, &status, 0);
+		errno = child_errno;
+		kreg_error_errno("%s: cannot run", o->argv[0]);
+		error = child_errno == ENOENT ? KREG_ENOTFOUND : KREG_ERROR;
+		goto done;
+	}
+	if (o->timeout > 0)
+		deadline = start + o->timeout;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		double now;
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			kreg_error_errno("run: waitpid");
+			goto done;
+		}
+		now = kreg_now_mono();
+		if (deadline && now >= deadline && !term_sent) {
+			out->timed_out = 1;
+			kill(-pid, SIGTERM);
+			term_sent = now;
+		} else if (term_sent && now >= term_sent + grace) {
+			kill(-pid, SIGKILL);
+			term_sent = now + 3600;	/* once */
+		}
+		sleep_sec(nap);
+		if (nap < 0.05)
+			nap *= 2;
+	}
+	out->seconds = kreg_now_mono() - start;
+	if (out->timed_out)
+		kill(-pid, SIGKILL);	/* whatever is left of the group */
+	if (WIFEXITED(status)) {
+		out->exited = 1;
+		out->status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		out->signo = WTERMSIG(status);
+	}
+	error = 0;
+done:
+	free(envp);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (out_fd >= 0)
+		close(out_fd);
+	if (in_fd >= 0)
+		close(in_fd);
+	return error;
+}
+
+int kreg_run_capture(kreg_run_result *out, char **output, const kreg_run_opts *opts)
+{
+	char path[] = "/tmp/kreg-run-XXXXXX";
+	kreg_run_opts o = *opts;
+	kreg_buf b = KREG_BUF_INIT;
+	int fd, error;
+
+	*output = NULL;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		kreg_error_errno("run: cannot create a temporary file");
+		return KREG_ERROR;
+	}
+	close(fd);
+	o.out_path = path;
+	o.append = 0;
+	error = kreg_run(out, &o);
+	if (error == 0 && (error = kreg_buf_read_file(&b, path)) == 0)
+		*output = kreg_buf_detach(&b);
+	kreg_buf_free(&b);
+	unlink(path);
+	return error;
+}
+
+const char *kreg_run_describe(const kreg_run_result *r, char *buf, unsigned size)
+{
+	if (r->timed_out)
+		snprintf(buf, size, "timed out after %.0f s", r->seconds);
+	else if (r->exited)
+		snprintf(buf, size, "exit %d", r->status);
+	else
+		snprintf(buf, size, "killed by signal %d (%s)", r->signo,
+			 strsignal(r->signo));
+	return buf;
+}

@@ -1,0 +1,41 @@
+/* Running a child process from an argv array, never through a shell (git's
+ * run-command). The child leads its own process group, so a timeout kills
+ * everything it started. */
+#ifndef KREG_RUN_H
+#define KREG_RUN_H
+
+typedef struct {
+	const char *const *argv;	/* argv[0] is looked up in PATH */
+	const char *cwd;		/* NULL: the caller's */
+	const char *const *env;		/* extra "KEY=VALUE" entries, NULL-terminated, or NULL */
+	const char *stdin_path;		/* NULL: /dev/null */
+	const char *out_path;		/* stdout and stderr go here (created/truncated); NULL: /dev/null */
+	int append;			/* append to out_path instead of truncating */
+	double timeout;			/* seconds; 0: none */
+	double kill_grace;		/* seconds between SIGTERM and SIGKILL; 0: 2 s */
+} kreg_run_opts;
+
+typedef struct {
+	int exited;		/* 1: exited normally, status is its code */
+	int status;		/* exit code when exited */
+	int signo;		/* the signal that ended it, when not exited */
+	int timed_out;		/* killed by kreg for running past the timeout */
+	double seconds;		/* wall time */
+} kreg_run_result;
+
+/* Run and wait. Returns 0 when the child ran (whatever its status: look at
+ * out), <0 with the error set when it could not be started (no such program
+ * gives KREG_ENOTFOUND). */
+int kreg_run(kreg_run_result *out, const kreg_run_opts *opts);
+
+/* Run, capturing stdout+stderr into *output (NUL-terminated, caller frees).
+ * Same return as kreg_run. */
+int kreg_run_capture(kreg_run_result *out, char **output, const kreg_run_opts *opts);
+
+/* "exit 3", "killed by signal 9", "timed out after 10 s" */
+const char *kreg_run_describe(const kreg_run_result *r, char *buf, unsigned size);
+
+/* Monotonic seconds. */
+double kreg_now_mono(void);
+
+#endif

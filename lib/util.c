@@ -1,0 +1,287 @@
+#include "util.h"
+#include "err.h"
+#include "mem.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int kreg_parse_ll(long long *out, const char *s, const char *what)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	if (!s || !*s || isspace((unsigned char)*s))
+		goto bad;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	kreg_error_set("%s: '%s' is not a whole number", what, s ? s : "");
+	return KREG_EINVAL;
+}
+
+int kreg_parse_double(double *out, const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	if (!s || !*s || isspace((unsigned char)*s))
+		goto bad;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	kreg_error_set("%s: '%s' is not a number", what, s ? s : "");
+	return KREG_EINVAL;
+}
+
+int kreg_parse_size(uint64_t *out, const char *s, const char *what)
+{
+	char *end;
+	double v;
+	double mult = 1;
+
+	errno = 0;
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		goto bad;
+	v = strtod(s, &end);
+	if (errno)
+		goto bad;
+	switch (tolower((unsigned char)*end)) {
+	case '\0': break;
+	case 'k': mult = 1024.0; end++; break;
+	case 'm': mult = 1024.0 * 1024; end++; break;
+	case 'g': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 't': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: goto bad;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || v * mult > 1.8e19)
+		goto bad;
+	*out = (uint64_t)(v * mult);
+	return 0;
+bad:
+	kreg_error_set("%s: '%s' is not a size (like 4k, 512M, 1g)", what, s ? s : "");
+	return KREG_EINVAL;
+}
+
+int kreg_parse_duration(double *out, const char *s, const char *what)
+{
+	char *end;
+	double v, mult = 1;
+
+	errno = 0;
+	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+		goto bad;
+	v = strtod(s, &end);
+	if (errno)
+		goto bad;
+	switch (*end) {
+	case '\0': break;
+	case 's': end++; break;
+	case 'm': mult = 60; end++; break;
+	case 'h': mult = 3600; end++; break;
+	case 'd': mult = 86400; end++; break;
+	default: goto bad;
+	}
+	if (*end || !isfinite(v))
+		goto bad;
+	*out = v * mult;
+	return 0;
+bad:
+	kreg_error_set("%s: '%s' is not a duration (like 90, 300s, 5m, 2h)", what, s ? s : "");
+	return KREG_EINVAL;
+}
+
+int kreg_mkdir_p(const char *path, unsigned mode)
+{
+	char *p = kreg_strdup(path);
+	int error = 0;
+
+	for (char *q = p + 1; ; q++) {
+		if (*q == '/' || *q == '\0') {
+			char c = *q;
+
+			*q = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST) {
+				kreg_error_errno("%s: cannot create directory", p);
+				error = KREG_ERROR;
+				break;
+			}
+			*q = c;
+			if (!c)
+				break;
+		}
+	}
+	if (!error) {
+		struct stat st;
+
+		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			kreg_error_set("%s: exists and is not a directory", path);
+			error = KREG_ERROR;
+		}
+	}
+	free(p);
+	return error;
+}
+
+int kreg_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = kreg_asprintf("%s.tmp.%ld", path, (long)getpid());
+	const char *p = data;
+	int fd, error = KREG_ERROR;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		kreg_error_errno("%s: cannot create", tmp);
+		goto done;
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			kreg_error_errno("%s: write failed", tmp);
+			close(fd);
+			unlink(tmp);
+			goto done;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		kreg_error_errno("%s: cannot write out", tmp);
+		unlink(tmp);
+		goto done;
+	}
+	if (rename(tmp, path) < 0) {
+		kreg_error_errno("%s: cannot rename to %s", tmp, path);
+		unlink(tmp);
+		goto done;
+	}
+	error = 0;
+done:
+	free(tmp);
+	return error;
+}
+
+int kreg_path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+char *kreg_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	if (n && dir[n - 1] == '/')
+		return kreg_asprintf("%s%s", dir, name);
+	return kreg_asprintf("%s/%s", dir, name);
+}
+
+int kreg_rm_rf(const char *path)
+{
+	struct stat st;
+	int error = 0;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : (kreg_error_errno("%s", path), KREG_ERROR);
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		if (!d) {
+			kreg_error_errno("%s: cannot open directory", path);
+			return KREG_ERROR;
+		}
+		while ((de = readdir(d))) {
+			char *sub;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			sub = kreg_path_join(path, de->d_name);
+			if (kreg_rm_rf(sub) < 0)
+				error = KREG_ERROR;
+			free(sub);
+		}
+		closedir(d);
+		if (!error && rmdir(path) < 0) {
+			kreg_error_errno("%s: cannot remove", path);
+			error = KREG_ERROR;
+		}
+	} else if (unlink(path) < 0) {
+		kreg_error_errno("%s: cannot remove", path);
+		error = KREG_ERROR;
+	}
+	return error;
+}
+
+int64_t kreg_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+uint64_t kreg_hash64(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 1469598103934665603ULL ^ seed;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+int kreg_str_endswith(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !memcmp(s + a - b, suffix, b);
+}
+
+size_t kreg_str_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row = kreg_calloc(lb + 1, sizeof(*row));
+	size_t d;
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t sub = prev + (a[i - 1] != b[j - 1]);
+			size_t del = row[j] + 1, ins = row[j - 1] + 1;
+
+			row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			prev = cur;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}

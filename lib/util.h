@@ -1,0 +1,39 @@
+/* Checked conversions and small file-system helpers (no atoi, no sprintf). */
+#ifndef KREG_UTIL_H
+#define KREG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whole string must be a number; <0 (error set, naming what) otherwise. */
+int kreg_parse_ll(long long *out, const char *s, const char *what);
+int kreg_parse_double(double *out, const char *s, const char *what);
+/* "4k", "1M", "1g", "176G", "512" (bytes; k/m/g/t are powers of 1024). */
+int kreg_parse_size(uint64_t *out, const char *s, const char *what);
+/* "300s", "5m", "2h", "1d", "90" (seconds). */
+int kreg_parse_duration(double *out, const char *s, const char *what);
+
+/* mkdir -p; 0 when it exists or was made. */
+int kreg_mkdir_p(const char *path, unsigned mode);
+/* Write a file whole through a temporary and rename(2): a reader sees the old
+ * or the new content, never half. */
+int kreg_write_file_atomic(const char *path, const void *data, size_t len);
+/* 1 when path exists. */
+int kreg_path_exists(const char *path);
+/* dir + "/" + name in a new string. */
+char *kreg_path_join(const char *dir, const char *name);
+/* Remove a tree (rm -rf, without a shell). Missing is fine. */
+int kreg_rm_rf(const char *path);
+
+/* Seconds since the epoch. */
+int64_t kreg_now(void);
+
+/* FNV-1a 64, for cache keys that are not security-relevant. */
+uint64_t kreg_hash64(const void *data, size_t len, uint64_t seed);
+
+/* True when s ends with suffix. */
+int kreg_str_endswith(const char *s, const char *suffix);
+/* Levenshtein distance, for "did you mean" suggestions. */
+size_t kreg_str_distance(const char *a, const char *b);
+
+#endif

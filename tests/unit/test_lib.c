@@ -1,0 +1,205 @@
+/* lib/: buffers, checked parsing, running children with timeouts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void buf_grows_and_formats(void **state)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	char *s;
+
+	(void)state;
+	assert_string_equal(kreg_buf_cstr(&b), "");
+	for (int i = 0; i < 1000; i++)
+		kreg_buf_printf(&b, "%d,", i);
+	assert_int_equal(b.len, strlen(b.ptr));
+	assert_true(kreg_str_endswith(b.ptr, "998,999,"));
+	kreg_buf_truncate(&b, 2);
+	assert_string_equal(b.ptr, "0,");
+	kreg_buf_puts(&b, "  \n");
+	kreg_buf_rtrim(&b);
+	assert_string_equal(b.ptr, "0,");
+	s = kreg_buf_detach(&b);
+	assert_string_equal(s, "0,");
+	assert_null(b.ptr);
+	free(s);
+	kreg_buf_free(&b);
+}
+
+static void parse_numbers_reject_junk(void **state)
+{
+	long long v;
+	double d;
+
+	(void)state;
+	assert_int_equal(kreg_parse_ll(&v, "42", "x"), 0);
+	assert_int_equal(v, 42);
+	assert_true(kreg_parse_ll(&v, "42abc", "runs") < 0);
+	assert_non_null(strstr(kreg_error_last(), "runs: '42abc'"));
+	assert_true(kreg_parse_ll(&v, "", "x") < 0);
+	assert_true(kreg_parse_ll(&v, "99999999999999999999", "x") < 0);
+	assert_int_equal(kreg_parse_double(&d, "-0.5", "x"), 0);
+	assert_true(d == -0.5);
+	assert_true(kreg_parse_double(&d, "nan", "x") < 0);
+}
+
+static void parse_sizes_and_durations(void **state)
+{
+	uint64_t sz;
+	double sec;
+
+	(void)state;
+	assert_int_equal(kreg_parse_size(&sz, "4k", "bs"), 0);
+	assert_int_equal(sz, 4096);
+	assert_int_equal(kreg_parse_size(&sz, "1M", "bs"), 0);
+	assert_int_equal(sz, 1048576);
+	assert_int_equal(kreg_parse_size(&sz, "176G", "size"), 0);
+	assert_int_equal(sz, 176ULL << 30);
+	assert_int_equal(kreg_parse_size(&sz, "512", "size"), 0);
+	assert_int_equal(sz, 512);
+	assert_true(kreg_parse_size(&sz, "4q", "bs") < 0);
+	assert_true(kreg_parse_size(&sz, "-1k", "bs") < 0);
+	assert_int_equal(kreg_parse_duration(&sec, "300s", "runtime"), 0);
+	assert_true(sec == 300);
+	assert_int_equal(kreg_parse_duration(&sec, "5m", "runtime"), 0);
+	assert_true(sec == 300);
+	assert_int_equal(kreg_parse_duration(&sec, "90", "runtime"), 0);
+	assert_true(sec == 90);
+	assert_true(kreg_parse_duration(&sec, "5 minutes", "runtime") < 0);
+}
+
+static void distance_suggests(void **state)
+{
+	(void)state;
+	assert_int_equal(kreg_str_distance("databse", "database"), 1);
+	assert_int_equal(kreg_str_distance("", "abc"), 3);
+	assert_int_equal(kreg_str_distance("hosts", "hosts"), 0);
+}
+
+static void run_captures_output_and_status(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	kreg_run_opts o = { .argv = argv };
+	kreg_run_result r;
+	char *output;
+
+	(void)state;
+	assert_int_equal(kreg_run_capture(&r, &output, &o), 0);
+	assert_true(r.exited);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(output, "out\nerr\n");
+	free(output);
+}
+
+static void run_passes_argv_without_a_shell(void **state)
+{
+	/* A hostile string reaches the child as one argument, unexpanded. */
+	const char *argv[] = { "printf", "%s", "$(touch /tmp/kreg-pwned); `id`", NULL };
+	kreg_run_opts o = { .argv = argv };
+	kreg_run_result r;
+	char *output;
+
+	(void)state;
+	assert_int_equal(kreg_run_capture(&r, &output, &o), 0);
+	assert_string_equal(output, "$(touch /tmp/kreg-pwned); `id`");
+	assert_false(kreg_path_exists("/tmp/kreg-pwned"));
+	free(output);
+}
+
+static void run_missing_program_is_an_error(void **state)
+{
+	const char *argv[] = { "kreg-no-such-program", NULL };
+	kreg_run_opts o = { .argv = argv };
+	kreg_run_result r;
+
+	(void)state;
+	assert_int_equal(kreg_run(&r, &o), KREG_ENOTFOUND);
+	assert_non_null(strstr(kreg_error_last(), "kreg-no-such-program"));
+}
+
+static void run_timeout_kills_the_whole_group(void **state)
+{
+	char pidfile[] = "/tmp/kreg-test-run-XXXXXX";
+	char script[256];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	kreg_run_opts o = { .argv = argv, .timeout = 0.5, .kill_grace = 0.2 };
+	kreg_run_result r;
+	kreg_buf b = KREG_BUF_INIT;
+	long long grandchild;
+	int fd = mkstemp(pidfile);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	/* The grandchild ignores SIGTERM: only the group SIGKILL ends it. */
+	snprintf(script, sizeof(script),
+		 "sh -c 'trap \"\" TERM; sleep 60' & echo $! > %s; wait", pidfile);
+	assert_int_equal(kreg_run(&r, &o), 0);
+	assert_true(r.timed_out);
+	assert_false(r.exited);
+	assert_int_equal(kreg_buf_read_file(&b, pidfile), 0);
+	kreg_buf_rtrim(&b);
+	assert_int_equal(kreg_parse_ll(&grandchild, b.ptr, "pid"), 0);
+	/* Give the kernel a moment to deliver; then the pid must be gone. */
+	for (int i = 0; i < 100 && kill((pid_t)grandchild, 0) == 0; i++)
+		usleep(20000);
+	assert_int_equal(kill((pid_t)grandchild, 0), -1);
+	kreg_buf_free(&b);
+	unlink(pidfile);
+}
+
+static void mkdir_p_and_atomic_write(void **state)
+{
+	char dir[] = "/tmp/kreg-test-dir-XXXXXX";
+	char *sub, *file;
+	kreg_buf b = KREG_BUF_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sub = kreg_path_join(dir, "a/b/c");
+	assert_int_equal(kreg_mkdir_p(sub, 0755), 0);
+	assert_int_equal(kreg_mkdir_p(sub, 0755), 0);
+	file = kreg_path_join(sub, "f");
+	assert_int_equal(kreg_write_file_atomic(file, "hello", 5), 0);
+	assert_int_equal(kreg_buf_read_file(&b, file), 0);
+	assert_string_equal(b.ptr, "hello");
+	/* a file in the way of a directory is named in the error */
+	assert_true(kreg_mkdir_p(file, 0755) < 0);
+	assert_non_null(strstr(kreg_error_last(), "/a/b/c/f"));
+	assert_int_equal(kreg_rm_rf(dir), 0);
+	assert_false(kreg_path_exists(dir));
+	kreg_buf_free(&b);
+	free(sub);
+	free(file);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(buf_grows_and_formats),
+		cmocka_unit_test(parse_numbers_reject_junk),
+		cmocka_unit_test(parse_sizes_and_durations),
+		cmocka_unit_test(distance_suggests),
+		cmocka_unit_test(run_captures_output_and_status),
+		cmocka_unit_test(run_passes_argv_without_a_shell),
+		cmocka_unit_test(run_missing_program_is_an_error),
+		cmocka_unit_test(run_timeout_kills_the_whole_group),
+		cmocka_unit_test(mkdir_p_and_atomic_write),
+	};
+
+	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);
+}

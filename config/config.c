@@ -6,6 +6,7 @@
 #include "lib/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *problems)
 {
@@ -39,4 +40,12 @@ void kreg_config_free(kreg_config *cfg)
 void kreg_config_problems_free(kreg_config_problems *p)
 {
 	(void)p;
+}
+
+const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nhosts; i++)
+		if (!strcmp(cfg->hosts[i].name, name))
+			return &cfg->hosts[i];
+	return NULL;
 }

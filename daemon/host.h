@@ -1,0 +1,81 @@
+/* Test hosts: one interface, four backends (local, qemu, ssh, sim).
+ *
+ * A host makes a commit's kernel ready (prepare: build it, or for local
+ * nothing, or for sim the model's verdict) and runs one atomic job on it
+ * (run), returning the samples and a status that tells apart the job
+ * failing, the kernel failing and the infrastructure failing. */
+#ifndef KREG_HOST_H
+#define KREG_HOST_H
+
+#include "config/config.h"
+#include "lib/sample.h"
+
+typedef struct kreg_atom kreg_atom;	/* jobs/job.h */
+typedef struct kreg_host kreg_host;
+
+typedef enum {
+	KREG_RUN_OK = 0,
+	KREG_RUN_JOB_FAILED,		/* the program failed or its output did not parse */
+	KREG_RUN_KERNEL_FAILED,		/* panic, oops, BUG, no boot */
+	KREG_RUN_INFRA_FAILED,		/* qemu would not start, timeout, host unreachable */
+} kreg_run_status;
+
+/* "ok", "job_failed", "kernel_failed", "infra_failed": the runs.status values. */
+const char *kreg_run_status_name(kreg_run_status s);
+
+/* The commit whose kernel is wanted. */
+typedef struct {
+	const char *repo;	/* configured repo name */
+	const char *repo_path;	/* a git repository holding the commit */
+	const char *sha;	/* full sha */
+	const char *kconfig;	/* kernel config name (build.configs[].name) */
+} kreg_host_commit;
+
+typedef enum {
+	KREG_PREPARE_OK = 0,
+	KREG_PREPARE_BUILD_FAILED,	/* the commit does not build: a bisection skips it */
+} kreg_prepare_status;
+
+typedef struct {
+	kreg_prepare_status status;
+	char *artifact;		/* directory with bzImage, .config, build.log; NULL when none */
+	char *error;		/* why the build failed (log tail), or NULL */
+	int cached;		/* 1 when nothing had to be built */
+	double seconds;
+} kreg_host_kernel;
+
+typedef struct {
+	const kreg_atom *atom;		/* the atomic job (jobs/job.h) */
+	const char *atom_name;		/* its name: <job>-<path_params> */
+	const kreg_host_commit *commit;	/* NULL: the running kernel (local) */
+	const kreg_host_kernel *kernel;	/* from prepare; NULL for local */
+	const char *out_dir;		/* where raw output and logs go (exists) */
+	unsigned run_index;		/* n-th run of this atom at this commit (sim seeds on it) */
+} kreg_host_request;
+
+typedef struct {
+	kreg_run_status status;
+	char *error;			/* one line: why it is not OK, or NULL */
+	char *kernel;			/* the kernel it ran on (uname -r, artifact, "sim") */
+	kreg_samples samples;		/* parsed metrics; empty unless OK */
+	double seconds;
+} kreg_host_result;
+
+/* Open the configured host name. */
+int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name);
+void kreg_host_close(kreg_host *h);
+const kreg_host_cfg *kreg_host_config(const kreg_host *h);
+/* 1 when the backend runs on a kernel kreg builds (qemu, ssh). */
+int kreg_host_needs_kernel(const kreg_host *h);
+
+/* Make the kernel of commit ready. <0 only for kreg's own failures (error
+ * set); a commit that does not build is status BUILD_FAILED, return 0. */
+int kreg_host_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *commit);
+/* Run one atomic job. <0 only for kreg's own failures; every failure of the
+ * job, the kernel or the host is a status in out, return 0. */
+int kreg_host_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
+
+void kreg_host_kernel_free(kreg_host_kernel *k);
+void kreg_host_result_free(kreg_host_result *r);
+
+#endif

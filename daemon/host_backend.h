@@ -1,0 +1,28 @@
+/* Private to daemon/: what each backend file provides to host.c. */
+#ifndef KREG_HOST_BACKEND_H
+#define KREG_HOST_BACKEND_H
+
+#include "host.h"
+
+struct kreg_host {
+	const kreg_config *cfg;
+	const kreg_host_cfg *hc;
+	const struct kreg_host_ops *ops;
+	void *priv;			/* the backend's state */
+};
+
+struct kreg_host_ops {
+	const char *name;
+	int needs_kernel;
+	int (*open)(kreg_host *h);	/* may be NULL */
+	void (*close)(kreg_host *h);	/* may be NULL */
+	int (*prepare)(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c);
+	int (*run)(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
+};
+
+extern const struct kreg_host_ops kreg_host_local_ops;
+extern const struct kreg_host_ops kreg_host_qemu_ops;
+extern const struct kreg_host_ops kreg_host_ssh_ops;
+extern const struct kreg_host_ops kreg_host_sim_ops;
+
+#endif

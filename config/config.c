@@ -49,3 +49,16 @@ const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name)
 			return &cfg->hosts[i];
 	return NULL;
 }
+
+const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nrepos; i++)
+		if (!strcmp(cfg->repos[i].name, name))
+			return &cfg->repos[i];
+	return NULL;
+}
+
+char *kreg_config_data_path(const kreg_config *cfg, const char *sub)
+{
+	return kreg_path_join(cfg->data_dir, sub);
+}

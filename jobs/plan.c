@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -342,7 +343,6 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 	double secs;
 	int is_dir, error;
 	kreg_buf drv = KREG_BUF_INIT;
-	char *script;
 
 	if (!o->fxmark || !*o->fxmark) {
 		kreg_error_set("%s: fxmark runs from an fxmark checkout (bin/run-fxmark.py), and "
@@ -350,14 +350,6 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 			       a->name);
 		return KREG_EINVAL;
 	}
-	script = kreg_path_join(o->fxmark, "bin/run-fxmark.py");
-	if (!kreg_path_exists(script) && o->target_is_dir < 0) {
-		kreg_error_set("%s: fxmark checkout '%s' has no bin/run-fxmark.py", a->name,
-			       o->fxmark);
-		free(script);
-		return KREG_ENOTFOUND;
-	}
-	free(script);
 	for (size_t i = 0; i < 5; i++) {
 		v[i] = kreg_atom_param(a, "fxmark", keys[i]);
 		if (!v[i])

@@ -133,6 +133,7 @@ static int is_expand_dim(const char *key)
 typedef struct {
 	const kreg_job *job;
 	const char *origin;
+	const char *name;	/* the job's name: the atoms' prefix */
 	name_set dims;		/* keys whose lists expand */
 	kreg_atoms *out;
 	size_t made;
@@ -373,7 +374,7 @@ static void each_job(splitter *sp, kreg_jnode *job)
 			return;
 		}
 		KREG_ARRAY_GROW(sp->out->items, sp->out->count + 1, sp->out->alloc);
-		sp->out->items[sp->out->count++] = atom_make(job, sp->job->name, sp->origin);
+		sp->out->items[sp->out->count++] = atom_make(job, sp->name, sp->origin);
 		return;
 	}
 	{
@@ -398,6 +399,7 @@ int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 {
 	splitter sp = { 0 };
 	name_set progs = { 0 };
+	char *name_buf = NULL;
 	size_t start = out->count;
 	const char *origin;
 
@@ -405,6 +407,19 @@ int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 	sp.out = out;
 	origin = top_text(job->docs[0], "job_origin");
 	sp.origin = origin ? origin : job->path;
+	/* a file naming the job it came from (an atom split wrote) keeps that
+	 * job's name, so an atom is named the same wherever it is copied */
+	sp.name = job->name;
+	if (origin) {
+		const char *b = strrchr(origin, '/');
+		size_t len;
+
+		b = b ? b + 1 : origin;
+		len = strlen(b);
+		if (len > 5 && !strcmp(b + len - 5, ".yaml"))
+			len -= 5;
+		sp.name = name_buf = kreg_strndup(b, len);
+	}
 	for (size_t d = 0; d < job->ndocs && !sp.error; d++) {
 		kreg_jnode *merged = kreg_jnode_dup(job->docs[0]);
 
@@ -435,6 +450,7 @@ int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 	}
 	free(progs.names);
 	free(sp.dims.names);
+	free(name_buf);
 	if (sp.error) {
 		for (size_t i = start; i < out->count; i++)
 			kreg_atom_free(out->items[i]);
@@ -472,22 +488,6 @@ static int one_atom(kreg_atom **out, kreg_job *job)
 	int error;
 
 	*out = NULL;
-	/* an atom file names the job it came from: the atom keeps that name */
-	{
-		const char *origin = top_text(job->docs[0], "job_origin");
-
-		if (origin) {
-			const char *b = strrchr(origin, '/');
-			size_t len;
-
-			b = b ? b + 1 : origin;
-			len = strlen(b);
-			if (len > 5 && !strcmp(b + len - 5, ".yaml"))
-				len -= 5;
-			free(job->name);
-			job->name = kreg_strndup(b, len);
-		}
-	}
 	if ((error = kreg_job_split(&atoms, job)) < 0)
 		return error;
 	if (atoms.count != 1) {

@@ -5,7 +5,11 @@
  * named in the host's sim_effects (by sha or unique prefix) or by a trailer
  * in its message ("Sim-Effect: fio.read_iops -20%"), unless an ancestor
  * reverts it ("This reverts commit <sha>."). So an effect persists in every
- * descendant, through merges, and a revert takes it away. */
+ * descendant, through merges, and a revert takes it away.
+ *
+ * Besides the drawn failure rates, a commit's own "Sim-Build: fails" or
+ * "Sim-Boot: fails" trailer makes it fail to build or boot, for tests that
+ * need a given commit broken. */
 #include "host_backend.h"
 #include "host_sim.h"
 
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -195,6 +200,60 @@ typedef struct {
 	double change;
 } effect;
 
+static int open_repo(kreg_host *h, sim_state *s, const char *repo_path)
+{
+	if (s->git && !strcmp(s->git_path, repo_path))
+		return 0;
+	git_repository_free(s->git);
+	s->git = NULL;
+	free(s->git_path);
+	s->git_path = kreg_strdup(repo_path);
+	if (git_repository_open(&s->git, repo_path) < 0)
+		return git_fail(h, "cannot open the repository");
+	return 0;
+}
+
+/* A "Sim-Build: fails" or "Sim-Boot: fails" trailer of the commit itself
+ * (not inherited): 1 when it says fails, 0 when absent or "ok". */
+static int trailer_fails(kreg_host *h, const kreg_host_commit *c, const char *key, int *out)
+{
+	sim_state *s = h->priv;
+	git_commit *commit = NULL;
+	git_oid id;
+	const char *line;
+	size_t klen = strlen(key);
+	int error;
+
+	*out = 0;
+	if ((error = open_repo(h, s, c->repo_path)) < 0)
+		return error;
+	if (git_oid_fromstr(&id, c->sha) < 0 || git_commit_lookup(&commit, s->git, &id) < 0)
+		return git_fail(h, "cannot read the commit");
+	for (line = git_commit_message(commit); line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t len = strcspn(line, "\n");
+		char *v;
+
+		if (len <= klen || strncasecmp(line, key, klen))
+			continue;
+		v = kreg_strndup(line + klen, len - klen);
+		for (char *e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); e--)
+			e[-1] = '\0';
+		if (!strcmp(v + strspn(v, " \t"), "fails")) {
+			*out = 1;
+		} else if (strcmp(v + strspn(v, " \t"), "ok")) {
+			kreg_error_set("host '%s' (sim): commit %.12s: %s '%s' (want: fails or ok)",
+				       h->hc->name, c->sha, key, v + strspn(v, " \t"));
+			free(v);
+			git_commit_free(commit);
+			return KREG_EINVAL;
+		}
+		free(v);
+	}
+	git_commit_free(commit);
+	return 0;
+}
+
 /* Walk every ancestor-or-self of sha; collect effects and reverts. */
 static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, const char *sha,
 			   double *factor)
@@ -209,14 +268,9 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 
 	for (size_t m = 0; m < hc->nsim_metrics; m++)
 		factor[m] = 1;
-	if (!s->git || strcmp(s->git_path, repo_path)) {
-		git_repository_free(s->git);
-		s->git = NULL;
-		free(s->git_path);
-		s->git_path = kreg_strdup(repo_path);
-		if (git_repository_open(&s->git, repo_path) < 0)
-			return git_fail(h, "cannot open the repository");
-	}
+	if ((error = open_repo(h, s, repo_path)) < 0)
+		return error;
+	error = KREG_ERROR;
 	if (git_oid_fromstr(&id, sha) < 0) {
 		kreg_error_set("host '%s' (sim): '%s' is not a full commit id", hc->name, sha);
 		return KREG_EINVAL;
@@ -330,8 +384,17 @@ static int effects_of(kreg_host *h, const double **factor, const kreg_host_commi
 
 static int sim_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
 {
+	int fails = 0, error;
+
 	out->cached = 1;
 	out->seconds = 0;
+	if (c->repo_path && (error = trailer_fails(h, c, "Sim-Build:", &fails)) < 0)
+		return error;
+	if (fails) {
+		out->status = KREG_PREPARE_BUILD_FAILED;
+		out->error = kreg_asprintf("sim: %.12s carries Sim-Build: fails", c->sha);
+		return 0;
+	}
 	if (kreg_sim_build_fails(h->hc, c->sha)) {
 		out->status = KREG_PREPARE_BUILD_FAILED;
 		out->error = kreg_asprintf("sim: build failure drawn for %.12s (build_fail_rate %g)",
@@ -342,6 +405,21 @@ static int sim_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_comm
 	return 0;
 }
 
+/* A run takes no time; tests that must interrupt one (kill -9 mid-way)
+ * give it some with KREG_SIM_RUN_DELAY_MS. */
+static void sim_delay(void)
+{
+	const char *v = getenv("KREG_SIM_RUN_DELAY_MS");
+	long long ms;
+	struct timespec ts;
+
+	if (!v || kreg_parse_ll(&ms, v, "KREG_SIM_RUN_DELAY_MS") < 0 || ms <= 0 || ms > 60000)
+		return;
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	nanosleep(&ts, NULL);
+}
+
 static int sim_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
 {
 	const kreg_host_cfg *hc = h->hc;
@@ -350,17 +428,20 @@ static int sim_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 	const double *factor = NULL;
 	kreg_buf raw = KREG_BUF_INIT;
 	char *path;
-	int error;
+	int error, boot_fails = 0;
 
 	out->kernel = kreg_strdup("sim");
 	if (req->commit && (error = effects_of(h, &factor, req->commit)) < 0)
+		return error;
+	if (req->commit && req->commit->repo_path &&
+	    (error = trailer_fails(h, req->commit, "Sim-Boot:", &boot_fails)) < 0)
 		return error;
 	kreg_buf_printf(&raw, "sim host '%s': commit %s, atom %s, run %u (no kernel, no job: "
 			"values drawn from the model)\n", hc->name, sha, atom, req->run_index);
 	if (kreg_sim_infra_fails(hc, sha, atom, req->run_index)) {
 		out->status = KREG_RUN_INFRA_FAILED;
 		out->error = kreg_strdup("sim: infrastructure failure drawn");
-	} else if (req->commit && kreg_sim_boot_fails(hc, sha)) {
+	} else if (req->commit && (kreg_sim_boot_fails(hc, sha) || boot_fails)) {
 		out->status = KREG_RUN_KERNEL_FAILED;
 		out->error = kreg_strdup("sim: the kernel does not boot (drawn)");
 	} else {
@@ -376,6 +457,7 @@ static int sim_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 	}
 	if (out->error)
 		kreg_buf_printf(&raw, "%s\n", out->error);
+	sim_delay();
 	if (req->out_dir) {
 		path = kreg_path_join(req->out_dir, "sim.txt");
 		error = kreg_write_file_atomic(path, raw.ptr, raw.len);

@@ -46,13 +46,13 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 	double alpha = opts && opts->alpha > 0 ? opts->alpha : 0.0001;
 	double suggest = opts && opts->suggest > 0 ? opts->suggest : 0.05;
 	int step = opts && opts->step_runs > 0 ? opts->step_runs : 3;
-	double location_margin = opts && opts->location_margin > 0 ? opts->location_margin : 1.0;
 	int min_runs = cfg && cfg->min_runs > 0 ? cfg->min_runs : 3;
 	int max_runs = cfg && cfg->max_runs > 0 ? cfg->max_runs : 10;
 	double floor = kreg_stats_floor(cfg, metric);
 	size_t since = opts ? opts->since : 0, *dc = NULL, K = 0;
 	candidate best = { 0 }, hint = { 0 };
-	int have_best = 0, have_hint = 0, locate = 0;
+	int have_best = 0, have_hint = 0;
+	size_t locate = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->pvalue = 1;
@@ -81,7 +81,6 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 		size_t lo = h->offset[dc[b0]], hi = h->offset[h->ncommits], n = hi - lo;
 		double *rank = kreg_malloc((n + 1) * sizeof(*rank)), ties = 0, bestz = -1;
 		size_t *idx = kreg_malloc((n + 1) * sizeof(*idx)), bj = 0;
-		double *zs = kreg_calloc(K - jmin + 1, sizeof(*zs));
 
 		for (size_t i = 0; i < n; i++)
 			idx[i] = lo + i;
@@ -101,7 +100,6 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 			size_t nb = h->offset[dc[j]] - lo, na = hi - h->offset[dc[j]];
 			double ra = 0, u, mu, var, z;
 
-			zs[j - jmin] = -1;
 			if (nb < 2 * (size_t)min_runs)
 				continue;	/* two commits' worth of baseline at least */
 			for (size_t i = h->offset[dc[j]] - lo; i < n; i++)
@@ -111,7 +109,6 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 			var = (double)na * (double)nb / 12 *
 			      ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
 			z = var > 0 ? fabs(u - mu) / sqrt(var) : 0;
-			zs[j - jmin] = z;
 			if (z > bestz) {
 				bestz = z;
 				bj = j;
@@ -132,16 +129,28 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 			c.before = kreg_stats_median(B, nb);
 			c.after = kreg_stats_median(A, na);
 			c.change = c.before != 0 ? c.after / c.before - 1 : (c.after != 0 ? 1 : 0);
-			/* a neighbouring split nearly as good: the commit between
-			 * them decides where the step is, so run it more first */
-			for (int side = -1; side <= 1 && !ambiguous; side += 2) {
-				size_t o = (size_t)((long)bj + side);
+			/* the place: the commit before the step must sit with the
+			 * baseline and the commit at it with what follows, each
+			 * closer to its side's median than to the other's by twice
+			 * the spread of its own median; a commit that does not is
+			 * run more before the step is called */
+			if (c.p < alpha && fabs(c.change) >= floor) {
+				double *dev = kreg_malloc((nb + 1) * sizeof(*dev)), sigma;
 
-				if (o >= jmin && o < K && zs[o - jmin] >= 0 &&
-				    zs[o - jmin] > bestz - location_margin) {
-					size_t at = o < bj ? o : bj;
+				for (size_t i = 0; i < nb; i++)
+					dev[i] = fabs(B[i] - c.before);
+				sigma = 1.4826 * kreg_stats_median(dev, nb);
+				free(dev);
+				for (size_t at = bj - 1; at <= bj && !ambiguous; at++) {
+					size_t s0 = h->offset[dc[at]], ny = h->offset[dc[at] + 1] - s0;
+					double my = kreg_stats_median(h->values + s0, ny);
+					double lean = fabs(my - c.before) - fabs(my - c.after);
+					double need = 2 * 1.25 * sigma / sqrt((double)ny);
 
-					if (h->offset[dc[at] + 1] - h->offset[dc[at]] < (size_t)max_runs)
+					/* lean > 0: closer to after; the commit at the step should */
+					if (at == bj - 1)
+						lean = -lean;
+					if (lean < need && ny < (size_t)max_runs)
 						ambiguous = at + 1;	/* + 1: 0 means none */
 				}
 			}
@@ -149,7 +158,7 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 				hint = c;
 				hint.j = ambiguous - 1;
 				have_hint = 1;
-				locate = 1;
+				locate = bj + 1;
 			} else if (c.p < alpha && fabs(c.change) >= floor && na >= (size_t)min_runs) {
 				best = c;
 				have_best = 1;
@@ -158,7 +167,6 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 				have_hint = 1;
 			}
 		}
-		free(zs);
 	}
 
 	if (have_best) {
@@ -197,9 +205,11 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, con
 										: (size_t)step);
 			if (locate)
 				snprintf(out->reason, sizeof(out->reason),
-					 "%+.1f%% (rank p=%.2g) starts at commit %zu or next to it: "
-					 "%d more runs of it to place the step",
-					 100 * hint.change, hint.p, out->index, out->runs);
+					 "%+.1f%% (rank p=%.2g) from commit %zu on, or %zu: "
+					 "%d more runs of %zu to place the step",
+					 100 * hint.change, hint.p, dc[locate - 1],
+					 dc[locate - 1] == out->index ? dc[locate - 1] + 1 : out->index,
+					 out->runs, out->index);
 			else
 				snprintf(out->reason, sizeof(out->reason),
 					 "%+.1f%% from commit %zu on is suggestive (rank p=%.2g): %d more runs of it",

@@ -26,9 +26,6 @@ typedef struct {
 	double alpha;		/* confirming level, two-sided rank test; 0: 0.0001 */
 	double suggest;		/* level that asks for more runs; 0: 0.05 */
 	int step_runs;		/* runs asked for at once; 0: 3 */
-	double location_margin;	/* a neighbouring split whose rank z is within
-				 * this of the best makes the place uncertain:
-				 * the commit between them is run more first; 0: 1 */
 } kreg_stats_detect_opts;
 
 typedef enum {

@@ -239,8 +239,6 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 					o.alpha = atof(getenv("BENCH_ALPHA"));
 				if (getenv("BENCH_SUGGEST"))
 					o.suggest = atof(getenv("BENCH_SUGGEST"));
-				if (getenv("BENCH_MARGIN"))
-					o.location_margin = atof(getenv("BENCH_MARGIN"));
 				if (getenv("BENCH_WINDOW"))
 					o.window = (size_t)atoi(getenv("BENCH_WINDOW"));
 				kreg_stats_detection det;

@@ -339,6 +339,36 @@ static void detector_waits_and_respects_since(void **state)
 	free(l);
 }
 
+static void detector_runs_the_commit_that_places_the_step(void **state)
+{
+	/* 20 commits at 1000, commit 20 half-way down, 21 and 22 at -10%:
+	 * whether the step is at 20 or 21 depends on commit 20 */
+	size_t offset[24];
+	double values[69];
+	kreg_stats_history h = { 23, offset, values };
+	kreg_stats_detection d;
+
+	(void)state;
+	offset[0] = 0;
+	for (size_t c = 0; c < 23; c++) {
+		double level = c < 20 ? 1000 : c == 20 ? 950 : 900;
+
+		values[3 * c] = level - 10;
+		values[3 * c + 1] = level;
+		values[3 * c + 2] = level + 10;
+		offset[c + 1] = 3 * (c + 1);
+	}
+	values[3 * 20] = 945;
+	values[3 * 20 + 2] = 955;
+	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &h, NULL), 0);
+	assert_int_equal(d.action, KREG_DETECT_MORE_RUNS);
+	assert_int_equal(d.index, 20);
+	assert_int_equal(d.runs, 3);
+	assert_string_equal(d.reason, "-9.0% (rank p=6.1e-07) from commit 20 on, or 21: "
+				      "3 more runs of 20 to place the step");
+	assert_string_equal(kreg_stats_detect_action_name(d.action), "more runs");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +380,7 @@ int main(void)
 		cmocka_unit_test(detector_calls_the_step_at_its_commit),
 		cmocka_unit_test(detector_stays_quiet_on_flat_histories),
 		cmocka_unit_test(detector_waits_and_respects_since),
+		cmocka_unit_test(detector_runs_the_commit_that_places_the_step),
 	};
 
 	return cmocka_run_group_tests_name("stats_changes", tests, NULL, NULL);

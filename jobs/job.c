@@ -178,8 +178,8 @@ static int needs_quotes(const char *s, int quoted)
 
 	if (!len)
 		return 1;
-	if (looks_typed(s))
-		return quoted;
+	if (quoted && looks_typed(s))
+		return 1;
 	if (strchr("?:,[]{}#&*!|>'\"%@`", s[0]) || (s[0] == '-' && (!s[1] || s[1] == ' ')))
 		return 1;
 	if (isspace((unsigned char)s[0]) || isspace((unsigned char)s[len - 1]))

@@ -395,15 +395,44 @@ SCHEMA(root_schema, kreg_config, root_fields, NULL);
 
 /* ---- values ---------------------------------------------------------------- */
 
+/* dir/s with "." and ".." folded away (lexically, like git's
+ * normalize_path_copy): the paths kreg prints stay readable. */
 static char *resolve_path(const loader *ld, const char *s)
 {
-	if (s[0] == '/' || !ld->dir)
-		return kreg_strdup(s);
-	if (!strcmp(s, "."))
-		return kreg_strdup(ld->dir);
-	if (!strncmp(s, "./", 2))
-		s += 2;
-	return kreg_path_join(ld->dir, s);
+	char *joined = s[0] == '/' || !ld->dir ? kreg_strdup(s) : kreg_path_join(ld->dir, s);
+	char *out = kreg_malloc(strlen(joined) + 2), *o = out;
+	const char *p = joined;
+
+	if (joined[0] != '/') {
+		/* no directory to anchor it: leave it as written */
+		free(out);
+		return joined;
+	}
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		n = (size_t)(e - p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > out && *--o != '/')
+				;
+		} else {
+			*o++ = '/';
+			memcpy(o, p, n);
+			o += n;
+		}
+		p = e;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	free(joined);
+	return out;
 }
 
 static const char *type_wants(ftype t)
@@ -1178,7 +1207,8 @@ static void check_names(loader *ld)
 {
 	kreg_buf b = KREG_BUF_INIT;
 
-	qsort(ld->names, ld->nnames, sizeof(named), named_cmp);
+	if (ld->nnames)
+		qsort(ld->names, ld->nnames, sizeof(named), named_cmp);
 	for (size_t i = 1; i < ld->nnames; i++) {
 		const named *a = &ld->names[i - 1], *n = &ld->names[i];
 
@@ -1539,7 +1569,7 @@ static const char default_yaml[] =
 	"      - { metric: fio.write_iops, base: 8000, noise: 3%% }\n"
 	"      - { metric: fio.read_bw_MBps, base: 400, noise: 2%% }\n"
 	"      - { metric: fio.read_clat_mean_us, base: 95, noise: 4%% }\n"
-	"      - { metric: dbench.throughput-MB/sec, base: 1200, noise: 5%% }\n"
+	"      - { metric: dbench.throughput_MB/s, base: 1200, noise: 5%% }\n"
 	"build:\n"
 	"  configs:\n"
 	"    - name: default\n"

@@ -23,7 +23,8 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
-	-Wmissing-prototypes -Wstrict-prototypes -Wvla
+	-Wmissing-prototypes -Wstrict-prototypes -Wvla \
+	-Wno-missing-field-initializers
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) -DKREG_VERSION='"$(VERSION)"' \
 	-DKREG_SHAREDIR='"$(SHAREDIR)"'
 LDLIBS := $(PKG_LIBS) -lm
@@ -62,33 +63,41 @@ kreg: $(REL)/kreg
 	cp $< $@
 
 $(REL)/kreg: $(call rel_objs,$(CMD_SRCS)) $(REL)/libkreg.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SAN)/kreg: $(call san_objs,$(CMD_SRCS)) $(SAN)/libkreg.a
-	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
 
 $(REL)/libkreg.a: $(call rel_objs,$(LIB_SRCS))
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(SAN)/libkreg.a: $(call san_objs,$(LIB_SRCS))
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
 $(REL)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(SAN)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 # Unit tests: one cmocka program per module, linked against the san library.
 $(SAN)/tests/%: $(SAN)/tests/unit/%.o $(call san_objs,$(TEST_HELPER_SRCS)) $(SAN)/libkreg.a
 	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(REL)/tests/%: $(REL)/tests/bench/%.o $(REL)/libkreg.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzz targets: clang's libFuzzer over the whole library.
 FUZZ_CC ?= clang

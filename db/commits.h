@@ -17,17 +17,17 @@ typedef struct {
 	char *committer_name, *committer_email;
 	int64_t committer_time;
 	char *subject;		/* untrusted: escape before HTML, check before mail headers */
-} kreg_db_commit;
+} kreg_commit_row;
 
 int kreg_db_repo_id(kreg_db *db, int64_t *id, const char *name, const char *url);
 int kreg_db_repo_find(kreg_db *db, int64_t *id, const char *name);
 
 /* Insert the commit when new (by repo and sha); *id is its row either way. */
-int kreg_db_commit_put(kreg_db *db, int64_t *id, const kreg_db_commit *c);
+int kreg_db_commit_put(kreg_db *db, int64_t *id, const kreg_commit_row *c);
 /* By full sha, or a unique prefix of at least 7 hex digits. */
-int kreg_db_commit_find(kreg_db *db, kreg_db_commit *out, int64_t repo_id, const char *sha);
-int kreg_db_commit_get(kreg_db *db, kreg_db_commit *out, int64_t id);
-void kreg_db_commit_free(kreg_db_commit *c);
+int kreg_db_commit_find(kreg_db *db, kreg_commit_row *out, int64_t repo_id, const char *sha);
+int kreg_db_commit_get(kreg_db *db, kreg_commit_row *out, int64_t id);
+void kreg_db_commit_free(kreg_commit_row *c);
 
 /* The branch's last seen head (NULL when never polled; caller frees). */
 int kreg_db_branch_head(kreg_db *db, char **sha, int64_t repo_id, const char *branch);

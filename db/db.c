@@ -189,6 +189,39 @@ int kreg_db__prepare(kreg_db *db, sqlite3_stmt **st, const char *sql)
 	return 0;
 }
 
+int kreg_db__cached(kreg_db *db, sqlite3_stmt **st, const char *sql)
+{
+	int i;
+
+	for (i = 0; i < KREG_DB_STMT_CACHE && db->cache[i].sql; i++) {
+		if (db->cache[i].sql == sql) {
+			*st = db->cache[i].st;
+			sqlite3_reset(*st);
+			sqlite3_clear_bindings(*st);
+			return 0;
+		}
+	}
+	if (kreg_db__prepare(db, st, sql) < 0)
+		return KREG_ERROR;
+	if (i < KREG_DB_STMT_CACHE) {
+		db->cache[i].sql = sql;
+		db->cache[i].st = *st;
+	}
+	return 0;
+}
+
+void kreg_db__done(kreg_db *db, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < KREG_DB_STMT_CACHE && db->cache[i].sql; i++)
+		if (db->cache[i].st == st) {
+			sqlite3_reset(st);
+			return;
+		}
+	sqlite3_finalize(st);
+}
+
 int kreg_db__exec(kreg_db *db, const char *sql)
 {
 	char *msg = NULL;
@@ -391,6 +424,8 @@ void kreg_db_close(kreg_db *db)
 {
 	if (!db)
 		return;
+	for (int i = 0; i < KREG_DB_STMT_CACHE && db->cache[i].sql; i++)
+		sqlite3_finalize(db->cache[i].st);
 	if (db->h)
 		sqlite3_close_v2(db->h);
 	free(db->path);

@@ -6,15 +6,27 @@
 
 #include <sqlite3.h>
 
+#define KREG_DB_STMT_CACHE 64
+
 struct kreg_db {
 	sqlite3 *h;
 	char *path;
 	int depth;		/* transaction nesting */
 	int failed;		/* an inner level rolled back */
+	struct {
+		const char *sql;	/* a static string: the key is its address */
+		sqlite3_stmt *st;
+	} cache[KREG_DB_STMT_CACHE];
 };
 
 /* Prepare sql; on failure the error names the database and the message. */
 int kreg_db__prepare(kreg_db *db, sqlite3_stmt **st, const char *sql);
+/* A prepared statement kept for the life of the handle, reset and with its
+ * bindings cleared; sql must be a string literal (its address is the key).
+ * Never finalize it. Falls back to a fresh one when the cache is full. */
+int kreg_db__cached(kreg_db *db, sqlite3_stmt **st, const char *sql);
+/* Finalize st unless it came from the cache. */
+void kreg_db__done(kreg_db *db, sqlite3_stmt *st);
 /* Run sql with no result rows. */
 int kreg_db__exec(kreg_db *db, const char *sql);
 /* Set the error from the handle's last message, prefixed with what. */

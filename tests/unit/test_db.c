@@ -1,0 +1,227 @@
+/* db/: schema, runs and samples, commits. On real SQLite files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "db/commits.h"
+#include "db/db.h"
+#include "db/results.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+	char dir[64];
+	char *path;
+	kreg_db *db;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = kreg_calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kreg-test-db-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->path = kreg_path_join(f->dir, "kreg.db");
+	if (kreg_db_open(&f->db, f->path, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	kreg_db_close(f->db);
+	kreg_rm_rf(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static void open_refuses_missing_and_empty(void **state)
+{
+	fixture *f = *state;
+	kreg_db *db;
+	char *other = kreg_path_join(f->dir, "other.db");
+	int v;
+
+	assert_true(kreg_db_open(&db, other, 0) < 0);
+	assert_non_null(strstr(kreg_error_last(), "kreg db init"));
+	assert_null(db);
+	assert_int_equal(kreg_db_version(f->db, &v), 0);
+	assert_int_equal(v, KREG_DB_VERSION);
+	free(other);
+}
+
+static void runs_store_samples_whole(void **state)
+{
+	fixture *f = *state;
+	kreg_samples s = KREG_SAMPLES_INIT;
+	kreg_db_run_key key = { 0 };
+	kreg_db_run_counts counts;
+	int64_t job, job2, host, run, run2;
+	double *v;
+	size_t n;
+
+	assert_int_equal(kreg_db_job_id(f->db, &job, "fio-basic-4k", "fio-basic", "4k", "a: 1\n"), 0);
+	assert_int_equal(kreg_db_job_id(f->db, &job2, "fio-basic-4k", "fio-basic", "4k", "a: 1\n"), 0);
+	assert_int_equal(job, job2);
+	assert_int_equal(kreg_db_job_find(f->db, &job2, "fio-basic-4k"), 0);
+	assert_int_equal(job, job2);
+	assert_int_equal(kreg_db_job_find(f->db, &job2, "nope"), KREG_ENOTFOUND);
+	assert_int_equal(kreg_db_host_id(f->db, &host, "local", "local", 2, 0), 0);
+
+	key.job_id = job;
+	key.host_id = host;
+	assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
+	kreg_samples_set(&s, "fio.read_iops", 1000.5);
+	kreg_samples_set(&s, "fio.read_clat_mean_ns", 52000);
+	assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
+	/* finishing twice is refused, and stores nothing more */
+	assert_true(kreg_db_run_finish(f->db, run, "ok", NULL, &s) < 0);
+	assert_non_null(strstr(kreg_error_last(), "not running"));
+
+	/* a failed run keeps no samples */
+	assert_int_equal(kreg_db_run_start(f->db, &run2, &key), 0);
+	assert_int_equal(kreg_db_run_finish(f->db, run2, "job_failed", "fio: exit 1", &s), 0);
+	assert_true(kreg_db_run_finish(f->db, run2, "bogus", NULL, NULL) < 0);
+
+	assert_int_equal(kreg_db_samples_get(f->db, &v, &n, job, host, 0, "fio.read_iops"), 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0] == 1000.5);
+	free(v);
+	assert_int_equal(kreg_db_run_count(f->db, &counts, job, host, 0), 0);
+	assert_int_equal(counts.ok, 1);
+	assert_int_equal(counts.job_failed, 1);
+	kreg_samples_free(&s);
+}
+
+static void runs_samples_group_by_run(void **state)
+{
+	fixture *f = *state;
+	kreg_db_run_key key = { 0 };
+	kreg_samples *runs;
+	size_t nruns;
+	int64_t job, host, run;
+
+	assert_int_equal(kreg_db_job_id(f->db, &job, "dbench", "dbench", "", "x: 2\n"), 0);
+	assert_int_equal(kreg_db_host_id(f->db, &host, "local", "local", 2, 0), 0);
+	key.job_id = job;
+	key.host_id = host;
+	for (int i = 0; i < 3; i++) {
+		kreg_samples s = KREG_SAMPLES_INIT;
+
+		kreg_samples_set(&s, "dbench.throughput_MB/s", 100 + i);
+		kreg_samples_set(&s, "dbench.max_latency_ms", 5 + i);
+		assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
+		assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
+		kreg_samples_free(&s);
+	}
+	assert_int_equal(kreg_db_runs_samples(f->db, &runs, &nruns, job, host, 0), 0);
+	assert_int_equal(nruns, 3);
+	for (size_t i = 0; i < nruns; i++) {
+		assert_int_equal(runs[i].count, 2);
+		assert_true(*kreg_samples_get(&runs[i], "dbench.throughput_MB/s") == 100.0 + (double)i);
+		kreg_samples_free(&runs[i]);
+	}
+	free(runs);
+}
+
+static void abandoned_runs_are_infra_failures(void **state)
+{
+	fixture *f = *state;
+	kreg_db_run_key key = { 0 };
+	kreg_db_run_counts c;
+	int64_t job, host, run;
+	int count;
+
+	assert_int_equal(kreg_db_job_id(f->db, &job, "j", "j", "", "z\n"), 0);
+	assert_int_equal(kreg_db_host_id(f->db, &host, "h", "qemu", 1, 1 << 30), 0);
+	key.job_id = job;
+	key.host_id = host;
+	assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
+	assert_int_equal(kreg_db_runs_abandon(f->db, kreg_now() + 10, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(kreg_db_run_count(f->db, &c, job, host, 0), 0);
+	assert_int_equal(c.infra_failed, 1);
+	assert_int_equal(c.running, 0);
+}
+
+static void commits_by_prefix(void **state)
+{
+	fixture *f = *state;
+	kreg_commit_row c, got;
+	int64_t repo, id, id2;
+	char *head;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(kreg_db_repo_id(f->db, &repo, "linux", "/src/linux"), 0);
+	c.repo_id = repo;
+	snprintf(c.sha, sizeof(c.sha), "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
+	c.subject = "block: reduce kblockd_mod_delayed_work_on() CPU consumption";
+	c.author_name = "Bart <b@example.org>\r\nBcc: evil";
+	assert_int_equal(kreg_db_commit_put(f->db, &id, &c), 0);
+	assert_int_equal(kreg_db_commit_put(f->db, &id2, &c), 0);
+	assert_int_equal(id, id2);
+	snprintf(c.sha, sizeof(c.sha), "cb2ac2912b000000000000000000000000000000");
+	assert_int_equal(kreg_db_commit_put(f->db, &id2, &c), 0);
+
+	assert_int_equal(kreg_db_commit_find(f->db, &got, repo, "cb2ac2912a"), 0);
+	assert_int_equal(got.id, id);
+	assert_string_equal(got.subject, "block: reduce kblockd_mod_delayed_work_on() CPU consumption");
+	/* untrusted text is stored as it is; escaping happens where it is shown */
+	assert_string_equal(got.author_name, "Bart <b@example.org>\r\nBcc: evil");
+	kreg_db_commit_free(&got);
+	assert_int_equal(kreg_db_commit_find(f->db, &got, repo, "cb2ac29"), KREG_EINVAL);
+	assert_non_null(strstr(kreg_error_last(), "ambiguous"));
+	assert_int_equal(kreg_db_commit_find(f->db, &got, repo, "ffffffff"), KREG_ENOTFOUND);
+	assert_int_equal(kreg_db_commit_find(f->db, &got, repo, "'; DROP"), KREG_EINVAL);
+
+	assert_int_equal(kreg_db_branch_head(f->db, &head, repo, "master"), 0);
+	assert_null(head);
+	assert_int_equal(kreg_db_branch_set_head(f->db, repo, "master", c.sha), 0);
+	assert_int_equal(kreg_db_branch_head(f->db, &head, repo, "master"), 0);
+	assert_string_equal(head, c.sha);
+	free(head);
+}
+
+static void nested_transactions_roll_back_whole(void **state)
+{
+	fixture *f = *state;
+	int64_t id;
+	int found;
+
+	assert_int_equal(kreg_db_begin(f->db), 0);
+	assert_int_equal(kreg_db_begin(f->db), 0);
+	assert_int_equal(kreg_db_job_id(f->db, &id, "m.inner", "t", "", "inner\n"), 0);
+	assert_int_equal(kreg_db_job_find(f->db, &id, "m.inner"), 0);
+	kreg_db_rollback(f->db);
+	assert_true(kreg_db_commit(f->db) < 0);
+	found = kreg_db_job_find(f->db, &id, "m.inner");
+	assert_int_equal(found, KREG_ENOTFOUND);
+	assert_int_equal(kreg_db_check(f->db), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(open_refuses_missing_and_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(runs_store_samples_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(runs_samples_group_by_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(abandoned_runs_are_infra_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(commits_by_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(nested_transactions_roll_back_whole, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
+}

@@ -219,11 +219,12 @@ static void print_summary(const kreg_samples *runs, size_t nruns)
 		}
 		if (n > 1)
 			sd = sqrt(sq / (double)(n - 1));
+		/* six significant digits, whole numbers from a million up */
+		snprintf(v, sizeof(v), fabs(mean) >= 1e6 ? "%.0f" : "%.6g", mean);
 		if (n > 1 && mean != 0)
-			printf("%s: %s ±%.2f%%\n", name, kreg_format_value(v, sizeof(v), mean),
-			       100 * sd / fabs(mean));
+			printf("%s: %s ±%.2f%%\n", name, v, 100 * sd / fabs(mean));
 		else
-			printf("%s: %s\n", name, kreg_format_value(v, sizeof(v), mean));
+			printf("%s: %s\n", name, v);
 	}
 }
 

@@ -115,6 +115,17 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 	int error;
 
 	out->kernel = kreg_strdup(uname(&un) == 0 ? un.release : "unknown");
+	/* a target that is not there is the host's fault, not the job's */
+	if (hc->target && *hc->target) {
+		struct stat st;
+
+		if (stat(hc->target, &st) < 0) {
+			set_status(out, KREG_RUN_INFRA_FAILED, "host %s: target '%s': %s", hc->name,
+				   hc->target, strerror(errno));
+			out->seconds = kreg_now_mono() - t0;
+			return 0;
+		}
+	}
 	if (kreg_job_plan(&plan, req->atom, &po) < 0) {
 		/* the atom or the host's configuration cannot make a run */
 		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());

@@ -178,8 +178,8 @@ static int needs_quotes(const char *s, int quoted)
 
 	if (!len)
 		return 1;
-	if (looks_typed(s))
-		return quoted;
+	if (quoted && looks_typed(s))
+		return 1;
 	if (strchr("?:,[]{}#&*!|>'\"%@`", s[0]) || (s[0] == '-' && (!s[1] || s[1] == ' ')))
 		return 1;
 	if (isspace((unsigned char)s[0]) || isspace((unsigned char)s[len - 1]))
@@ -489,6 +489,7 @@ static int include_file(conv *cv, kreg_jnode *map, yaml_node_t *vn, int top)
 
 		if ((error = convert(cv, vn, &spec, 1, 0)) < 0)
 			goto done;
+		overrides = spec;
 		error = KREG_EINVAL;
 		f = kreg_jnode_get(spec, "file");
 		if (!f || f->kind != KJ_SCALAR || !*f->str) {
@@ -496,7 +497,6 @@ static int include_file(conv *cv, kreg_jnode *map, yaml_node_t *vn, int top)
 			goto done;
 		}
 		file_name = f->str;
-		overrides = spec;
 	}
 	if (cv->ctx->depth >= MAX_INCLUDES) {
 		pos_error(cv->file, line, col, "includes nested more than %d deep (a loop?) at '%s'",

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *kreg_format_value(char *buf, size_t size, double v)
 {
@@ -726,9 +727,13 @@ int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, s
 int kreg_parse_file(kreg_samples *out, const char *parser, const char *path)
 {
 	kreg_buf b = KREG_BUF_INIT;
+	struct stat st;
 	int error;
 
 	kreg_samples_clear(out);
+	/* one allocation of the file's size: the text is the largest thing held */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		kreg_buf_grow(&b, (size_t)st.st_size + 1);
 	if (kreg_buf_read_file(&b, path) < 0) {
 		kreg_buf_free(&b);
 		return KREG_ERROR;

@@ -583,11 +583,11 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 		if (x == m->good) {
 			kreg_bisect_ref rg, rb;
 
+			/* Good by the request, checked by the ends test; with no
+			 * other good commit to compare it to, that is all. */
 			refs_without(m, &rg, &rb, x);
-			if (!rg.n) {	/* only the ends test speaks for it */
-				*conf *= 1 - m->ends.p;
+			if (!rg.n)
 				continue;
-			}
 		}
 		llr = llr_loo(m, x);
 		if (llr > -m->a_verify && nruns(x) < budget) {

@@ -257,9 +257,14 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 		putchar('\n');
 	}
 	if (b.message) {
-		printf("# ");
-		put_clean(b.message);
-		putchar('\n');
+		/* found: the line above says it; the message adds its notes */
+		const char *notes = b.culprit_sha[0] ? strstr(b.message, "; ") : b.message;
+
+		if (notes) {
+			printf("# ");
+			put_clean(notes[0] == ';' ? notes + 2 : notes);
+			putchar('\n');
+		}
 	}
 	printf("# cost: %d builds, %d runs%s\n", b.builds, b.runs,
 	       sim_label(&b)[0] ? " (sim host: nothing was built or run)" : "");

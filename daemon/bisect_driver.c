@@ -75,18 +75,6 @@ static int oid_of(git_oid *out, const char *sha)
 	return 0;
 }
 
-/* The hosts.backend value (config.c's kreg_backend_name, not yet in). */
-static const char *backend_label(kreg_backend b)
-{
-	switch (b) {
-	case KREG_BACKEND_LOCAL: return "local";
-	case KREG_BACKEND_QEMU: return "qemu";
-	case KREG_BACKEND_SSH: return "ssh";
-	case KREG_BACKEND_SIM: return "sim";
-	}
-	return "unknown";
-}
-
 int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 			     const kreg_bisect_request *req)
 {
@@ -119,7 +107,7 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, &bad)) < 0 ||
 	    (error = kreg_db_repo_find(db, &b.repo_id, req->repo)) < 0 ||
 	    (error = kreg_db_host_id(db, &b.host_id, req->host,
-				     backend_label(kreg_host_config(host)->backend),
+				     kreg_backend_name(kreg_host_config(host)->backend),
 				     kreg_host_config(host)->cpus,
 				     kreg_host_config(host)->memory)) < 0 ||
 	    (error = kreg_db_metric_id(db, &b.metric_id, req->metric)) < 0)

@@ -24,7 +24,7 @@ no_sanitizer_report "no sanitizer report"
 run_kreg bisect status 1
 is "$RC" 0 "bisect status 1"
 like "$OUT" "state: +found" "status: found"
-like "$OUT" "culprit: +$SHA_33 \(confidence 0\.9" "status: the culprit and its confidence"
+like "$OUT" "culprit: +$SHA_33 \(confidence (0\.9|1\.0)" "status: the culprit and its confidence"
 like "$OUT" "sim: simulated samples" "status: labelled sim"
 builds=$(sql "SELECT builds FROM bisections WHERE id = 1")
 ok "at most ceil(log2 64) + 3 builds beyond the two ends ($builds in all)" test "$builds" -le 11

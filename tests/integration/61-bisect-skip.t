@@ -6,10 +6,11 @@
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
 plan 11
 
-# 36 (main, after the merge 35) does not boot; 37 carries the effect and
-# does not build; 38 is the first testable bad commit.
-TRAILERS_36="Sim-Boot: fails"
-TRAILERS_37="Sim-Effect: $METRIC -20%
+# On main, 37 does not boot; 38 carries the effect and does not build; the
+# topic 39..41 branches off 36, so the first testable bad commit is the
+# merge 42 that brings 37 and 38 in.
+TRAILERS_37="Sim-Boot: fails"
+TRAILERS_38="Sim-Effect: $METRIC -20%
 Sim-Build: fails"
 make_repo "$SCRATCH/src"
 write_config kreg.yaml 3
@@ -24,19 +25,19 @@ no_sanitizer_report "no sanitizer report"
 run_kreg bisect status 1
 like "$OUT" "state: +inconclusive" "status: inconclusive"
 cands=$(printf '%s\n' "$OUT" | sed -n '/candidates/,/message/p' | grep -Eo '[0-9a-f]{40}' | sort | tr '\n' ' ')
-want=$(printf '%s\n' "$SHA_36" "$SHA_37" "$SHA_38" | sort | tr '\n' ' ')
-is "$cands" "$want" "the candidates are the two broken commits and the first bad one after them"
+want=$(printf '%s\n' "$SHA_37" "$SHA_38" "$SHA_42" | sort | tr '\n' ' ')
+is "$cands" "$want" "the candidates are the two broken commits and the merge that brings them in"
 
 run_kreg bisect log 1
-like "$OUT" "${SHA_37:0:12} +skip .*does not build" "log: 37 skipped, does not build"
-like "$OUT" "${SHA_36:0:12} +skip " "log: 36 skipped"
+like "$OUT" "${SHA_38:0:12} +skip .*does not build" "log: 38 skipped, does not build"
+like "$OUT" "${SHA_37:0:12} +skip " "log: 37 skipped"
 is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id
-	   WHERE c.sha = '$SHA_36' AND r.status = 'kernel_failed'")" 2 \
-	"36 cost two runs that failed to boot, then no more"
-is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$SHA_37'")" 0 \
-	"37 was never run"
+	   WHERE c.sha = '$SHA_37' AND r.status = 'kernel_failed'")" 2 \
+	"37 cost two runs that failed to boot, then no more"
+is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$SHA_38'")" 0 \
+	"38 was never run"
 like "$(sql "SELECT group_concat(role) FROM bisect_steps s JOIN commits c ON c.id = s.commit_id
-	     WHERE bisection_id = 1 AND c.sha = '$SHA_35'")" "verify-parent" \
-	"the good side of the boundary (the merge 35) was verified"
+	     WHERE bisection_id = 1 AND c.sha = '$SHA_41'")" "verify-parent" \
+	"the good side of the boundary (41, the topic's tip) was verified"
 like "$OUT" "^# the first bad commit is one of: " "log: the list"
 done_testing

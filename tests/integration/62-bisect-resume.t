@@ -4,7 +4,7 @@
 # the same culprit, with fewer new runs than starting over would cost.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 12
+plan 11
 
 TRAILERS_45="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"

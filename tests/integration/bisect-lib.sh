@@ -81,3 +81,4 @@ YAML
 }
 
 sql() { sqlite3 "${DATA_DIR:-$SCRATCH/data}/kreg.db" "$1"; }
+

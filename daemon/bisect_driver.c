@@ -8,6 +8,7 @@
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/results.h"
+#include "jobs/job.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -32,6 +33,7 @@ typedef struct {
 	kreg_bisect_graph *graph;
 	git_oid good, bad;
 	kreg_bisect_params params;
+	kreg_atom *atom;	/* NULL on a sim host: it runs nothing */
 	const char *kconfig;
 	int sim;
 	int lock_fd;
@@ -360,7 +362,7 @@ static int run_once(driver *d, int *kernel_failed, int64_t step_id, int64_t comm
 {
 	kreg_host_commit hc = { .repo = d->b.repo, .repo_path = kreg_repo_path(d->repo),
 				.sha = sha, .kconfig = d->kconfig };
-	kreg_host_request req = { .atom = NULL, .atom_name = d->b.job, .commit = &hc,
+	kreg_host_request req = { .atom = d->atom, .atom_name = d->b.job, .commit = &hc,
 				  .kernel = kernel, .run_index = run_index };
 	kreg_db_run_key key = { .job_id = d->b.job_id, .host_id = d->b.host_id,
 				.commit_id = commit_id, .kernel = d->sim ? "sim" : NULL };
@@ -554,6 +556,7 @@ static void driver_close(driver *d)
 	free(d->kernels);
 	free(d->prepared);
 	kreg_bisect_graph_free(d->graph);
+	kreg_atom_free(d->atom);
 	kreg_host_close(d->host);
 	kreg_repo_close(d->repo);
 	kreg_db_bisection_free(&d->b);
@@ -586,6 +589,16 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
 		goto done;
 	d.sim = kreg_host_config(d.host)->backend == KREG_BACKEND_SIM;
+	if (!d.sim) {
+		char *yaml = NULL;
+
+		if ((error = kreg_db_bisection_job_yaml(db, id, &yaml)) < 0)
+			goto done;
+		error = kreg_atom_load_string(&d.atom, d.b.job, yaml, strlen(yaml));
+		free(yaml);
+		if (error < 0)
+			goto done;
+	}
 	d.kconfig = d.b.config_name;
 	if ((error = oid_of(&d.good, d.b.good_sha)) < 0 || (error = oid_of(&d.bad, d.b.bad_sha)) < 0)
 		goto done;

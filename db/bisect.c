@@ -187,6 +187,30 @@ int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t
 	return error;
 }
 
+int kreg_db_bisection_job_yaml(kreg_db *db, int64_t id, char **yaml)
+{
+	sqlite3_stmt *st;
+	int rc, error = KREG_ERROR;
+
+	*yaml = NULL;
+	if (kreg_db__prepare(db, &st, "SELECT j.yaml FROM bisections b JOIN jobs j ON j.id = b.job_id "
+			     "WHERE b.id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*yaml = kreg_db__column_strdup(st, 0);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		kreg_error_set("no bisection %lld in %s", (long long)id, db->path);
+		error = KREG_ENOTFOUND;
+	} else {
+		kreg_db__error(db, "cannot read the bisection's job");
+	}
+	sqlite3_finalize(st);
+	return error;
+}
+
 int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs)
 {
 	sqlite3_stmt *st;

@@ -38,6 +38,8 @@ int kreg_db_bisection_latest(kreg_db *db, int64_t *id);
 /* The outcome: state and what goes with it (culprit_id 0: none). */
 int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t culprit_id,
 			     const char *candidates, double confidence, const char *message);
+/* The canonical YAML of the bisection's job (the atom it runs). */
+int kreg_db_bisection_job_yaml(kreg_db *db, int64_t id, char **yaml);
 /* Add to its cost. */
 int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs);
 /* Runs of this bisection's (job, host) at its commits still 'running': a

@@ -9,7 +9,7 @@ command -v dbench >/dev/null || skip_all "dbench is not installed"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 
 # The built-in configuration's local host, with its target.
-mkdir -p data
+mkdir -p data/scratch	# the built-in local host writes under <data_dir>/scratch
 run_kreg job split -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
 fio_atom=$(printf '%s\n' "$OUT" | grep randread)
 dbench_atom=$(printf '%s\n' "$OUT" | grep dbench)

@@ -206,6 +206,10 @@ const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
 const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name);
 const char *kreg_backend_name(kreg_backend b);
 
+/* The effective configuration (defaults filled in, paths resolved) as YAML
+ * that loads back to the same configuration. Caller frees. */
+char *kreg_config_dump(const kreg_config *cfg);
+
 /* A path under data_dir: <data_dir>/<sub>. Caller frees. */
 char *kreg_config_data_path(const kreg_config *cfg, const char *sub);
 

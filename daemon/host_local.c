@@ -1,22 +1,181 @@
-/* The local backend: filled in by a later change. */
+/* The local backend: run an atom's plan on the machine kreg runs on, under
+ * the running kernel, in the host's configured target. */
 #include "host_backend.h"
 
+#include "jobs/job.h"
+#include "jobs/parse.h"
+#include "jobs/plan.h"
+#include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static int local_cpus(const kreg_host_cfg *hc)
+{
+	long n;
+
+	if (hc->cpus > 0)
+		return hc->cpus;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
 
 static int local_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
 {
-	(void)out;
+	(void)h;
 	(void)c;
-	kreg_error_set("host '%s': the local backend is not yet implemented", h->hc->name);
-	return KREG_ERROR;
+	/* the running kernel is the one tested: nothing to build or boot */
+	out->status = KREG_PREPARE_OK;
+	out->cached = 1;
+	return 0;
+}
+
+static int write_plan_file(const char *dir, const kreg_plan_file *f)
+{
+	char *path;
+	int error;
+
+	if (strchr(f->name, '/') || !strcmp(f->name, "..") || !strcmp(f->name, ".")) {
+		kreg_error_set("plan file '%s' is not a plain name", f->name);
+		return KREG_EINVAL;
+	}
+	path = kreg_path_join(dir, f->name);
+	error = kreg_write_file_atomic(path, f->content, f->len);
+	if (!error && f->executable && chmod(path, 0755) < 0) {
+		kreg_error_errno("chmod %s", path);
+		error = KREG_ERROR;
+	}
+	free(path);
+	return error;
+}
+
+/* The last non-empty line of a file, for a one-line error. */
+static char *last_line(const char *path)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	char *s = NULL;
+
+	if (kreg_buf_read_file(&b, path) == 0 && b.len) {
+		size_t end = b.len, start;
+
+		while (end && (b.ptr[end - 1] == '\n' || b.ptr[end - 1] == '\r' || b.ptr[end - 1] == ' '))
+			end--;
+		start = end;
+		while (start && b.ptr[start - 1] != '\n')
+			start--;
+		if (end > start)
+			s = kreg_strndup(b.ptr + start, end - start > 200 ? 200 : end - start);
+	}
+	kreg_buf_free(&b);
+	return s;
+}
+
+static void set_status(kreg_host_result *out, kreg_run_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_status(kreg_host_result *out, kreg_run_status st, const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	/* one line */
+	for (size_t i = 0; i < b.len; i++)
+		if (b.ptr[i] == '\n')
+			b.ptr[i] = ' ';
+	out->status = st;
+	free(out->error);
+	out->error = kreg_buf_detach(&b);
+	kreg_samples_clear(&out->samples);
 }
 
 static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
 {
-	(void)out;
-	(void)req;
-	kreg_error_set("host '%s': the local backend is not yet implemented", h->hc->name);
-	return KREG_ERROR;
+	const kreg_host_cfg *hc = h->hc;
+	kreg_plan plan;
+	kreg_plan_opts po = { hc->target, -1, local_cpus(hc), h->cfg->fxmark };
+	kreg_run_opts ro = { 0 };
+	kreg_run_result rr = { 0 };
+	struct utsname un;
+	char *out_path = NULL, *parse_path = NULL;
+	double t0 = kreg_now_mono();
+	int error;
+
+	out->kernel = kreg_strdup(uname(&un) == 0 ? un.release : "unknown");
+	/* a target that is not there is the host's fault, not the job's */
+	if (hc->target && *hc->target) {
+		struct stat st;
+
+		if (stat(hc->target, &st) < 0) {
+			set_status(out, KREG_RUN_INFRA_FAILED, "host %s: target '%s': %s", hc->name,
+				   hc->target, strerror(errno));
+			out->seconds = kreg_now_mono() - t0;
+			return 0;
+		}
+	}
+	if (kreg_job_plan(&plan, req->atom, &po) < 0) {
+		/* the atom or the host's configuration cannot make a run */
+		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		return 0;
+	}
+	for (size_t i = 0; i < plan.nfiles; i++)
+		if ((error = write_plan_file(req->out_dir, &plan.files[i])) < 0) {
+			set_status(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
+			goto done;
+		}
+	out_path = kreg_path_join(req->out_dir, plan.stdout_name);
+	parse_path = kreg_path_join(req->out_dir, plan.parse_name);
+	ro.argv = (const char *const *)plan.argv;
+	ro.cwd = req->out_dir;
+	ro.out_path = out_path;
+	/* the host's timeout when configured, else what the plan expects, doubled */
+	ro.timeout = hc->timeout > 0 ? hc->timeout : plan.seconds * 2 + 60;
+	log_debug("host %s: running %s in %s (timeout %.0f s)", hc->name, plan.argv[0],
+		  req->out_dir, ro.timeout);
+	error = kreg_run(&rr, &ro);
+	if (error < 0) {
+		set_status(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
+		goto done;
+	}
+	if (rr.timed_out) {
+		set_status(out, KREG_RUN_INFRA_FAILED, "%s timed out after %.0f s (host %s)",
+			   plan.program, ro.timeout, hc->name);
+		goto done;
+	}
+	if (!rr.exited || rr.status != 0) {
+		char desc[96];
+		char *tail = last_line(out_path);
+
+		kreg_run_describe(&rr, desc, sizeof(desc));
+		set_status(out, KREG_RUN_JOB_FAILED, "%s failed (%s)%s%s", plan.program, desc,
+			   tail ? ": " : "", tail ? tail : "");
+		free(tail);
+		goto done;
+	}
+	if (kreg_parse_file(&out->samples, plan.parser, parse_path) < 0) {
+		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		goto done;
+	}
+	out->status = KREG_RUN_OK;
+done:
+	out->seconds = kreg_now_mono() - t0;
+	free(parse_path);
+	free(out_path);
+	kreg_plan_free(&plan);
+	return 0;
 }
 
 const struct kreg_host_ops kreg_host_local_ops = {

@@ -172,6 +172,20 @@ int kreg_db_run_start(kreg_db *db, int64_t *run_id, const kreg_db_run_key *k)
 	return error;
 }
 
+int kreg_db_run_set_output(kreg_db *db, int64_t run_id, const char *output)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st, "UPDATE runs SET output = ?2 WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, run_id);
+	kreg_db__bind_text(st, 2, output);
+	error = kreg_db__step_done(db, st, "cannot store run output");
+	sqlite3_finalize(st);
+	return error;
+}
+
 static int valid_status(const char *s)
 {
 	static const char *const ok[] = { "ok", "job_failed", "kernel_failed", "infra_failed" };

@@ -1,0 +1,748 @@
+/* Parsers of program output: fio (JSON), dbench and fxmark (text), each
+ * giving the metrics LKP's programs/<name>/parse gives. */
+#include "parse.h"
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *kreg_format_value(char *buf, size_t size, double v)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* plain decimals, as LKP prints them, where %g chose an exponent */
+	if (strchr(buf, 'e') && fabs(v) < 1e17 && fabs(v) >= 1e-4) {
+		char tmp[64];
+
+		for (int prec = 0; prec <= 20; prec++) {
+			snprintf(tmp, sizeof(tmp), "%.*f", prec, v);
+			if (strtod(tmp, NULL) == v) {
+				snprintf(buf, size, "%s", tmp);
+				break;
+			}
+		}
+	}
+	return buf;
+}
+
+/* Where offset off falls: line and column, 1-based. */
+static void where(const char *data, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (data[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int fail_at(kreg_samples *out, const char *name, const char *data, size_t off,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail_at(kreg_samples *out, const char *name, const char *data, size_t off,
+		   const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	va_list ap;
+	int line, col;
+
+	where(data, off, &line, &col);
+	kreg_buf_printf(&b, "%s:%d:%d: ", name, line, col);
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	kreg_error_set("%s", b.ptr);
+	kreg_buf_free(&b);
+	kreg_samples_clear(out);
+	return KREG_EINVAL;
+}
+
+/* fio: a validating scan over the whole JSON text (so that truncation,
+ * NaN or junk anywhere is an error), which notes where jobs[0] is; only
+ * that job is then parsed with jansson, as LKP reads jobs.first. A
+ * json+ output with many jobs and their histograms thus costs one pass
+ * and no tree of its own. */
+
+typedef struct {
+	const char *data;
+	const char *p, *end;
+	const char *err_at;
+	const char *err;
+	const char *job0, *job0_end;
+	int depth;
+} jscan;
+
+#define JS_MAX_DEPTH 256
+
+static int js_fail(jscan *s, const char *at, const char *msg)
+{
+	if (!s->err) {
+		s->err = msg;
+		s->err_at = at;
+	}
+	return -1;
+}
+
+static void js_ws(jscan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+		s->p++;
+}
+
+static int js_value(jscan *s, int top);
+
+static int js_string(jscan *s)
+{
+	const char *p = s->p + 1;
+
+	for (;;) {
+		/* the common case: plain bytes */
+		while (p < s->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+			p++;
+		if (p >= s->end)
+			return js_fail(s, p, "the output ends inside a string (truncated)");
+		if (*p == '"') {
+			s->p = p + 1;
+			return 0;
+		}
+		if ((unsigned char)*p < 0x20)
+			return js_fail(s, p, "a control character inside a string");
+		p++;
+		if (p >= s->end)
+			return js_fail(s, p, "the output ends inside a string (truncated)");
+		if (*p == 'u') {
+			for (int i = 1; i <= 4; i++)
+				if (p + i >= s->end || !isxdigit((unsigned char)p[i]))
+					return js_fail(s, p, "a bad \\u escape");
+			p += 5;
+		} else if (strchr("\"\\/bfnrt", *p)) {
+			p++;
+		} else {
+			return js_fail(s, p - 1, "a bad escape in a string");
+		}
+	}
+}
+
+static int js_number(jscan *s)
+{
+	const char *p = s->p, *start = p;
+
+	if (p < s->end && *p == '-')
+		p++;
+	if (p < s->end && (*p == 'n' || *p == 'N' || *p == 'i' || *p == 'I'))
+		return js_fail(s, start, "not a number (fio printed a NaN or an infinity: "
+			       "the run's statistics are broken)");
+	if (p >= s->end || !isdigit((unsigned char)*p))
+		return js_fail(s, start, "not a JSON value");
+	if (*p == '0')
+		p++;
+	else
+		while (p < s->end && isdigit((unsigned char)*p))
+			p++;
+	if (p < s->end && *p == '.') {
+		p++;
+		if (p >= s->end || !isdigit((unsigned char)*p))
+			return js_fail(s, p, "a bad number");
+		while (p < s->end && isdigit((unsigned char)*p))
+			p++;
+	}
+	if (p < s->end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < s->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= s->end || !isdigit((unsigned char)*p))
+			return js_fail(s, p, "a bad number");
+		while (p < s->end && isdigit((unsigned char)*p))
+			p++;
+	}
+	s->p = p;
+	return 0;
+}
+
+static int js_word(jscan *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n))
+		return js_fail(s, s->p, "not a JSON value");
+	s->p += n;
+	return 0;
+}
+
+static int js_array(jscan *s, int is_jobs)
+{
+	s->p++;
+	js_ws(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return 0;
+	}
+	for (int i = 0;; i++) {
+		const char *start;
+
+		js_ws(s);
+		start = s->p;
+		if (js_value(s, 0) < 0)
+			return -1;
+		if (is_jobs && i == 0) {
+			s->job0 = start;
+			s->job0_end = s->p;
+		}
+		js_ws(s);
+		if (s->p >= s->end)
+			return js_fail(s, s->p, "the output ends inside a list (truncated)");
+		if (*s->p == ']') {
+			s->p++;
+			return 0;
+		}
+		if (*s->p != ',')
+			return js_fail(s, s->p, "expected ',' or ']'");
+		s->p++;
+	}
+}
+
+static int js_object(jscan *s, int top)
+{
+	s->p++;
+	js_ws(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		const char *key;
+		int is_jobs;
+
+		js_ws(s);
+		if (s->p >= s->end)
+			return js_fail(s, s->p, "the output ends inside an object (truncated)");
+		if (*s->p != '"')
+			return js_fail(s, s->p, "expected a key in quotes");
+		key = s->p;
+		if (js_string(s) < 0)
+			return -1;
+		is_jobs = top && s->p - key == 6 && !memcmp(key, "\"jobs\"", 6);
+		js_ws(s);
+		if (s->p >= s->end)
+			return js_fail(s, s->p, "the output ends inside an object (truncated)");
+		if (*s->p != ':')
+			return js_fail(s, s->p, "expected ':'");
+		s->p++;
+		js_ws(s);
+		if (is_jobs && s->p < s->end && *s->p == '[') {
+			if (++s->depth > JS_MAX_DEPTH)
+				return js_fail(s, s->p, "nested too deep");
+			if (js_array(s, 1) < 0)
+				return -1;
+			s->depth--;
+		} else if (js_value(s, 0) < 0) {
+			return -1;
+		}
+		js_ws(s);
+		if (s->p >= s->end)
+			return js_fail(s, s->p, "the output ends inside an object (truncated)");
+		if (*s->p == '}') {
+			s->p++;
+			return 0;
+		}
+		if (*s->p != ',')
+			return js_fail(s, s->p, "expected ',' or '}'");
+		s->p++;
+	}
+}
+
+static int js_value(jscan *s, int top)
+{
+	int r;
+
+	js_ws(s);
+	if (s->p >= s->end)
+		return js_fail(s, s->p, "the output ends where a value should be (truncated)");
+	switch (*s->p) {
+	case '{':
+		if (++s->depth > JS_MAX_DEPTH)
+			return js_fail(s, s->p, "nested too deep");
+		r = js_object(s, top);
+		s->depth--;
+		return r;
+	case '[':
+		if (++s->depth > JS_MAX_DEPTH)
+			return js_fail(s, s->p, "nested too deep");
+		r = js_array(s, 0);
+		s->depth--;
+		return r;
+	case '"':
+		return js_string(s);
+	case 't':
+		return js_word(s, "true");
+	case 'f':
+		return js_word(s, "false");
+	case 'n':
+		if (s->end - s->p >= 3 && !memcmp(s->p, "nan", 3))
+			return js_number(s);
+		return js_word(s, "null");
+	default:
+		return js_number(s);
+	}
+}
+
+typedef struct {
+	kreg_samples *out;
+	const char *name;
+	const char *path;	/* the JSON path being read, for messages */
+	char *err;
+} fio_ctx;
+
+static int fio_fail(fio_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fio_fail(fio_ctx *c, const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	va_list ap;
+
+	kreg_buf_printf(&b, "%s: ", c->name);
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	kreg_error_set("%s", b.ptr);
+	kreg_buf_free(&b);
+	return KREG_EINVAL;
+}
+
+static int fio_num(fio_ctx *c, double *v, json_t *obj, const char *key, const char *where_)
+{
+	json_t *n = json_object_get(obj, key);
+
+	if (!n)
+		return fio_fail(c, "jobs[0].%s has no '%s'", where_, key);
+	if (!json_is_number(n))
+		return fio_fail(c, "jobs[0].%s.%s is not a number", where_, key);
+	*v = json_number_value(n);
+	if (!isfinite(*v))
+		return fio_fail(c, "jobs[0].%s.%s is not finite", where_, key);
+	return 0;
+}
+
+static void put(kreg_samples *out, double v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A fio.<name> sample. */
+static void put(kreg_samples *out, double v, const char *fmt, ...)
+{
+	char name[256] = "fio.";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name + 4, sizeof(name) - 4, fmt, ap);
+	va_end(ap);
+	kreg_samples_set(out, name, v);
+}
+
+#define PUT(out, v, ...) put((out), (v), __VA_ARGS__)
+
+/* parse_op_stats of LKP's programs/fio/parse */
+static int fio_op(fio_ctx *c, json_t *job, const char *ops, double *total_ios)
+{
+	static const char *const pct[] = { "90.000000", "95.000000", "99.000000" };
+	json_t *op = json_object_get(job, ops), *clat, *slat, *p;
+	const char *clat_key = "clat", *slat_key = "slat";
+	double v;
+
+	if (!json_is_object(op))
+		return fio_fail(c, "jobs[0] has no '%s' object (not fio --output-format=json?)", ops);
+	if (fio_num(c, &v, op, "bw", ops) < 0)
+		return KREG_EINVAL;
+	PUT(c->out, v / 1024, "%s_bw_MBps", ops);
+	if (fio_num(c, &v, op, "iops", ops) < 0)
+		return KREG_EINVAL;
+	PUT(c->out, v, "%s_iops", ops);
+
+	clat = json_object_get(op, "clat");
+	if (!clat) {
+		clat = json_object_get(op, "clat_ns");
+		clat_key = "clat_ns";
+	}
+	if (!json_is_object(clat))
+		return fio_fail(c, "jobs[0].%s has no 'clat_ns' object", ops);
+	{
+		char w[64];
+
+		snprintf(w, sizeof(w), "%s.%s", ops, clat_key);
+		if (fio_num(c, &v, clat, "mean", w) < 0)
+			return KREG_EINVAL;
+		PUT(c->out, v, "%s_clat_mean_ns", ops);
+		if (fio_num(c, &v, clat, "stddev", w) < 0)
+			return KREG_EINVAL;
+		PUT(c->out, v, "%s_clat_stddev", ops);
+		/* no percentile object (clat_percentiles=0, or no I/O): no
+		 * percentile metrics, as in LKP */
+		p = json_object_get(clat, "percentile");
+		if (p && !json_is_object(p))
+			return fio_fail(c, "jobs[0].%s.percentile is not an object", w);
+		for (size_t i = 0; p && i < 3; i++) {
+			json_t *pv = json_object_get(p, pct[i]);
+
+			if (!pv)
+				continue;
+			if (!json_is_number(pv))
+				return fio_fail(c, "jobs[0].%s.percentile.%s is not a number", w,
+						pct[i]);
+			PUT(c->out, json_number_value(pv), "%s_clat_%.2s%%_ns", ops, pct[i]);
+		}
+	}
+
+	slat = json_object_get(op, "slat");
+	if (!slat) {
+		slat = json_object_get(op, "slat_ns");
+		slat_key = "slat_ns";
+	}
+	if (!json_is_object(slat))
+		return fio_fail(c, "jobs[0].%s has no 'slat_ns' object", ops);
+	{
+		char w[64];
+
+		snprintf(w, sizeof(w), "%s.%s", ops, slat_key);
+		if (fio_num(c, &v, slat, "mean", w) < 0)
+			return KREG_EINVAL;
+		PUT(c->out, v, "%s_slat_mean_us", ops);
+		if (fio_num(c, &v, slat, "stddev", w) < 0)
+			return KREG_EINVAL;
+		PUT(c->out, v, "%s_slat_stddev", ops);
+	}
+	if (fio_num(c, &v, op, "total_ios", ops) < 0)
+		return KREG_EINVAL;
+	*total_ios += trunc(v);
+	return 0;
+}
+
+static int fio_latency(fio_ctx *c, json_t *job, const char *key, const char *unit)
+{
+	json_t *obj = json_object_get(job, key), *v;
+	const char *k;
+
+	if (!obj)
+		return 0;
+	if (!json_is_object(obj))
+		return fio_fail(c, "jobs[0].%s is not an object", key);
+	json_object_foreach(obj, k, v) {
+		if (!json_is_number(v))
+			return fio_fail(c, "jobs[0].%s.%s is not a number", key, k);
+		if (strlen(k) > 32)
+			return fio_fail(c, "jobs[0].%s has a strange key", key);
+		PUT(c->out, json_number_value(v), "latency_%s%s%%", k, unit);
+	}
+	return 0;
+}
+
+int kreg_parse_fio(kreg_samples *out, const char *data, size_t len, const char *name)
+{
+	jscan s = { 0 };
+	fio_ctx c = { out, name, NULL, NULL };
+	json_t *job = NULL, *e;
+	json_error_t jerr;
+	double total = 0;
+	size_t first = 0;
+	int error = KREG_EINVAL;
+
+	kreg_samples_clear(out);
+	while (first < len && isspace((unsigned char)data[first]))
+		first++;
+	if (first == len)
+		return fail_at(out, name, data, first, "empty: fio wrote no output");
+	if (data[first] != '{') {
+		size_t e_ = first;
+
+		while (e_ < len && data[e_] != '\n' && e_ - first < 70)
+			e_++;
+		return fail_at(out, name, data, first,
+			       "text before the JSON ('%.*s'): not clean fio --output-format=json "
+			       "output", (int)(e_ - first), data + first);
+	}
+	s.data = data;
+	s.p = data + first;
+	s.end = data + len;
+	if (js_value(&s, 1) < 0)
+		return fail_at(out, name, data, (size_t)(s.err_at - data), "%s", s.err);
+	js_ws(&s);
+	if (s.p != s.end)
+		return fail_at(out, name, data, (size_t)(s.p - data), "text after the JSON");
+	if (!s.job0)
+		return fail_at(out, name, data, first, "no jobs in the fio output");
+
+	job = json_loadb(s.job0, (size_t)(s.job0_end - s.job0),
+			 JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, &jerr);
+	if (!job)
+		return fail_at(out, name, data, (size_t)(s.job0 - data) + (size_t)jerr.position,
+			       "%s", jerr.text);
+	if (!json_is_object(job)) {
+		error = fail_at(out, name, data, (size_t)(s.job0 - data), "jobs[0] is not an object");
+		goto done;
+	}
+	e = json_object_get(job, "error");
+	if (e && (!json_is_number(e) || json_number_value(e) != 0)) {
+		int code = json_is_number(e) ? (int)json_number_value(e) : -1;
+
+		error = fail_at(out, name, data, (size_t)(s.job0 - data),
+				"fio reported error %d (%s) for job '%s'", code,
+				code > 0 ? strerror(code) : "?",
+				json_string_value(json_object_get(job, "jobname")) ?
+				json_string_value(json_object_get(job, "jobname")) : "?");
+		goto done;
+	}
+	if (fio_op(&c, job, "read", &total) < 0 || fio_op(&c, job, "write", &total) < 0 ||
+	    fio_latency(&c, job, "latency_us", "us") < 0 ||
+	    fio_latency(&c, job, "latency_ms", "ms") < 0) {
+		kreg_samples_clear(out);
+		goto done;
+	}
+	put(out, total, "workload");
+	error = 0;
+done:
+	json_decref(job);
+	return error;
+}
+
+/* dbench: "Throughput 13563.9 MB/sec  128 clients  128 procs  max_latency=53.132 ms" */
+
+static double round2(double v)
+{
+	return round(v * 100) / 100;
+}
+
+int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const char *name)
+{
+	double sum = 0, inv = 0, lsum = 0, linv = 0;
+	long long clients = 0, procs = 0;
+	size_t n = 0, off = 0;
+
+	kreg_samples_clear(out);
+	while (off < len) {
+		const char *line = data + off, *nl = memchr(line, '\n', len - off);
+		size_t llen = nl ? (size_t)(nl - line) : len - off;
+		char buf[256];
+
+		if (llen >= 6 && !memcmp(line, "ERROR:", 6))
+			return fail_at(out, name, data, off, "dbench reported: %.*s",
+				       (int)(llen > 120 ? 120 : llen), line);
+		if (llen > 11 && !memcmp(line, "Throughput ", 11) && llen < sizeof(buf)) {
+			double tp, lat;
+			long long c, p;
+			int used = 0;
+
+			memcpy(buf, line, llen);
+			buf[llen] = 0;
+			if (sscanf(buf, "Throughput %lf MB/sec %lld clients %lld procs max_latency=%lf ms%n",
+				   &tp, &c, &p, &lat, &used) != 4 || !used)
+				return fail_at(out, name, data, off,
+					       "a Throughput line that does not read as dbench's");
+			if (!isfinite(tp) || !isfinite(lat) || tp < 0 || lat < 0)
+				return fail_at(out, name, data, off,
+					       "throughput or latency out of range");
+			if (tp == 0)
+				return fail_at(out, name, data, off,
+					       "dbench measured no throughput (Throughput 0 MB/sec): "
+					       "the run was too short or did no I/O");
+			sum += tp;
+			inv += 1 / tp;
+			lsum += lat;
+			linv += lat > 0 ? 1 / lat : 0;
+			clients = c;
+			procs = p;
+			n++;
+		}
+		off += llen + (nl ? 1 : 0);
+	}
+	if (!n)
+		return fail_at(out, name, data, len,
+			       "no 'Throughput ... MB/sec' line: dbench did not finish");
+	kreg_samples_set(out, "dbench.throughput_MB/s", round2(sum / (double)n));
+	kreg_samples_set(out, "dbench.throughput_MB/s_harmonic_mean", round2((double)n / inv));
+	kreg_samples_set(out, "dbench.clients", (double)clients);
+	kreg_samples_set(out, "dbench.procs", (double)procs);
+	kreg_samples_set(out, "dbench.max_latency", round2(lsum / (double)n));
+	kreg_samples_set(out, "dbench.max_latency_harmonic_mean",
+			 round2(linv > 0 ? (double)n / linv : 0));
+	return 0;
+}
+
+/* fxmark: sections of
+ *   ## ssd:f2fs:MWUL:2:bufferedio
+ *   # ncpu secs works works/sec real.sec ...
+ *   (blank)
+ *   2 0.055294 10063.000000 181992.458426 0.112417 ... */
+
+static int next_line(const char *data, size_t len, size_t *off, const char **line, size_t *llen)
+{
+	const char *nl;
+
+	if (*off >= len)
+		return 0;
+	*line = data + *off;
+	nl = memchr(*line, '\n', len - *off);
+	*llen = nl ? (size_t)(nl - *line) : len - *off;
+	*off += *llen + (nl ? 1 : 0);
+	return 1;
+}
+
+static int fx_media(const char *l, size_t n)
+{
+	static const char *const media[] = { "hdd", "ssd", "nvme", "mem" };
+
+	for (size_t i = 0; i < 4; i++) {
+		size_t m = strlen(media[i]);
+
+		if (n >= 3 + m && !memcmp(l + 3, media[i], m))
+			return 1;
+	}
+	return 0;
+}
+
+int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const char *name)
+{
+	char section[256] = "";
+	size_t off = 0, sections = 0;
+	const char *line;
+	size_t llen;
+
+	kreg_samples_clear(out);
+	while (next_line(data, len, &off, &line, &llen)) {
+		size_t here = (size_t)(line - data);
+
+		if (llen > 3 && !memcmp(line, "## ", 3) && fx_media(line, llen)) {
+			size_t n = llen - 3;
+
+			if (n >= sizeof(section) - 1)
+				return fail_at(out, name, data, here, "a section name too long");
+			for (size_t i = 0; i < n; i++) {
+				char ch = line[3 + i];
+
+				section[i] = ch == ':' ? '_' : ch;
+				if ((unsigned char)ch < 0x20 || ch == ' ')
+					return fail_at(out, name, data, here,
+						       "a bad character in a section name");
+			}
+			section[n] = 0;
+		} else if (llen >= 6 && !memcmp(line, "# ncpu", 6)) {
+			char cols[64][32];
+			size_t ncols = 0, i = 2;
+			const char *d;
+			size_t dlen, dhere;
+
+			if (!section[0])
+				return fail_at(out, name, data, here, "a column line before any '## ' section");
+			while (i < llen) {
+				size_t s0;
+
+				while (i < llen && (line[i] == ' ' || line[i] == '\t'))
+					i++;
+				s0 = i;
+				while (i < llen && line[i] != ' ' && line[i] != '\t')
+					i++;
+				if (i == s0)
+					break;
+				if (ncols == 64 || i - s0 >= 32)
+					return fail_at(out, name, data, here, "too many or too long columns");
+				for (size_t k = 0; k < i - s0; k++)
+					cols[ncols][k] = line[s0 + k] == '.' ? '_' : line[s0 + k];
+				cols[ncols][i - s0] = 0;
+				ncols++;
+			}
+			/* one line between the columns and the values, as LKP skips */
+			if (!next_line(data, len, &off, &d, &dlen) ||
+			    !next_line(data, len, &off, &d, &dlen))
+				return fail_at(out, name, data, len,
+					       "section '%s' ends before its values (truncated)", section);
+			dhere = (size_t)(d - data);
+			i = 0;
+			for (size_t c = 0; c < ncols; c++) {
+				char val[64], *end;
+				size_t s0;
+				double v;
+
+				while (i < dlen && (d[i] == ' ' || d[i] == '\t'))
+					i++;
+				s0 = i;
+				while (i < dlen && d[i] != ' ' && d[i] != '\t' && d[i] != '\r')
+					i++;
+				if (i == s0)
+					return fail_at(out, name, data, dhere,
+						       "section '%s' has %zu values for %zu columns "
+						       "(truncated)", section, c, ncols);
+				if (i - s0 >= sizeof(val))
+					return fail_at(out, name, data, dhere + s0, "a value too long");
+				memcpy(val, d + s0, i - s0);
+				val[i - s0] = 0;
+				v = strtod(val, &end);
+				if (*end || !isfinite(v))
+					return fail_at(out, name, data, dhere + s0,
+						       "'%s' is not a number (section '%s', column %s)",
+						       val, section, cols[c]);
+				{
+					char metric[384];
+
+					snprintf(metric, sizeof(metric), "fxmark.%s.%s", section, cols[c]);
+					kreg_samples_set(out, metric, v);
+				}
+			}
+			sections++;
+		}
+	}
+	if (!sections)
+		return fail_at(out, name, data, len, "no fxmark results ('## media:fs:test:...' "
+			       "sections with values)");
+	return 0;
+}
+
+static const char *const parser_names[] = { "fio", "dbench", "fxmark", NULL };
+
+const char *const *kreg_parser_names(void)
+{
+	return parser_names;
+}
+
+int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, size_t len,
+		      const char *name)
+{
+	if (!strcmp(parser, "fio"))
+		return kreg_parse_fio(out, data, len, name);
+	if (!strcmp(parser, "dbench"))
+		return kreg_parse_dbench(out, data, len, name);
+	if (!strcmp(parser, "fxmark"))
+		return kreg_parse_fxmark(out, data, len, name);
+	kreg_error_set("no parser named '%s' (there are fio, dbench, fxmark)", parser);
+	return KREG_ENOTFOUND;
+}
+
+int kreg_parse_file(kreg_samples *out, const char *parser, const char *path)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	struct stat st;
+	int error;
+
+	kreg_samples_clear(out);
+	/* one allocation of the file's size: the text is the largest thing held */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		kreg_buf_grow(&b, (size_t)st.st_size + 1);
+	if (kreg_buf_read_file(&b, path) < 0) {
+		kreg_buf_free(&b);
+		return KREG_ERROR;
+	}
+	error = kreg_parse_output(out, parser, kreg_buf_cstr(&b), b.len, path);
+	kreg_buf_free(&b);
+	return error;
+}

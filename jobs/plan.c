@@ -1,0 +1,440 @@
+/* Run plans for fio, dbench and fxmark atoms: the argv and files LKP's
+ * setup and run scripts would make, without a shell. */
+#include "plan.h"
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void plan_arg(kreg_plan *p, const char *s)
+{
+	p->argv = kreg_reallocarray(p->argv, p->argc + 2, sizeof(*p->argv));
+	p->argv[p->argc++] = kreg_strdup(s);
+	p->argv[p->argc] = NULL;
+}
+
+static void plan_argf(kreg_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void plan_argf(kreg_plan *p, const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	plan_arg(p, kreg_buf_cstr(&b));
+	kreg_buf_free(&b);
+}
+
+static void plan_file(kreg_plan *p, const char *name, kreg_buf *content, int executable)
+{
+	p->files = kreg_reallocarray(p->files, p->nfiles + 1, sizeof(*p->files));
+	p->files[p->nfiles].name = kreg_strdup(name);
+	p->files[p->nfiles].len = content->len;
+	p->files[p->nfiles].content = kreg_buf_detach(content);
+	if (!p->files[p->nfiles].content)
+		p->files[p->nfiles].content = kreg_strdup("");
+	p->files[p->nfiles].executable = executable;
+	p->nfiles++;
+}
+
+void kreg_plan_free(kreg_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		free(p->files[i].name);
+		free(p->files[i].content);
+	}
+	free(p->files);
+	free(p->program);
+	free(p->stdout_name);
+	free(p->parser);
+	free(p->parse_name);
+	free(p->target);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A value going into an fio job file: one line of plain characters, so a
+ * job file cannot smuggle in options (exec_prerun= runs a shell). */
+static int fio_safe(const kreg_atom *a, const char *key, const char *v)
+{
+	if (!*v)
+		goto bad;
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+		if (!isalnum(*c) && !strchr("_.,:%+-/", *c))
+			goto bad;
+	return 0;
+bad:
+	kreg_error_set("%s: %s '%s': only letters, digits and _.,:%%+-/ may go into an fio job",
+		       a->name, key, v);
+	return KREG_EINVAL;
+}
+
+static int target_kind(const kreg_plan_opts *o, int *is_dir)
+{
+	struct stat st;
+
+	if (!o->target || !*o->target) {
+		kreg_error_set("the host names no target (a directory or a file the tests may "
+			       "write): set 'target:' for the host in kreg.yaml");
+		return KREG_EINVAL;
+	}
+	if (o->target[0] != '/') {
+		kreg_error_set("target '%s' must be an absolute path", o->target);
+		return KREG_EINVAL;
+	}
+	for (const unsigned char *c = (const unsigned char *)o->target; *c; c++)
+		if (*c < 0x20 || *c == 0x7f || *c == ':') {
+			kreg_error_set("target '%s': control characters and ':' are not allowed",
+				       o->target);
+			return KREG_EINVAL;
+		}
+	if (o->target_is_dir >= 0) {
+		*is_dir = o->target_is_dir;
+		return 0;
+	}
+	if (stat(o->target, &st) < 0) {
+		kreg_error_errno("target '%s'", o->target);
+		return KREG_ENOTFOUND;
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+#define FIO "fio-setup-basic"
+
+/* A [global] line from an option with LKP's default. */
+static int fio_opt(kreg_buf *b, const kreg_atom *a, const char *key, const char *dflt)
+{
+	const char *v = kreg_atom_param(a, FIO, key);
+
+	if (!v)
+		v = dflt;
+	if (!v)
+		return 0;
+	if (fio_safe(a, key, v) < 0)
+		return KREG_EINVAL;
+	kreg_buf_printf(b, "%s=%s\n", key, v);
+	return 0;
+}
+
+static int fio_flag(kreg_buf *b, const kreg_atom *a, const char *key)
+{
+	int on;
+
+	if (kreg_atom_param_bool(&on, a, FIO, key, 0) < 0)
+		return KREG_EINVAL;
+	if (on)
+		kreg_buf_printf(b, "%s\n", key);
+	return 0;
+}
+
+/* The job file programs/fio-setup-basic/setup writes (fio.task), for one
+ * storage: the host's target. */
+static int plan_fio(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	uint64_t test_size, size;
+	long long nr_task;
+	double runtime;
+	int direct, buffered, allrandrepeat, is_dir, testfile, time_based;
+	const char *rw, *v;
+	int error = KREG_EINVAL;
+
+	if ((error = target_kind(o, &is_dir)) < 0)
+		return error;
+	error = KREG_EINVAL;
+	if (!kreg_atom_param(a, FIO, "test_size")) {
+		kreg_error_set("%s: test_size must be specified for fio (as in LKP)", a->name);
+		goto done;
+	}
+	if (kreg_atom_param_size(&test_size, a, FIO, "test_size", 0) < 0 ||
+	    kreg_atom_param_count(&nr_task, a, FIO, "nr_task", 1, o->cpus) < 0 ||
+	    kreg_atom_param_seconds(&runtime, a, FIO, "runtime", 300) < 0 ||
+	    kreg_atom_param_bool(&direct, a, FIO, "direct", 0) < 0 ||
+	    kreg_atom_param_bool(&buffered, a, FIO, "buffered", !direct) < 0 ||
+	    kreg_atom_param_bool(&allrandrepeat, a, FIO, "allrandrepeat", 0) < 0 ||
+	    kreg_atom_param_bool(&testfile, a, FIO, "testfile", 0) < 0 ||
+	    kreg_atom_param_bool(&time_based, a, FIO, "time_based", 0) < 0)
+		goto done;
+	if (nr_task > 4096) {
+		kreg_error_set("%s: nr_task %lld is too many", a->name, nr_task);
+		goto done;
+	}
+	size = test_size / (uint64_t)nr_task;
+	if (size < 4096) {
+		kreg_error_set("%s: test_size %llu over %lld tasks leaves under 4k each", a->name,
+			       (unsigned long long)test_size, nr_task);
+		goto done;
+	}
+	if (runtime < 1 || runtime > 1e6) {
+		kreg_error_set("%s: runtime %g s is out of range", a->name, runtime);
+		goto done;
+	}
+
+	kreg_buf_puts(&b, "[global]\n");
+	if (fio_opt(&b, a, "bs", "4k") < 0 || fio_opt(&b, a, "ioengine", "sync") < 0 ||
+	    fio_opt(&b, a, "iodepth", "32") < 0)
+		goto done;
+	kreg_buf_printf(&b, "size=%llu\n", (unsigned long long)size);
+	kreg_buf_printf(&b, "direct=%d\n", direct);
+	kreg_buf_printf(&b, "runtime=%.0f\n", ceil(runtime));
+	if (fio_opt(&b, a, "file_service_type", "roundrobin") < 0 ||
+	    fio_opt(&b, a, "random_distribution", "random") < 0)
+		goto done;
+	kreg_buf_puts(&b, "group_reporting\n");
+	{
+		int pre_read;
+
+		if (kreg_atom_param_bool(&pre_read, a, FIO, "pre_read", 0) < 0)
+			goto done;
+		kreg_buf_printf(&b, "pre_read=%d\n", pre_read);
+	}
+	if (kreg_atom_param(a, FIO, "offset_increment")) {
+		if (fio_opt(&b, a, "offset_increment", NULL) < 0)
+			goto done;
+	} else {
+		char sz[32];
+
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+		if (fio_opt(&b, a, "nr_files", "1") < 0 || fio_opt(&b, a, "filesize", sz) < 0 ||
+		    fio_opt(&b, a, "invalidate", "1") < 0 ||
+		    fio_opt(&b, a, "fallocate", "posix") < 0 || fio_opt(&b, a, "io_size", sz) < 0)
+			goto done;
+	}
+	if (time_based)
+		kreg_buf_puts(&b, "time_based\n");
+	if (kreg_atom_param(a, FIO, "cpuload") && fio_opt(&b, a, "cpuload", NULL) < 0)
+		goto done;
+	if (fio_flag(&b, a, "refill_buffers") < 0)
+		goto done;
+	kreg_buf_printf(&b, "buffered=%d\n", buffered);
+	if (fio_flag(&b, a, "norandommap") < 0)
+		goto done;
+	if (kreg_atom_param(a, FIO, "random_generator") &&
+	    fio_opt(&b, a, "random_generator", NULL) < 0)
+		goto done;
+	kreg_buf_printf(&b, "allrandrepeat=%d\n", allrandrepeat);
+	if (fio_flag(&b, a, "exitall") < 0)
+		goto done;
+	if (kreg_atom_param(a, FIO, "ramp_time") && fio_opt(&b, a, "ramp_time", NULL) < 0)
+		goto done;
+	if (fio_flag(&b, a, "stonewall") < 0)
+		goto done;
+
+	kreg_buf_puts(&b, "\n[task_0]\n");
+	rw = kreg_atom_param(a, FIO, "rw");
+	if (!rw)
+		rw = "write";
+	if (fio_safe(a, "rw", rw) < 0)
+		goto done;
+	kreg_buf_printf(&b, "rw=%s\n", rw);
+	if (is_dir) {
+		kreg_buf_printf(&b, "directory=%s\n", o->target);
+		if (testfile)
+			kreg_buf_puts(&b, "filename=fio_testfile\n");
+	} else {
+		kreg_buf_printf(&b, "filename=%s\n", o->target);
+	}
+	kreg_buf_printf(&b, "numjobs=%lld\n", nr_task);
+	if ((v = kreg_atom_param(a, FIO, "rwmixread"))) {
+		if (fio_safe(a, "rwmixread", v) < 0)
+			goto done;
+		kreg_buf_printf(&b, "rwmixread=%s\n", v);
+	}
+
+	p->program = kreg_strdup("fio");
+	plan_file(p, "job.fio", &b, 0);
+	plan_arg(p, "fio");
+	plan_arg(p, "--output-format=json");
+	plan_arg(p, "--output=fio.json");
+	plan_arg(p, "job.fio");
+	p->stdout_name = kreg_strdup("fio.log");
+	p->parser = kreg_strdup("fio");
+	p->parse_name = kreg_strdup("fio.json");
+	/* laying out the file is not in runtime: allow for it */
+	p->seconds = runtime + 10 + (double)test_size / (50.0 * 1024 * 1024);
+	error = 0;
+done:
+	kreg_buf_free(&b);
+	return error;
+}
+
+/* programs/dbench: dbench $nr_threads, here in the target directory for
+ * runtime seconds (dbench's own default is 600). */
+static int plan_dbench(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
+{
+	long long clients;
+	double secs;
+	int is_dir, error;
+
+	if ((error = target_kind(o, &is_dir)) < 0)
+		return error;
+	if (!is_dir) {
+		kreg_error_set("%s: dbench needs a directory as target, and '%s' is not one",
+			       a->name, o->target);
+		return KREG_EINVAL;
+	}
+	if (kreg_atom_param_count(&clients, a, "dbench", "nr_threads", o->cpus > 0 ? o->cpus : 1,
+				  o->cpus) < 0 ||
+	    kreg_atom_param_seconds(&secs, a, "dbench", "runtime", 600) < 0)
+		return KREG_EINVAL;
+	if (clients > 1024) {
+		kreg_error_set("%s: nr_threads %lld is too many for dbench", a->name, clients);
+		return KREG_EINVAL;
+	}
+	if (secs < 1 || secs > 1e6) {
+		kreg_error_set("%s: runtime %g s is out of range", a->name, secs);
+		return KREG_EINVAL;
+	}
+	p->program = kreg_strdup("dbench");
+	plan_arg(p, "dbench");
+	plan_arg(p, "-D");
+	plan_arg(p, o->target);
+	plan_arg(p, "-t");
+	plan_argf(p, "%.0f", ceil(secs));
+	plan_argf(p, "%lld", clients);
+	p->stdout_name = kreg_strdup("dbench.log");
+	p->parser = kreg_strdup("dbench");
+	p->parse_name = kreg_strdup("dbench.log");
+	/* dbench warms up for up to a fifth of the time, then cleans up */
+	p->seconds = secs * 1.2 + 30;
+	return 0;
+}
+
+/* A driver for fxmark's bin/run-fxmark.py: what LKP's programs/fxmark/run
+ * does by editing the script with sed, done by setting the Runner's fields
+ * from argv. fxmark makes a file system on the media it is given: the
+ * target must be a device or image file the configuration names. */
+static const char fxmark_driver[] =
+	"# Written by kreg: run one fxmark configuration (LKP's programs/fxmark/run).\n"
+	"import importlib.util, os, sys\n"
+	"fx, media, fstype, test, ncore, dio, duration, device = sys.argv[1:9]\n"
+	"bindir = os.path.join(fx, 'bin')\n"
+	"sys.path.insert(0, bindir)\n"
+	"spec = importlib.util.spec_from_file_location('run_fxmark', os.path.join(bindir, 'run-fxmark.py'))\n"
+	"m = importlib.util.module_from_spec(spec)\n"
+	"spec.loader.exec_module(m)\n"
+	"m.Runner.HDDDEV = m.Runner.SSDDEV = m.Runner.NVMEDEV = device\n"
+	"r = m.Runner(m.Runner.CORE_COARSE_GRAIN, m.PerfMon.LEVEL_LOW,\n"
+	"             (media, fstype, dio, test, ncore))\n"
+	"r.DURATION = int(duration)\n"
+	"r.run()\n";
+
+static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
+{
+	static const char *const keys[] = { "media", "fstype", "test", "thread_nr", "directio" };
+	static const char *const dflt[] = { "ssd", "ext4", NULL, "*", "bufferedio" };
+	const char *v[5];
+	double secs;
+	int is_dir, error;
+	kreg_buf drv = KREG_BUF_INIT;
+
+	if (!o->fxmark || !*o->fxmark) {
+		kreg_error_set("%s: fxmark runs from an fxmark checkout (bin/run-fxmark.py), and "
+			       "none is configured: set 'fxmark: /path/to/fxmark' in kreg.yaml",
+			       a->name);
+		return KREG_EINVAL;
+	}
+	for (size_t i = 0; i < 5; i++) {
+		v[i] = kreg_atom_param(a, "fxmark", keys[i]);
+		if (!v[i])
+			v[i] = dflt[i];
+		if (!v[i]) {
+			kreg_error_set("%s: fxmark needs '%s'", a->name, keys[i]);
+			return KREG_EINVAL;
+		}
+		for (const unsigned char *c = (const unsigned char *)v[i]; *c; c++)
+			if (!isalnum(*c) && !strchr("_-*", *c)) {
+				kreg_error_set("%s: fxmark %s '%s' is not a plain name", a->name,
+					       keys[i], v[i]);
+				return KREG_EINVAL;
+			}
+	}
+	if (kreg_atom_param_seconds(&secs, a, "fxmark", "duration", 30) < 0)
+		return KREG_EINVAL;
+	if (strcmp(v[0], "mem")) {
+		if ((error = target_kind(o, &is_dir)) < 0)
+			return error;
+		if (is_dir) {
+			kreg_error_set("%s: fxmark makes a file system on its media: the host's "
+				       "target must be a device or image file, not the directory '%s'",
+				       a->name, o->target);
+			return KREG_EINVAL;
+		}
+	}
+	p->program = kreg_strdup("fxmark");
+	kreg_buf_puts(&drv, fxmark_driver);
+	plan_file(p, "kreg-fxmark.py", &drv, 0);
+	plan_arg(p, "python3");
+	plan_arg(p, "kreg-fxmark.py");
+	plan_arg(p, o->fxmark);
+	for (size_t i = 0; i < 5; i++)
+		plan_arg(p, v[i]);
+	plan_argf(p, "%.0f", ceil(secs));
+	plan_arg(p, o->target ? o->target : "none");
+	p->stdout_name = kreg_strdup("fxmark.log");
+	p->parser = kreg_strdup("fxmark");
+	p->parse_name = kreg_strdup("fxmark.log");
+	p->seconds = secs * 2 + 120;
+	return 0;
+}
+
+int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
+{
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (kreg_atom_has_program(a, "fio") || kreg_atom_has_program(a, FIO))
+		error = plan_fio(out, a, o);
+	else if (kreg_atom_has_program(a, "dbench"))
+		error = plan_dbench(out, a, o);
+	else if (kreg_atom_has_program(a, "fxmark"))
+		error = plan_fxmark(out, a, o);
+	else {
+		kreg_error_set("%s: names no program kreg runs (fio, dbench, fxmark)", a->name);
+		error = KREG_EINVAL;
+	}
+	if (error < 0) {
+		kreg_plan_free(out);
+		return error;
+	}
+	out->target = o->target ? kreg_strdup(o->target) : NULL;
+	return 0;
+}
+
+char *kreg_plan_describe(const kreg_plan *p)
+{
+	kreg_buf b = KREG_BUF_INIT;
+
+	kreg_buf_printf(&b, "program: %s\n", p->program);
+	kreg_buf_puts(&b, "argv:");
+	for (size_t i = 0; i < p->argc; i++)
+		kreg_buf_printf(&b, " %s", p->argv[i]);
+	kreg_buf_putc(&b, '\n');
+	kreg_buf_printf(&b, "target: %s\n", p->target ? p->target : "(none)");
+	kreg_buf_printf(&b, "output: %s\n", p->stdout_name);
+	kreg_buf_printf(&b, "parse: %s %s\n", p->parser, p->parse_name);
+	kreg_buf_printf(&b, "seconds: %.0f\n", p->seconds);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		kreg_buf_printf(&b, "--- %s\n", p->files[i].name);
+		kreg_buf_put(&b, p->files[i].content, p->files[i].len);
+		if (p->files[i].len && p->files[i].content[p->files[i].len - 1] != '\n')
+			kreg_buf_putc(&b, '\n');
+	}
+	return kreg_buf_detach(&b);
+}

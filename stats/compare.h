@@ -1,0 +1,74 @@
+/* Comparing two sample sets of one metric, and the 0-day comparison table
+ * over several columns (commits or matrix files). */
+#ifndef KREG_STATS_COMPARE_H
+#define KREG_STATS_COMPARE_H
+
+#include "config/config.h"
+#include "lib/buf.h"
+#include "stats/matrix.h"
+
+#include <stddef.h>
+
+typedef enum {
+	KREG_VERDICT_NO_CHANGE = 0,	/* no change worth a verdict */
+	KREG_VERDICT_REGRESSION,	/* a real change the wrong way */
+	KREG_VERDICT_IMPROVEMENT,	/* a real change the right way */
+	KREG_VERDICT_CHANGE,		/* a real change of a metric of unknown direction */
+	KREG_VERDICT_UNKNOWN,		/* suggestive but not settled: more runs */
+} kreg_verdict;
+
+typedef struct {
+	size_t n;
+	double mean;
+	double stddev;		/* sample (n - 1) */
+	double rsd;		/* stddev / |mean| */
+	double median, min, max;
+} kreg_stats_summary;
+
+typedef struct {
+	kreg_stats_summary base, cur;
+	double change;		/* (cur.mean - base.mean) / |base.mean|; 0 when base.mean is 0 */
+	kreg_direction direction;
+	double floor;		/* the metric's floor (relative) */
+	kreg_verdict verdict;
+	double p_rank;		/* Mann-Whitney U, two-sided; 1 when not computed */
+	double p_welch;		/* Welch's t, two-sided; NAN when a side has < 2 runs */
+	int lkp_changed;	/* LKP's range non-overlap rule held */
+	int runs_needed;	/* UNKNOWN: runs a side that would settle it */
+	int more_runs;		/* UNKNOWN: runs to add, both sides together */
+	char reason[160];	/* one line: why this verdict */
+} kreg_stats_cmp;
+
+void kreg_stats_summarise(kreg_stats_summary *s, const double *v, size_t n);
+
+/* Judge cur against base for metric, with cfg's min_runs, floors, alpha and
+ * direction rules (cfg may be NULL: 3 runs, 5%, alpha 0.01, LKP's
+ * directions). A change is called only with min_runs a side, |change| at
+ * or above the floor, LKP's range non-overlap rule (on 10%-trimmed ranges
+ * from 10 runs a side up, so that more runs can settle it) and the rank
+ * test at alpha; when the rank test cannot reach alpha at these sizes
+ * (3 v 3: p >= 0.1), complete separation with Welch's p under alpha / 10
+ * stands in for it. Returns <0 only on bad input (not finite values). */
+int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const char *metric,
+		       const double *base, size_t nbase, const double *cur, size_t ncur);
+
+/* "regression", "improvement", "no change", "change", "unknown" */
+const char *kreg_stats_verdict_name(kreg_verdict v);
+/* 1 for regression, improvement and change. */
+int kreg_stats_verdict_changed(kreg_verdict v);
+
+typedef struct {
+	const kreg_detect_cfg *cfg;	/* may be NULL */
+	int all;			/* every metric, not only the changed ones */
+} kreg_stats_table_opts;
+
+/* The 0-day table: cols[0] is the base; each other column is compared to
+ * it. Appends to out; *nshown (may be NULL) is how many metrics it lists. */
+int kreg_stats_table(kreg_buf *out, size_t *nshown, kreg_stats_matrix *const *cols, size_t ncols,
+		     const kreg_stats_table_opts *opts);
+/* The same comparison as JSON: columns, and per metric each column's
+ * summary, %change and verdict with its reasons. */
+int kreg_stats_table_json(kreg_buf *out, size_t *nshown, kreg_stats_matrix *const *cols,
+			  size_t ncols, const kreg_stats_table_opts *opts);
+
+#endif

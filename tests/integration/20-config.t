@@ -1,0 +1,106 @@
+#!/bin/bash
+# kreg config check / show: OK on the example, one FILE:LINE:COL: line per
+# problem on stderr and exit 1 otherwise.
+. "$KREG_SRC/tests/lib.sh"
+plan 29
+
+example="$KREG_SRC/config/kreg.example.yaml"
+if [ -e "$KREG_SRC/jobs/fio-rand-4k.yaml" ] && [ -e "$KREG_SRC/config/kernel/qemu-guest.config" ]; then
+	run_kreg config check "$example"
+	is "$RC" 0 "the example passes the check"
+	is "$OUT" "configuration OK" "and says configuration OK"
+else
+	# XXX until the shipped jobs and kernel fragments are merged: the
+	# example's only problems are those files
+	run_kreg config check "$example"
+	is "$RC" 1 "the example waits for the shipped jobs and fragments"
+	unlike "$(printf '%s\n' "$ERR" | grep -v "cannot read 'kernel/\|cannot find '")" . \
+		"and has no other problem"
+fi
+no_sanitizer_report "no sanitizer report on the example"
+
+# A file with a typo'd key, a string where a number belongs, a bad size.
+cat > typo.yaml <<'YAML'
+data_dir: data
+hosts:
+  - name: vm
+    backend: qemu
+    memroy: 1G
+    cpus: two
+detect:
+  min_runs: abc
+YAML
+run_kreg config check typo.yaml
+is "$RC" 1 "problems: exit 1"
+is "$OUT" "" "nothing on stdout"
+is "$(printf '%s\n' "$ERR" | wc -l)" 3 "one line per problem"
+like "$ERR" "^typo.yaml:5:5: hosts\[0\]: unknown key 'memroy', did you mean 'memory'\?$" \
+	"the typo, with its position and the nearest key"
+like "$ERR" "^typo.yaml:6:11: hosts\[0\].cpus: expected a number, got 'two'$" \
+	"a string where a number belongs"
+like "$ERR" "^typo.yaml:8:13: detect.min_runs: expected a number, got 'abc'$" \
+	"every problem is reported, not only the first"
+no_sanitizer_report "no sanitizer report on problems"
+
+# Broken YAML: libyaml's position.
+printf 'data_dir: data\nhosts: [a, b\njobs: []\n' > broken.yaml
+run_kreg config check broken.yaml
+is "$RC" 1 "broken YAML: exit 1"
+like "$ERR" "^broken.yaml:3:5: YAML syntax error: " "the syntax error with its position"
+is "$(printf '%s\n' "$ERR" | wc -l)" 1 "one line"
+
+# References and duplicates.
+cat > refs.yaml <<'YAML'
+data_dir: data
+hosts:
+  - { name: vm, backend: sim }
+  - { name: vm, backend: local }
+jobs:
+  - { file: job.yaml, hosts: [vn] }
+YAML
+echo 'fio:' > job.yaml
+run_kreg config check refs.yaml
+is "$RC" 1 "duplicate names and bad references: exit 1"
+like "$ERR" "^refs.yaml:4:13: hosts\[1\].name: duplicate host name 'vm' \(first at line 3\)$" \
+	"the duplicate host"
+like "$ERR" "^refs.yaml:6:31: jobs\[0\].hosts\[0\]: no host named 'vn', did you mean 'vm'\?$" \
+	"the job naming a host that does not exist"
+
+# A file that cannot be read: a directory (fails for root too), a missing one.
+mkdir adir
+run_kreg config check adir
+is "$RC" 1 "a directory: exit 1"
+like "$ERR" "^adir: cannot read the configuration: it is a directory$" "says why"
+run_kreg config check missing.yaml
+is "$RC" 1 "a missing file: exit 1"
+like "$ERR" "^missing.yaml: cannot read the configuration: No such file or directory$" "says why"
+if [ "$(id -u)" != 0 ]; then
+	cp typo.yaml noperm.yaml && chmod 000 noperm.yaml
+	run_kreg config check noperm.yaml
+	like "$ERR" "^noperm.yaml: cannot read the configuration: Permission denied$" \
+		"an unreadable file"
+else
+	_report 0 "an unreadable file # SKIP root reads any file"
+fi
+
+# The file kreg would use: -c, $KREG_CONFIG, ./kreg.yaml.
+printf 'data_dir: data\n' > kreg.yaml
+run_kreg config check
+is "$RC" 0 "./kreg.yaml is the default file"
+KREG_CONFIG=typo.yaml run_kreg config check
+is "$RC" 1 "KREG_CONFIG names another"
+run_kreg -c broken.yaml config check
+is "$RC" 1 "and -c another"
+
+# show: every default filled in, paths resolved, and it checks clean.
+run_kreg config show kreg.yaml
+is "$RC" 0 "config show exits 0"
+like "$OUT" "^database: $SCRATCH/data/kreg.db$" "database defaults under data_dir"
+like "$OUT" "^  min_runs: 3$" "detect defaults are shown"
+printf '%s\n' "$OUT" > shown.yaml
+run_kreg config check shown.yaml
+is "$OUT" "configuration OK" "what show prints is a valid configuration"
+
+run_kreg config frobnicate
+is "$RC" 2 "an unknown subcommand is a usage error"
+done_testing

@@ -1,0 +1,44 @@
+#!/bin/bash
+# kreg job split: LKP's atoms for its job files, written as files, named as
+# LKP's split-job names them.
+. "$KREG_SRC/tests/lib.sh"
+plan 16
+
+FIX="$KREG_SRC/tests/fixtures/lkp"
+export KREG_DATA_DIR="$SCRATCH/data"
+
+run_kreg job split -o atoms "$FIX/jobs/fio-basic/fio-basic-local-disk.yaml"
+is "$RC" 0 "split of fio-basic-local-disk.yaml exits 0"
+is "$(printf '%s\n' "$OUT" | wc -l)" 96 "it prints 96 atom paths"
+is "$(ls atoms | wc -l)" 96 "and writes 96 files"
+ok "each printed path is a file" bash -c 'for f in $0; do test -f "$f" || exit 1; done' "$OUT"
+a=atoms/fio-basic-local-disk-4k-1-1SSD-n-ext4-32-io_uring-1-300s-randwrite-1g-y.yaml
+like "$(cat "$a" 2>/dev/null)" "rw: randwrite" "an atom holds its rw"
+like "$(cat "$a" 2>/dev/null)" "iodepth: 32" "and its iodepth"
+unlike "$(cat "$a" 2>/dev/null)" "- randread" "and no list left"
+
+# LKP's split-job fixtures: the same atom names LKP wrote
+for n in 1 2; do
+	run_kreg job split -o sj "$FIX/spec/fixtures/split-job/$n.yaml"
+	want=$(cd "$FIX/spec/fixtures/split-job" && ls $n-*.yaml | sort)
+	got=$(cd sj && ls $n-*.yaml | sort)
+	is "$got" "$want" "split-job/$n.yaml gives LKP's atoms"
+done
+like "$(cat sj/2-group_2-test_1.yaml)" "group: group_2" "2-group_2-test_1 has group_2"
+
+# Splitting an atom gives itself
+run_kreg job split -o again sj/2-group_2-test_1.yaml
+is "$OUT" "again/2-group_2-test_1.yaml" "an atom splits into itself, same name"
+is "$(grep -v '^#' again/2-group_2-test_1.yaml)" "$(grep -v '^#' sj/2-group_2-test_1.yaml)" "with the same content"
+
+# --host names the test box; an unknown host is refused
+run_kreg job split --host nosuchhost -o x "$FIX/spec/fixtures/split-job/1.yaml"
+is "$RC" 1 "an unknown --host is refused"
+like "$ERR" "no host named 'nosuchhost'" "saying so"
+
+# Bad YAML: FILE:LINE:COL
+printf 'suite: x\nfio-setup-basic:\n  rw: [read\n' > bad.yaml
+run_kreg job split -o x bad.yaml
+is "$RC" 1 "a broken job file fails"
+like "$ERR" "bad.yaml:[0-9]+:[0-9]+: " "naming FILE:LINE:COL"
+done_testing

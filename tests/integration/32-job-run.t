@@ -1,0 +1,59 @@
+#!/bin/bash
+# kreg job run: a real fio job and a real dbench run on the local host, their
+# runs and samples in the database afterwards; failures stored as failures.
+. "$KREG_SRC/tests/lib.sh"
+
+export KREG_DATA_DIR="$SCRATCH/data"
+command -v fio >/dev/null || skip_all "fio is not installed"
+command -v dbench >/dev/null || skip_all "dbench is not installed"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
+
+# The built-in configuration's local host, with its target.
+mkdir -p data/scratch	# the built-in local host writes under <data_dir>/scratch
+run_kreg job split -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
+fio_atom=$(printf '%s\n' "$OUT" | grep randread)
+dbench_atom=$(printf '%s\n' "$OUT" | grep dbench)
+run_kreg job plan "$dbench_atom" --host local
+case "$ERR" in
+*"no host named"*|*"names no target"*) skip_all "the built-in configuration has no local host with a target yet: $ERR";;
+esac
+plan 14
+
+q() { sqlite3 data/kreg.db "$1"; }
+
+run_kreg job run "$fio_atom" --host local --runs 2
+is "$RC" 0 "kreg job run fio-quick (2 runs) exits 0"
+[ "$RC" = 0 ] || printf '# %s\n' "$ERR"
+like "$OUT" "runs: 2 of 2 ok" "both runs went well"
+like "$OUT" '^fio\.read_iops: [0-9.e+]+ ±[0-9.]+%$' "it prints fio.read_iops with its relative stddev"
+is "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" 2 "two ok runs are stored"
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id WHERE m.name = 'fio.read_iops' AND s.value > 0")" 2 \
+	"with fio.read_iops samples"
+run_dir=$(q "SELECT output FROM runs ORDER BY id LIMIT 1")
+ok "the raw fio JSON is kept in the run's folder" test -s "$run_dir/fio.json"
+ok "with the atom as run" test -s "$run_dir/atom.yaml"
+
+run_kreg job run "$dbench_atom" --host local
+is "$RC" 0 "kreg job run dbench-quick exits 0"
+[ "$RC" = 0 ] || printf '# %s\n' "$ERR"
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id WHERE m.name = 'dbench.throughput_MB/s' AND s.value > 0")" 1 \
+	"a dbench.throughput_MB/s sample is stored"
+
+# A job fio refuses: stored as job_failed, no samples, exit 1.
+cat > bad-engine.yaml <<'YAML'
+runtime: 2s
+fio-setup-basic:
+  ioengine: nosuchengine
+  test_size: 1m
+fio:
+YAML
+run_kreg job run bad-engine.yaml --host local
+is "$RC" 1 "a failing job makes kreg job run exit 1"
+like "$ERR" "job_failed: fio failed" "saying the job failed and why"
+is "$(q "SELECT count(*) FROM runs WHERE status = 'job_failed'")" 1 "the run is stored as job_failed"
+is "$(q "SELECT count(*) FROM samples WHERE run_id = (SELECT id FROM runs WHERE status = 'job_failed')")" 0 \
+	"with no samples"
+
+run_kreg job run "$fio_atom" --host nosuchhost
+like "$ERR" "no host named 'nosuchhost'" "an unknown host is refused"
+done_testing

@@ -1,0 +1,263 @@
+/* The local backend: real fio and dbench runs through the host interface,
+ * stored with db/results.h; failures told apart. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "daemon/host.h"
+#include "db/results.h"
+#include "jobs/job.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *scratch;
+static kreg_config cfg;
+static kreg_host_cfg hosts[1];
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/kreg-test-local.XXXXXX";
+
+	(void)state;
+	if (!mkdtemp(tmpl))
+		return -1;
+	scratch = kreg_strdup(tmpl);
+	cfg.path = "<test>";
+	cfg.data_dir = scratch;
+	cfg.database = kreg_path_join(scratch, "kreg.db");
+	hosts[0].name = "here";
+	hosts[0].backend = KREG_BACKEND_LOCAL;
+	hosts[0].target = kreg_path_join(scratch, "target");
+	hosts[0].timeout = 60;
+	cfg.hosts = hosts;
+	cfg.nhosts = 1;
+	return kreg_mkdir_p(hosts[0].target, 0755);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	kreg_rm_rf(scratch);
+	free(cfg.database);
+	free(hosts[0].target);
+	free(scratch);
+	return 0;
+}
+
+static kreg_atom *quick_atom(const char *job_file, const char *name_part)
+{
+	const char *src = getenv("KREG_SRC");
+	char *path = kreg_asprintf("%s/jobs/%s", src ? src : ".", job_file);
+	kreg_atoms atoms = KREG_ATOMS_INIT;
+	kreg_job *job = NULL;
+	kreg_atom *a = NULL;
+
+	if (kreg_job_load(&job, path, NULL, 0) < 0 || kreg_job_split(&atoms, job) < 0)
+		fail_msg("%s", kreg_error_last());
+	for (size_t i = 0; i < atoms.count && !a; i++)
+		if (strstr(atoms.items[i]->name, name_part)) {
+			a = atoms.items[i];
+			atoms.items[i] = NULL;
+		}
+	for (size_t i = 0; i < atoms.count; i++)
+		kreg_atom_free(atoms.items[i]);
+	atoms.count = 0;
+	kreg_atoms_free(&atoms);
+	kreg_job_free(job);
+	free(path);
+	assert_non_null(a);
+	return a;
+}
+
+/* Run once through the host interface and store it as kreg job run does. */
+static kreg_run_status run_and_store(kreg_db *db, const kreg_atom *a, int64_t *job_id,
+				     int64_t *host_id, char **error)
+{
+	kreg_host *h = NULL;
+	kreg_host_result res = { 0 };
+	kreg_host_request req = { 0 };
+	kreg_host_kernel k = { 0 };
+	kreg_db_run_key key = { 0 };
+	int64_t run_id;
+	char *dir, *sub;
+	kreg_run_status st;
+
+	assert_int_equal(kreg_host_open(&h, &cfg, "here"), 0);
+	assert_int_equal(kreg_host_needs_kernel(h), 0);
+	assert_int_equal(kreg_host_prepare(h, &k, NULL), 0);
+	assert_int_equal(k.status, KREG_PREPARE_OK);
+	assert_int_equal(kreg_db_job_id(db, job_id, a->name, a->testcase, a->path_params, a->yaml), 0);
+	assert_int_equal(kreg_db_host_id(db, host_id, "here", "local", 0, 0), 0);
+	key.job_id = *job_id;
+	key.host_id = *host_id;
+	assert_int_equal(kreg_db_run_start(db, &run_id, &key), 0);
+	sub = kreg_asprintf("runs/%lld", (long long)run_id);
+	dir = kreg_path_join(scratch, sub);
+	assert_int_equal(kreg_mkdir_p(dir, 0755), 0);
+	req.atom = a;
+	req.atom_name = a->name;
+	req.out_dir = dir;
+	assert_int_equal(kreg_host_run(h, &res, &req), 0);
+	assert_non_null(res.kernel);
+	assert_int_equal(kreg_db_run_finish(db, run_id, kreg_run_status_name(res.status), res.error,
+					    &res.samples), 0);
+	st = res.status;
+	*error = res.error ? kreg_strdup(res.error) : NULL;
+	if (st != KREG_RUN_OK)
+		assert_int_equal(res.samples.count, 0);
+	kreg_host_result_free(&res);
+	kreg_host_kernel_free(&k);
+	kreg_host_close(h);
+	free(dir);
+	free(sub);
+	return st;
+}
+
+static void real_fio_run_is_stored(void **state)
+{
+	kreg_atom *a = quick_atom("fio-quick.yaml", "randwrite");
+	kreg_db *db = NULL;
+	int64_t job_id, host_id;
+	double *v = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	kreg_run_status st;
+
+	(void)state;
+	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+	st = run_and_store(db, a, &job_id, &host_id, &err);
+	if (st != KREG_RUN_OK)
+		fail_msg("fio run: %s: %s", kreg_run_status_name(st), err ? err : "");
+	assert_int_equal(kreg_db_samples_get(db, &v, &n, job_id, host_id, 0, "fio.write_iops"), 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0] > 0);
+	free(v);
+	assert_int_equal(kreg_db_samples_get(db, &v, &n, job_id, host_id, 0, "fio.workload"), 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0] > 100);
+	free(v);
+	/* fio wrote only in the target */
+	{
+		char *f = kreg_path_join(hosts[0].target, "fio_testfile");
+
+		assert_true(kreg_path_exists(f));
+		free(f);
+	}
+	kreg_db_close(db);
+	kreg_atom_free(a);
+}
+
+static void real_dbench_run_is_stored(void **state)
+{
+	kreg_atom *a = quick_atom("dbench-quick.yaml", "dbench-quick");
+	kreg_db *db = NULL;
+	int64_t job_id, host_id;
+	double *v = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	kreg_run_status st;
+
+	(void)state;
+	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+	st = run_and_store(db, a, &job_id, &host_id, &err);
+	if (st != KREG_RUN_OK)
+		fail_msg("dbench run: %s: %s", kreg_run_status_name(st), err ? err : "");
+	assert_int_equal(kreg_db_samples_get(db, &v, &n, job_id, host_id, 0,
+					     "dbench.throughput_MB/s"), 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0] > 0);
+	free(v);
+	kreg_db_close(db);
+	kreg_atom_free(a);
+}
+
+/* The host's timeout ends a run that takes too long: the infrastructure's
+ * failure, not the job's. */
+static void timeout_is_infra_failure(void **state)
+{
+	kreg_atom *a = NULL;
+	static const char yaml[] = "runtime: 30s\ndbench:\n  nr_threads: 1\n";
+	kreg_db *db = NULL;
+	kreg_db_run_counts c;
+	int64_t job_id, host_id;
+	char *err = NULL;
+	double t0 = 0;
+
+	(void)state;
+	assert_int_equal(kreg_atom_load_string(&a, "slow.yaml", yaml, strlen(yaml)), 0);
+	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+	hosts[0].timeout = 1;
+	t0 = (double)kreg_now();
+	assert_int_equal(run_and_store(db, a, &job_id, &host_id, &err), KREG_RUN_INFRA_FAILED);
+	hosts[0].timeout = 60;
+	assert_true((double)kreg_now() - t0 < 20);
+	assert_non_null(strstr(err, "timed out"));
+	assert_int_equal(kreg_db_run_count(db, &c, job_id, host_id, 0), 0);
+	assert_int_equal(c.infra_failed, 1);
+	assert_int_equal(c.ok, 0);
+	free(err);
+	kreg_db_close(db);
+	kreg_atom_free(a);
+}
+
+/* fio refusing its job is the job's failure, with fio's own words. */
+static void program_failure_is_job_failure(void **state)
+{
+	static const char yaml[] = "runtime: 2s\nfio-setup-basic:\n  ioengine: nosuchengine\n"
+				   "  test_size: 1m\nfio:\n";
+	kreg_atom *a = NULL;
+	kreg_db *db = NULL;
+	int64_t job_id, host_id;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(kreg_atom_load_string(&a, "bad-engine.yaml", yaml, strlen(yaml)), 0);
+	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+	assert_int_equal(run_and_store(db, a, &job_id, &host_id, &err), KREG_RUN_JOB_FAILED);
+	assert_non_null(strstr(err, "fio"));
+	free(err);
+	kreg_db_close(db);
+	kreg_atom_free(a);
+}
+
+/* A host whose target does not exist: nothing runs, the host is at fault. */
+static void missing_target_is_infra_failure(void **state)
+{
+	kreg_atom *a = quick_atom("dbench-quick.yaml", "dbench-quick");
+	char *saved = hosts[0].target;
+	kreg_db *db = NULL;
+	int64_t job_id, host_id;
+	char *err = NULL;
+
+	(void)state;
+	hosts[0].target = "/nonexistent/kreg-target";
+	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+	assert_int_equal(run_and_store(db, a, &job_id, &host_id, &err), KREG_RUN_INFRA_FAILED);
+	assert_non_null(strstr(err, "/nonexistent/kreg-target"));
+	assert_false(kreg_path_exists("/nonexistent/kreg-target"));
+	hosts[0].target = saved;
+	free(err);
+	kreg_db_close(db);
+	kreg_atom_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(real_fio_run_is_stored),
+		cmocka_unit_test(real_dbench_run_is_stored),
+		cmocka_unit_test(timeout_is_infra_failure),
+		cmocka_unit_test(program_failure_is_job_failure),
+		cmocka_unit_test(missing_target_is_infra_failure),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,293 @@
+/* jobs/parse: LKP's expected results on its fixtures, and bad output. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "jobs/parse.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *fixture(const char *rel)
+{
+	const char *src = getenv("KREG_SRC");
+
+	return kreg_asprintf("%s/tests/fixtures/lkp/spec/fixtures/stats/%s", src ? src : ".", rel);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	kreg_buf b = KREG_BUF_INIT;
+
+	if (kreg_buf_read_file(&b, path) < 0)
+		fail_msg("%s", kreg_error_last());
+	*len = b.len;
+	return kreg_buf_detach(&b);
+}
+
+/* Every "name: value" line of LKP's NN.yaml is a sample with the program
+ * prefix and the same value (to the digits LKP prints); nothing more. */
+static void check_fixture(const char *prog, const char *nn)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char rel[64], *path, *yaml, *line, *save = NULL;
+	size_t len, expected = 0;
+
+	snprintf(rel, sizeof(rel), "%s/%s", prog, nn);
+	path = fixture(rel);
+	if (kreg_parse_file(&s, prog, path) < 0)
+		fail_msg("%s", kreg_error_last());
+	snprintf(rel, sizeof(rel), "%s/%s.yaml", prog, nn);
+	free(path);
+	path = fixture(rel);
+	yaml = slurp(path, &len);
+	for (line = strtok_r(yaml, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sep = strstr(line, ": "), *metric, *end;
+		const double *got;
+		double want;
+
+		assert_non_null(sep);
+		*sep = 0;
+		metric = kreg_asprintf("%s.%s", prog, line);
+		want = strtod(sep + 2, &end);
+		assert_true(*end == 0);
+		got = kreg_samples_get(&s, metric);
+		if (!got)
+			fail_msg("%s %s: no %s", prog, nn, metric);
+		/* the same value as LKP printed it (relative 1e-12) */
+		if (fabs(*got - want) > 1e-12 * fabs(want))
+			fail_msg("%s %s: %s is %.17g, LKP says %s", prog, nn, metric, *got, sep + 2);
+		/* and in LKP's order */
+		assert_string_equal(s.items[expected].metric, metric);
+		expected++;
+		free(metric);
+	}
+	assert_int_equal(s.count, expected);
+	free(yaml);
+	free(path);
+	kreg_samples_free(&s);
+}
+
+static void lkp_fio_01(void **state) { (void)state; check_fixture("fio", "01"); }
+static void lkp_fio_02(void **state) { (void)state; check_fixture("fio", "02"); }
+static void lkp_dbench_01(void **state) { (void)state; check_fixture("dbench", "01"); }
+static void lkp_fxmark_01(void **state) { (void)state; check_fixture("fxmark", "01"); }
+
+static void values_print_as_lkp(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(kreg_format_value(b, sizeof(b), 2064), "2064");
+	assert_string_equal(kreg_format_value(b, sizeof(b), 114570.568359375), "114570.568359375");
+	assert_string_equal(kreg_format_value(b, sizeof(b), 29330065.629016), "29330065.629016");
+	assert_string_equal(kreg_format_value(b, sizeof(b), 0.01), "0.01");
+	assert_string_equal(kreg_format_value(b, sizeof(b), 6029957371.0), "6029957371");
+}
+
+/* The fio fixture, changed by edit(), must fail with a message containing
+ * want, and leave nothing in the samples. */
+static void fio_bad(const char *what, char *(*edit)(const char *in, size_t len), const char *want)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char *path = fixture("fio/02"), *in, *bad;
+	size_t len;
+
+	in = slurp(path, &len);
+	bad = edit(in, len);
+	kreg_samples_set(&s, "left.over", 1);
+	if (kreg_parse_fio(&s, bad, strlen(bad), "fio.json") >= 0)
+		fail_msg("%s: parsed", what);
+	if (!strstr(kreg_error_last(), want))
+		fail_msg("%s: message '%s' lacks '%s'", what, kreg_error_last(), want);
+	assert_non_null(strstr(kreg_error_last(), "fio.json"));
+	assert_int_equal(s.count, 0);
+	kreg_samples_free(&s);
+	free(bad);
+	free(in);
+	free(path);
+}
+
+static char *replace(const char *in, const char *from, const char *to)
+{
+	const char *p = strstr(in, from);
+	kreg_buf b = KREG_BUF_INIT;
+
+	assert_non_null(p);
+	kreg_buf_put(&b, in, (size_t)(p - in));
+	kreg_buf_puts(&b, to);
+	kreg_buf_puts(&b, p + strlen(from));
+	return kreg_buf_detach(&b);
+}
+
+static char *junk_before(const char *in, size_t len)
+{
+	(void)len;
+	return kreg_asprintf("fio: this platform does not support process shared mutexes\n%s", in);
+}
+
+static char *truncated(const char *in, size_t len)
+{
+	return kreg_strndup(in, len / 2);
+}
+
+static char *negative_nan(const char *in, size_t len)
+{
+	(void)len;
+	return replace(in, "\"mean\" : 1286.465566", "\"mean\" : -nan");
+}
+
+static char *fio_error(const char *in, size_t len)
+{
+	(void)len;
+	return replace(in, "\"error\" : 0", "\"error\" : 5");
+}
+
+static char *no_read(const char *in, size_t len)
+{
+	(void)len;
+	return replace(in, "\"read\" :", "\"reed\" :");
+}
+
+static char *no_clat(const char *in, size_t len)
+{
+	(void)len;
+	return replace(in, "\"clat_ns\" :", "\"clot_ns\" :");
+}
+
+static char *trailing(const char *in, size_t len)
+{
+	(void)len;
+	return kreg_asprintf("%s\n}\n", in);
+}
+
+static char *empty(const char *in, size_t len)
+{
+	(void)in;
+	(void)len;
+	return kreg_strdup("\n\n");
+}
+
+static void fio_bad_output(void **state)
+{
+	(void)state;
+	fio_bad("junk before", junk_before, "text before the JSON");
+	fio_bad("truncated", truncated, "truncated");
+	fio_bad("-nan", negative_nan, "NaN");
+	fio_bad("fio error", fio_error, "fio reported error 5");
+	fio_bad("no read", no_read, "jobs[0] has no 'read' object");
+	fio_bad("no clat", no_clat, "has no 'clat_ns' object");
+	fio_bad("trailing", trailing, "text after the JSON");
+	fio_bad("empty", empty, "fio wrote no output");
+}
+
+/* The line and column of a problem are given. */
+static void fio_error_position(void **state)
+{
+	static const char text[] = "{\n  \"jobs\" : [\n    { \"x\" : nan }\n  ]\n}\n";
+	kreg_samples s = KREG_SAMPLES_INIT;
+
+	(void)state;
+	assert_true(kreg_parse_fio(&s, text, strlen(text), "out.json") < 0);
+	assert_non_null(strstr(kreg_error_last(), "out.json:3:13:"));
+	kreg_samples_free(&s);
+}
+
+/* A missing percentile object gives no percentile metrics, as in LKP. */
+static void fio_missing_percentiles(void **state)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char *path = fixture("fio/01"), *in, *cut;
+	size_t len;
+	char *p, *q;
+
+	(void)state;
+	in = slurp(path, &len);
+	/* drop the read percentile object: from ",\n\"percentile\"" to its "}" */
+	p = strstr(in, ",\n          \"percentile\"");
+	assert_non_null(p);
+	q = strchr(p, '}');
+	cut = kreg_asprintf("%.*s%s", (int)(p - in), in, q + 1);
+	assert_int_equal(kreg_parse_fio(&s, cut, strlen(cut), "fio.json"), 0);
+	assert_null(kreg_samples_get(&s, "fio.read_clat_99%_ns"));
+	assert_non_null(kreg_samples_get(&s, "fio.read_iops"));
+	kreg_samples_free(&s);
+	free(cut);
+	free(in);
+	free(path);
+}
+
+static void dbench_bad_output(void **state)
+{
+	static const char unfinished[] =
+		"dbench version 4.00 - Copyright Andrew Tridgell 1999-2004\n"
+		"   2     67244   759.75 MB/sec  execute   1 sec  latency 5.639 ms\n";
+	static const char child_error[] =
+		"ERROR: child 1 failed at line 42\nThroughput 759.749 MB/sec  2 clients  2 procs  "
+		"max_latency=5.639 ms\n";
+	static const char mangled[] = "Throughput lots MB/sec\n";
+	static const char nothing[] = "Throughput 0 MB/sec  1 clients  1 procs  max_latency=0.000 ms\n";
+	kreg_samples s = KREG_SAMPLES_INIT;
+
+	(void)state;
+	assert_true(kreg_parse_dbench(&s, unfinished, strlen(unfinished), "dbench.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "dbench.log:3:1: no 'Throughput"));
+	assert_true(kreg_parse_dbench(&s, child_error, strlen(child_error), "dbench.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "dbench reported: ERROR: child 1"));
+	assert_true(kreg_parse_dbench(&s, mangled, strlen(mangled), "dbench.log") < 0);
+	assert_true(kreg_parse_dbench(&s, nothing, strlen(nothing), "dbench.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "measured no throughput"));
+	assert_int_equal(s.count, 0);
+	kreg_samples_free(&s);
+}
+
+static void fxmark_bad_output(void **state)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char *path = fixture("fxmark/01"), *in, *cut;
+	size_t len;
+
+	(void)state;
+	in = slurp(path, &len);
+	/* cut inside the second section's values */
+	cut = kreg_strndup(in, (size_t)(strstr(in, "1 0.061849") - in) + 12);
+	assert_true(kreg_parse_fxmark(&s, cut, strlen(cut), "fxmark.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "truncated"));
+	assert_int_equal(s.count, 0);
+	free(cut);
+	cut = replace(in, "181992.458426", "-nan");
+	assert_true(kreg_parse_fxmark(&s, cut, strlen(cut), "fxmark.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "'-nan' is not a number"));
+	free(cut);
+	assert_true(kreg_parse_fxmark(&s, "### NUM_TEST_CONF = 7\n", 22, "fxmark.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "no fxmark results"));
+	assert_true(kreg_parse_output(&s, "iozone", "", 0, "x") == KREG_ENOTFOUND);
+	kreg_samples_free(&s);
+	free(in);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lkp_fio_01),
+		cmocka_unit_test(lkp_fio_02),
+		cmocka_unit_test(lkp_dbench_01),
+		cmocka_unit_test(lkp_fxmark_01),
+		cmocka_unit_test(values_print_as_lkp),
+		cmocka_unit_test(fio_bad_output),
+		cmocka_unit_test(fio_error_position),
+		cmocka_unit_test(fio_missing_percentiles),
+		cmocka_unit_test(dbench_bad_output),
+		cmocka_unit_test(fxmark_bad_output),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

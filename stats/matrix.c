@@ -98,7 +98,7 @@ static int from_json(kreg_stats_matrix *m, const char *name, const char *text, s
 		goto done;
 	}
 	json_object_foreach(obj, metric, val) {
-		double d;
+		double d = 0;
 
 		if (json_is_array(val)) {
 			size_t i, n = json_array_size(val), ok = 0;
@@ -184,7 +184,7 @@ static int from_yaml(kreg_stats_matrix *m, const char *name, const char *text, s
 		yaml_node_t *k = yaml_document_get_node(&doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
 		const char *metric;
-		double d;
+		double d = 0;
 
 		if (!k || k->type != YAML_SCALAR_NODE || !v)
 			continue;

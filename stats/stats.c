@@ -293,16 +293,49 @@ static int mw_pvalue(double *p, int tail, const double *a, size_t na, const doub
 		return error;
 	it = mw_rank(&rank2, &ties, &ra2, a, na, b, nb);
 
-	if (n <= KREG_STATS_MW_EXACT_MAX) {
-		long maxsum, e2 = (long)na * (long)(n + 1);	/* twice E[Ra] */
-		double *dist = mw_exact_dist(rank2, n, na, &maxsum);
-		long dev = labs(ra2 - e2);
+	if (n <= KREG_STATS_MW_EXACT_MAX && ties == 0) {
+		/* no ties: the distribution of U is the q-binomial [n, k] */
+		size_t k = na <= nb ? na : nb;
+		long deg = (long)k * (long)(n - k);
+		long long *c = kreg_calloc((size_t)deg + 1, sizeof(*c));
+		double total = 0;
+		/* U of the smaller side: its doubled rank sum minus k(k+1) */
+		long r2 = na <= nb ? ra2 : (long)n * (long)(n + 1) - ra2;
+		long u2 = r2 - (long)k * (long)(k + 1), mu2 = deg;	/* both doubled */
+
+		c[0] = 1;
+		for (size_t i = 1; i <= k; i++) {
+			long e = (long)(n - k + i);
+
+			for (long s = deg; s >= e; s--)
+				c[s] -= c[s - e];
+			for (long s = (long)i; s <= deg; s++)
+				c[s] += c[s - (long)i];
+		}
+		pv = 0;
+		for (long s = 0; s <= deg; s++) {
+			total += (double)c[s];
+			if (tail == 0 ? labs(2 * s - mu2) >= labs(u2 - mu2)
+				      : (na <= nb ? 2 * s <= u2 : 2 * s >= u2))
+				pv += (double)c[s];
+		}
+		pv /= total;
+		free(c);
+	} else if (n <= KREG_STATS_MW_EXACT_MAX) {
+		/* the distribution of the smaller side's rank sum: cheaper, and
+		 * P(Ra <= ra) = P(Rb >= rb) since Ra + Rb is fixed */
+		size_t k = na <= nb ? na : nb;
+		long total2 = (long)n * (long)(n + 1), maxsum;
+		long obs = na <= nb ? ra2 : total2 - ra2;
+		long e2 = (long)k * (long)(n + 1);	/* twice E[R] */
+		double *dist = mw_exact_dist(rank2, n, k, &maxsum);
+		long dev = labs(obs - e2);
 
 		pv = 0;
 		for (long s = 0; s <= maxsum; s++) {
 			if (dist[s] == 0)
 				continue;
-			if (tail == 0 ? labs(s - e2) >= dev : s <= ra2)
+			if (tail == 0 ? labs(s - e2) >= dev : (na <= nb ? s <= obs : s >= obs))
 				pv += dist[s];
 		}
 		free(dist);

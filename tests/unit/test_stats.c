@@ -74,8 +74,9 @@ static void welch_t_test(void **state)
 	assert_non_null(strstr(kreg_error_last(), "two values a side"));
 }
 
-/* Brute force: every way to choose na of the n pooled values as "a". */
-static double brute_mw(const double *a, size_t na, const double *b, size_t nb)
+/* Brute force: every way to choose na of the n pooled values as "a";
+ * tail 0 two-sided, -1 P(Ra <= observed). */
+static double brute_mw_tail(const double *a, size_t na, const double *b, size_t nb, int tail)
 {
 	size_t n = na + nb;
 	double all[20], rank[20], ra = 0, e, dev, hits = 0, total = 0;
@@ -106,9 +107,41 @@ static double brute_mw(const double *a, size_t na, const double *b, size_t nb)
 			if (mask & (1u << i))
 				s += rank[i];
 		total++;
-		hits += fabs(s - e) >= dev - 1e-9;
+		hits += tail == 0 ? fabs(s - e) >= dev - 1e-9 : s <= ra + 1e-9;
 	}
 	return hits / total;
+}
+
+static double brute_mw(const double *a, size_t na, const double *b, size_t nb)
+{
+	return brute_mw_tail(a, na, b, nb, 0);
+}
+
+static void mann_whitney_exact_matches_enumeration(void **state)
+{
+	/* no ties (the q-binomial path) and ties (the mid-rank path), sides
+	 * of different sizes either way round */
+	const double x[] = { 3.1, 7.4, 1.2, 5.5 };
+	const double y[] = { 6.3, 9.9, 4.4, 8.1, 2.7, 10.5, 7.9 };
+	const double tx[] = { 3, 7, 1, 5, 5 };
+	const double ty[] = { 6, 9, 5, 8, 3, 10, 7 };
+	double p;
+
+	(void)state;
+	assert_int_equal(kreg_stats_mann_whitney(&p, x, N(x), y, N(y)), 0);
+	assert_near(p, brute_mw_tail(x, N(x), y, N(y), 0), 1e-12);
+	assert_int_equal(kreg_stats_mann_whitney(&p, y, N(y), x, N(x)), 0);
+	assert_near(p, brute_mw_tail(y, N(y), x, N(x), 0), 1e-12);
+	assert_int_equal(kreg_stats_mann_whitney_greater(&p, x, N(x), y, N(y)), 0);
+	assert_near(p, brute_mw_tail(x, N(x), y, N(y), -1), 1e-12);
+	assert_int_equal(kreg_stats_mann_whitney_greater(&p, y, N(y), x, N(x)), 0);
+	assert_near(p, brute_mw_tail(y, N(y), x, N(x), -1), 1e-12);
+	assert_int_equal(kreg_stats_mann_whitney_greater(&p, tx, N(tx), ty, N(ty)), 0);
+	assert_near(p, brute_mw_tail(tx, N(tx), ty, N(ty), -1), 1e-12);
+	assert_int_equal(kreg_stats_mann_whitney_greater(&p, ty, N(ty), tx, N(tx)), 0);
+	assert_near(p, brute_mw_tail(ty, N(ty), tx, N(tx), -1), 1e-12);
+	assert_int_equal(kreg_stats_mann_whitney(&p, ty, N(ty), tx, N(tx)), 0);
+	assert_near(p, brute_mw_tail(ty, N(ty), tx, N(tx), 0), 1e-12);
 }
 
 static void mann_whitney_exact(void **state)
@@ -246,6 +279,7 @@ int main(void)
 		cmocka_unit_test(t_and_normal_distributions),
 		cmocka_unit_test(welch_t_test),
 		cmocka_unit_test(mann_whitney_exact),
+		cmocka_unit_test(mann_whitney_exact_matches_enumeration),
 		cmocka_unit_test(mann_whitney_normal_approximation),
 		cmocka_unit_test(mann_whitney_rejects_bad_input),
 		cmocka_unit_test(direction_defaults),

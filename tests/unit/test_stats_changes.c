@@ -1,0 +1,387 @@
+/* stats/changes.h and stats/detect.h: change points over a history and the
+ * sequential detector, on seeded histories with known steps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "stats/changes.h"
+#include "stats/detect.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* splitmix64 + Box-Muller: the same numbers on every machine */
+static uint64_t seed_state;
+
+static double uniform(void)
+{
+	uint64_t z = (seed_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+/* A history of ncommits x runs around 1000 with relative noise; level(c)
+ * multiplies commit c. */
+typedef struct {
+	size_t ncommits;
+	size_t *offset;
+	double *values;
+	size_t cap;
+} hist;
+
+static void hist_make(hist *h, size_t ncommits, size_t runs, double noise, const double *level)
+{
+	h->ncommits = ncommits;
+	h->cap = ncommits * runs + 64;
+	h->offset = kreg_calloc(ncommits + 1, sizeof(*h->offset));
+	h->values = kreg_calloc(h->cap, sizeof(*h->values));
+	for (size_t c = 0; c < ncommits; c++) {
+		h->offset[c + 1] = h->offset[c] + runs;
+		for (size_t k = 0; k < runs; k++)
+			h->values[h->offset[c] + k] = 1000 * level[c] * (1 + noise * normal());
+	}
+}
+
+/* Append one run to commit c (shifting the later ones). */
+static void hist_add(hist *h, size_t c, double v)
+{
+	size_t at = h->offset[c + 1], n = h->offset[h->ncommits];
+
+	assert_true(n + 1 <= h->cap);
+	memmove(h->values + at + 1, h->values + at, (n - at) * sizeof(double));
+	h->values[at] = v;
+	for (size_t i = c + 1; i <= h->ncommits; i++)
+		h->offset[i]++;
+}
+
+static void hist_free(hist *h)
+{
+	free(h->offset);
+	free(h->values);
+}
+
+static kreg_stats_history view(const hist *h, size_t upto)
+{
+	return (kreg_stats_history){ upto, h->offset, h->values };
+}
+
+static double *levels(size_t n, size_t step1, double f1, size_t step2, double f2)
+{
+	double *l = kreg_malloc(n * sizeof(*l));
+
+	for (size_t c = 0; c < n; c++)
+		l[c] = (c >= step1 ? f1 : 1) * (c >= step2 ? f2 : 1);
+	return l;
+}
+
+static void one_step_is_found_at_its_commit(void **state)
+{
+	double *l = levels(60, 30, 0.9, 60, 1);
+	kreg_stats_change_point *cp;
+	size_t n;
+	hist h;
+
+	(void)state;
+	seed_state = 1;
+	hist_make(&h, 60, 3, 0.05, l);
+	kreg_stats_history v = view(&h, 60);
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &v, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(cp[0].index, 30);
+	assert_int_equal(cp[0].prev, 29);
+	assert_true(cp[0].change < -0.07 && cp[0].change > -0.13);
+	assert_true(cp[0].pvalue < 0.001);
+	assert_true(cp[0].before > cp[0].after);
+	free(cp);
+	hist_free(&h);
+	free(l);
+}
+
+static void no_step_no_change_point(void **state)
+{
+	double *l = levels(200, 200, 1, 200, 1);
+	kreg_stats_change_point *cp;
+	size_t n;
+
+	(void)state;
+	for (uint64_t s = 1; s <= 20; s++) {
+		hist h;
+
+		seed_state = 100 + s;
+		hist_make(&h, 200, 3, 0.05, l);
+		kreg_stats_history v = view(&h, 200);
+		assert_int_equal(kreg_stats_change_points(&cp, &n, &v, NULL), 0);
+		if (n)
+			fail_msg("seed %llu: %zu change points in a flat history, first at %zu (p %g)",
+				 (unsigned long long)s, n, cp[0].index, cp[0].pvalue);
+		free(cp);
+		hist_free(&h);
+	}
+	free(l);
+}
+
+static void a_single_outlier_run_is_not_a_change(void **state)
+{
+	double *flat = levels(60, 60, 1, 60, 1), *step = levels(60, 30, 1.12, 60, 1);
+	kreg_stats_change_point *cp;
+	size_t n;
+	hist h;
+
+	(void)state;
+	seed_state = 7;
+	hist_make(&h, 60, 3, 0.03, flat);
+	h.values[h.offset[20] + 1] *= 0.4;	/* one run 60% down */
+	h.values[h.offset[40]] *= 1.8;		/* and another 80% up */
+	kreg_stats_history v = view(&h, 60);
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &v, NULL), 0);
+	assert_int_equal(n, 0);
+	free(cp);
+	hist_free(&h);
+
+	/* with a real step, an outlier the other way at the step does not move it */
+	seed_state = 8;
+	hist_make(&h, 60, 3, 0.03, step);
+	h.values[h.offset[30]] *= 0.5;
+	v = view(&h, 60);
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &v, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(cp[0].index, 30);
+	assert_true(cp[0].change > 0.08);
+	free(cp);
+	hist_free(&h);
+	free(flat);
+	free(step);
+}
+
+static void two_steps_and_gaps(void **state)
+{
+	double *l = levels(100, 25, 0.8, 70, 1.3);
+	kreg_stats_change_point *cp;
+	size_t n;
+	hist h;
+
+	(void)state;
+	seed_state = 11;
+	hist_make(&h, 100, 3, 0.04, l);
+	kreg_stats_history v = view(&h, 100);
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &v, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(cp[0].index, 25);
+	assert_int_equal(cp[1].index, 70);
+	assert_true(cp[0].change < -0.15);
+	assert_true(cp[1].change > 0.25);
+	free(cp);
+	hist_free(&h);
+
+	/* commits 23 and 24 untested: the change is at 25, bisect (22, 25] */
+	seed_state = 12;
+	hist_make(&h, 100, 3, 0.04, l);
+	memmove(h.values + h.offset[23], h.values + h.offset[25],
+		(h.offset[100] - h.offset[25]) * sizeof(double));
+	for (size_t c = 24; c <= 100; c++)
+		h.offset[c] = c == 24 ? h.offset[23] : h.offset[c] - 6;
+	v = view(&h, 100);
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &v, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(cp[0].index, 25);
+	assert_int_equal(cp[0].prev, 22);
+	free(cp);
+	hist_free(&h);
+	free(l);
+}
+
+static void bad_histories_are_refused(void **state)
+{
+	size_t back[] = { 0, 3, 2 }, fine[] = { 0, 2, 4 };
+	double v[] = { 1, 2, NAN, 4 };
+	kreg_stats_history h = { 2, back, v };
+	kreg_stats_change_point *cp;
+	kreg_stats_detection d;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &h, NULL), KREG_EINVAL);
+	assert_string_equal(kreg_error_last(), "history: offsets go back at commit 1");
+	assert_int_equal(kreg_stats_detect(&d, NULL, "m", &h, NULL), KREG_EINVAL);
+	h.offset = fine;
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &h, NULL), KREG_EINVAL);
+	assert_string_equal(kreg_error_last(), "history: value 3 is not a finite number");
+	h.ncommits = 0;
+	assert_int_equal(kreg_stats_change_points(&cp, &n, &h, NULL), 0);
+	assert_int_equal(n, 0);
+}
+
+/* Feed the detector commit by commit, adding the runs it asks for; returns
+ * the first CHANGE (or the last answer) and when it came. */
+static kreg_stats_detection stream(hist *h, const double *level, size_t upto, size_t since,
+				   const char *metric, size_t *when, int *extra)
+{
+	kreg_stats_detection d = { 0 };
+	kreg_stats_detect_opts o = { .since = since };
+
+	*extra = 0;
+	for (size_t c = since; c < upto; c++) {
+		for (;;) {
+			kreg_stats_history v = view(h, c + 1);
+
+			assert_int_equal(kreg_stats_detect(&d, NULL, metric, &v, &o), 0);
+			if (d.action != KREG_DETECT_MORE_RUNS)
+				break;
+			assert_true(d.index <= c);
+			assert_true(d.runs > 0 && d.runs <= 7);
+			for (int k = 0; k < d.runs; k++)
+				hist_add(h, d.index, 1000 * level[d.index] * (1 + 0.05 * normal()));
+			*extra += d.runs;
+		}
+		*when = c;
+		if (d.action == KREG_DETECT_CHANGE)
+			break;
+	}
+	return d;
+}
+
+static void detector_calls_the_step_at_its_commit(void **state)
+{
+	double *l = levels(50, 30, 0.9, 50, 1);
+	kreg_stats_detection d;
+	size_t when;
+	int extra;
+	hist h;
+
+	(void)state;
+	seed_state = 21;
+	hist_make(&h, 50, 3, 0.05, l);
+	d = stream(&h, l, 50, 0, "fxmark.a.works/sec", &when, &extra);
+	assert_int_equal(d.action, KREG_DETECT_CHANGE);
+	assert_int_equal(d.index, 30);
+	assert_int_equal(d.prev, 29);
+	assert_true(when <= 33);
+	assert_int_equal(d.verdict, KREG_VERDICT_REGRESSION);
+	assert_true(d.change < -0.05);
+	assert_true(d.pvalue < 0.0001);
+	assert_non_null(strstr(d.reason, "from commit 30 on"));
+	assert_string_equal(kreg_stats_detect_action_name(d.action), "change");
+	hist_free(&h);
+
+	/* the same step on a latency is an improvement */
+	seed_state = 21;
+	hist_make(&h, 50, 3, 0.05, l);
+	d = stream(&h, l, 50, 0, "fio.read_clat_mean_us", &when, &extra);
+	assert_int_equal(d.action, KREG_DETECT_CHANGE);
+	assert_int_equal(d.verdict, KREG_VERDICT_IMPROVEMENT);
+	hist_free(&h);
+	free(l);
+}
+
+static void detector_stays_quiet_on_flat_histories(void **state)
+{
+	double *l = levels(80, 80, 1, 80, 1);
+	int extra_total = 0;
+
+	(void)state;
+	for (uint64_t s = 0; s < 10; s++) {
+		kreg_stats_detection d;
+		size_t when;
+		int extra;
+		hist h;
+
+		seed_state = 300 + s;
+		hist_make(&h, 80, 3, 0.05, l);
+		d = stream(&h, l, 80, 0, "fio.read_iops", &when, &extra);
+		if (d.action == KREG_DETECT_CHANGE)
+			fail_msg("seed %llu: a false alarm at commit %zu: %s", (unsigned long long)s,
+				 d.index, d.reason);
+		extra_total += extra;
+		hist_free(&h);
+	}
+	/* suggestive results cost some runs, a small share of the 2400 */
+	assert_true(extra_total < 400);
+	free(l);
+}
+
+static void detector_waits_and_respects_since(void **state)
+{
+	double *l = levels(60, 30, 0.8, 60, 1);
+	kreg_stats_detection d;
+	kreg_stats_detect_opts o = { .since = 30 };
+	hist h;
+
+	(void)state;
+	seed_state = 41;
+	hist_make(&h, 60, 3, 0.03, l);
+	kreg_stats_history v = view(&h, 1);
+	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, NULL), 0);
+	assert_int_equal(d.action, KREG_DETECT_WAIT);
+	/* after the change was accepted at 30, the new level is the baseline */
+	v = view(&h, 45);
+	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, &o), 0);
+	assert_int_equal(d.action, KREG_DETECT_NONE);
+	/* without since, the old level is still in the window: a change at 30 */
+	o.since = 0;
+	v = view(&h, 33);
+	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, &o), 0);
+	assert_int_equal(d.action, KREG_DETECT_CHANGE);
+	assert_int_equal(d.index, 30);
+	hist_free(&h);
+	free(l);
+}
+
+static void detector_runs_the_commit_that_places_the_step(void **state)
+{
+	/* 20 commits at 1000, commit 20 half-way down, 21 and 22 at -10%:
+	 * whether the step is at 20 or 21 depends on commit 20 */
+	size_t offset[24];
+	double values[69];
+	kreg_stats_history h = { 23, offset, values };
+	kreg_stats_detection d;
+
+	(void)state;
+	offset[0] = 0;
+	for (size_t c = 0; c < 23; c++) {
+		double level = c < 20 ? 1000 : c == 20 ? 950 : 900;
+
+		values[3 * c] = level - 10;
+		values[3 * c + 1] = level;
+		values[3 * c + 2] = level + 10;
+		offset[c + 1] = 3 * (c + 1);
+	}
+	values[3 * 20] = 945;
+	values[3 * 20 + 2] = 955;
+	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &h, NULL), 0);
+	assert_int_equal(d.action, KREG_DETECT_MORE_RUNS);
+	assert_int_equal(d.index, 20);
+	assert_int_equal(d.runs, 3);
+	assert_string_equal(d.reason, "-9.0% (rank p=6.1e-07) from commit 20 on, or 21: "
+				      "3 more runs of 20 to place the step");
+	assert_string_equal(kreg_stats_detect_action_name(d.action), "more runs");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_step_is_found_at_its_commit),
+		cmocka_unit_test(no_step_no_change_point),
+		cmocka_unit_test(a_single_outlier_run_is_not_a_change),
+		cmocka_unit_test(two_steps_and_gaps),
+		cmocka_unit_test(bad_histories_are_refused),
+		cmocka_unit_test(detector_calls_the_step_at_its_commit),
+		cmocka_unit_test(detector_stays_quiet_on_flat_histories),
+		cmocka_unit_test(detector_waits_and_respects_since),
+		cmocka_unit_test(detector_runs_the_commit_that_places_the_step),
+	};
+
+	return cmocka_run_group_tests_name("stats_changes", tests, NULL, NULL);
+}

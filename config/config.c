@@ -1370,7 +1370,7 @@ static void finish(loader *ld, kreg_config *c)
 			if (!h->memory)
 				h->memory = 1024ull << 20;
 			if (!h->image)
-				h->image = kreg_path_join(dd, "images/kreg-initrd.cpio.gz");
+				h->image = kreg_path_join(dd, "images/kreg-initrd.cpio");
 			break;
 		default:
 			break;

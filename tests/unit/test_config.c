@@ -187,7 +187,7 @@ static void hosts_repos_jobs_get_defaults(void **state)
 	assert_true(h->disk_size == 1024ull << 20);
 	assert_string_equal(h->qemu, "qemu-system-x86_64");
 	assert_int_equal(h->kvm, KREG_KVM_AUTO);
-	assert_string_equal(h->image, "/srv/kreg/images/kreg-initrd.cpio.gz");
+	assert_string_equal(h->image, "/srv/kreg/images/kreg-initrd.cpio");
 	assert_null(h->disk);
 
 	h = kreg_config_host(c, "lab");

@@ -113,7 +113,7 @@ tests: $(SAN)/kreg $(UNIT_BINS)
 
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
 # Everything runs under prove: unit programs speak TAP through cmocka,
 # integration tests are TAP shell scripts. prove's summary closes the output.

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A line longer than this is a cycle in a damaged table, not a history. */
 #define HISTORY_MAX 10000000
@@ -23,6 +24,22 @@ void kreg_db_history_free(kreg_db_history *h)
 	free(h->offset);
 	free(h->values);
 	memset(h, 0, sizeof(*h));
+}
+
+long kreg_db_history_find(const kreg_db_history *h, const char *sha)
+{
+	size_t len = sha ? strlen(sha) : 0;
+	long found = -1;
+
+	if (!len)
+		return -1;
+	for (size_t i = 0; i < h->ncommits; i++)
+		if (h->shas[i] && !strncasecmp(h->shas[i], sha, len)) {
+			if (found >= 0)
+				return -1;	/* ambiguous */
+			found = (long)i;
+		}
+	return found;
 }
 
 int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, const char *head,

@@ -27,6 +27,9 @@ typedef struct {
 int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, const char *head,
 			 size_t max_commits, int64_t job_id, int64_t host_id, const char *metric);
 void kreg_db_history_free(kreg_db_history *h);
+/* The index of the commit with this sha (or unique prefix) in h; -1 when
+ * it is not on the line. For the detector's `since`. */
+long kreg_db_history_find(const kreg_db_history *h, const char *sha);
 
 /* The metrics the OK runs of (job_id, host_id) have samples of, sorted by
  * name; *names is the caller's (free each, then the array). */

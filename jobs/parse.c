@@ -550,9 +550,13 @@ int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const cha
 				   &tp, &c, &p, &lat, &used) != 4 || !used)
 				return fail_at(out, name, data, off,
 					       "a Throughput line that does not read as dbench's");
-			if (!isfinite(tp) || !isfinite(lat) || tp <= 0 || lat < 0)
+			if (!isfinite(tp) || !isfinite(lat) || tp < 0 || lat < 0)
 				return fail_at(out, name, data, off,
 					       "throughput or latency out of range");
+			if (tp == 0)
+				return fail_at(out, name, data, off,
+					       "dbench measured no throughput (Throughput 0 MB/sec): "
+					       "the run was too short or did no I/O");
 			sum += tp;
 			inv += 1 / tp;
 			lsum += lat;

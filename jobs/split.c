@@ -582,14 +582,21 @@ int kreg_atom_has_program(const kreg_atom *a, const char *prog)
 	return has_key(a->root, prog);
 }
 
-const char *kreg_atom_param(const kreg_atom *a, const char *prog, const char *key)
+static const kreg_jnode *param_node(const kreg_atom *a, const char *prog, const char *key)
 {
 	const kreg_jnode *m = prog ? find_map(a->root, prog) : NULL;
 	const kreg_jnode *v = m ? kreg_jnode_get(m, key) : NULL;
-	const char *t;
 
 	if (!v)
 		v = kreg_jnode_get(a->root, key);
+	return v;
+}
+
+const char *kreg_atom_param(const kreg_atom *a, const char *prog, const char *key)
+{
+	const kreg_jnode *v = param_node(a, prog, key);
+	const char *t;
+
 	if (!v || v->kind != KJ_SCALAR)
 		return NULL;
 	switch (kreg_jnode_value(v, &t)) {
@@ -654,10 +661,15 @@ int kreg_job_parse_bool(int *out, const char *s, const char *what)
 	return KREG_EINVAL;
 }
 
+/* "FILE:LINE:COL: program.key" of a parameter, for its errors. */
 static char *what_of(const kreg_atom *a, const char *prog, const char *key)
 {
-	return prog ? kreg_asprintf("%s: %s.%s", a->name, prog, key) :
-		      kreg_asprintf("%s: %s", a->name, key);
+	const kreg_jnode *v = param_node(a, prog, key);
+	const char *file = v && v->file && *v->file ? v->file : a->name;
+
+	if (v && v->line > 0)
+		return kreg_asprintf("%s:%d:%d: %s", file, v->line, v->col, key);
+	return kreg_asprintf("%s: %s", file, key);
 }
 
 int kreg_atom_param_count(long long *out, const kreg_atom *a, const char *prog,

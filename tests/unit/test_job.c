@@ -267,6 +267,35 @@ static void multi_document_as_lkp(void **state)
 	free(p);
 }
 
+/* A multi-document file included at the top level brings its documents
+ * along; inside a mapping it is refused. */
+static void multi_document_include(void **state)
+{
+	kreg_atoms atoms = KREG_ATOMS_INIT;
+	kreg_job *job = NULL;
+	char *inc, *top, *bad;
+
+	(void)state;
+	inc = write_tmp("md-base.yaml", "testcase: dbench\ndbench:\n---\nfs: [xfs, ext4]\n---\nfs: btrfs\n");
+	top = write_tmp("md-top.yaml", "<<: md-base.yaml\nnr_threads: 2\n");
+	assert_int_equal(kreg_job_load(&job, top, NULL, 0), 0);
+	assert_int_equal(kreg_job_documents(job), 3);
+	assert_int_equal(kreg_job_split(&atoms, job), 0);
+	assert_int_equal(atoms.count, 1 + 2 + 1);
+	assert_string_equal(atoms.items[0]->name, "md-top-2");
+	assert_string_equal(atoms.items[1]->name, "md-top-xfs-2");
+	assert_string_equal(atoms.items[3]->name, "md-top-btrfs-2");
+	kreg_atoms_free(&atoms);
+	kreg_job_free(job);
+
+	bad = write_tmp("md-nested.yaml", "dbench:\n  <<: md-base.yaml\n");
+	assert_true(kreg_job_load(&job, bad, NULL, 0) < 0);
+	assert_non_null(strstr(kreg_error_last(), "md-nested.yaml:2:7: 'md-base.yaml' has 3 documents"));
+	free(bad);
+	free(top);
+	free(inc);
+}
+
 static void fio_basic_local_disk_is_96_atoms(void **state)
 {
 	kreg_atoms atoms = KREG_ATOMS_INIT;
@@ -569,6 +598,7 @@ int main(void)
 		cmocka_unit_test(errors_name_file_line_col),
 		cmocka_unit_test(includes_with_overrides_and_search_path),
 		cmocka_unit_test(multi_document_as_lkp),
+		cmocka_unit_test(multi_document_include),
 		cmocka_unit_test(fio_basic_local_disk_is_96_atoms),
 		cmocka_unit_test(split_job_fixtures),
 		cmocka_unit_test(canonical_yaml_is_stable),

@@ -233,6 +233,7 @@ static void dbench_bad_output(void **state)
 		"ERROR: child 1 failed at line 42\nThroughput 759.749 MB/sec  2 clients  2 procs  "
 		"max_latency=5.639 ms\n";
 	static const char mangled[] = "Throughput lots MB/sec\n";
+	static const char nothing[] = "Throughput 0 MB/sec  1 clients  1 procs  max_latency=0.000 ms\n";
 	kreg_samples s = KREG_SAMPLES_INIT;
 
 	(void)state;
@@ -241,6 +242,8 @@ static void dbench_bad_output(void **state)
 	assert_true(kreg_parse_dbench(&s, child_error, strlen(child_error), "dbench.log") < 0);
 	assert_non_null(strstr(kreg_error_last(), "dbench reported: ERROR: child 1"));
 	assert_true(kreg_parse_dbench(&s, mangled, strlen(mangled), "dbench.log") < 0);
+	assert_true(kreg_parse_dbench(&s, nothing, strlen(nothing), "dbench.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "measured no throughput"));
 	assert_int_equal(s.count, 0);
 	kreg_samples_free(&s);
 }

@@ -1,0 +1,18 @@
+#!/bin/bash
+# make install honours PREFIX and DESTDIR and installs what a lab needs.
+. "$KREG_SRC/tests/lib.sh"
+plan 7
+
+# A copy of the tree keeps the check from racing the build in the source.
+make -s -C "$KREG_SRC" kreg >/dev/null 2>&1
+dest="$SCRATCH/root"
+make -s -C "$KREG_SRC" install PREFIX=/opt/kreg DESTDIR="$dest" >"$SCRATCH/install.log" 2>&1
+is "$?" 0 "make install exits 0"
+ok "the binary is in PREFIX/bin" test -x "$dest/opt/kreg/bin/kreg"
+ok "the man page is installed" test -f "$dest/opt/kreg/share/man/man1/kreg.1"
+ok "the example configuration is installed" test -f "$dest/opt/kreg/share/kreg/kreg.example.yaml"
+ok "a configuration is put in /etc/kreg" test -f "$dest/etc/kreg/kreg.yaml"
+ok "the systemd unit is installed" test -f "$dest/opt/kreg/lib/systemd/system/kreg.service"
+like "$(cat "$dest/opt/kreg/lib/systemd/system/kreg.service")" "ExecStart=/opt/kreg/bin/kreg -c /etc/kreg/kreg.yaml daemon" \
+	"the unit runs the installed binary with the installed configuration"
+done_testing

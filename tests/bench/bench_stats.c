@@ -140,7 +140,7 @@ typedef struct {
 	long late, early, after, none;	/* the detector's misses, by kind */
 } score;
 
-enum { M_LKP, M_COMPARE, M_EDIV, M_DETECT, NMETHODS };
+enum { M_LKP, M_COMPARE, M_RERUN, M_EDIV, M_DETECT, NMETHODS };
 
 static void score_call(score *s, const history *h, size_t at, int *found_flag)
 {
@@ -202,6 +202,46 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 			score_call(&sc[M_COMPARE], &h, c, &found[M_COMPARE]);
 	}
 	sc[M_COMPARE].runs += (long)len * runs;
+
+	/* kreg compare against the parent, rerunning both while it says
+	 * "unknown" (Pinpoint's way), up to max_runs a commit */
+	{
+		history d;
+		long spent = (long)len * runs;
+
+		history_init(&d, len, step, effect, noise, outliers);
+		for (size_t c = 0; c < len; c++)
+			for (size_t k = 0; k < h.n[c]; k++) {
+				KREG_ARRAY_GROW(d.runs[c], d.n[c] + 1, d.alloc[c]);
+				d.runs[c][d.n[c]++] = h.runs[c][k];
+			}
+		for (size_t c = 1; c < len; c++) {
+			kreg_stats_cmp k;
+
+			for (;;) {
+				size_t want;
+				int added = 0;
+
+				kreg_stats_compare(&k, &cfg, "bench.works/sec", d.runs[c - 1], d.n[c - 1],
+						   d.runs[c], d.n[c]);
+				if (k.verdict != KREG_VERDICT_UNKNOWN)
+					break;
+				want = (size_t)(k.runs_needed < cfg.max_runs ? k.runs_needed : cfg.max_runs);
+				for (size_t side = c - 1; side <= c; side++)
+					while (d.n[side] < want) {
+						add_run(&r, &d, side);
+						spent++;
+						added = 1;
+					}
+				if (!added)
+					break;
+			}
+			if (kreg_stats_verdict_changed(k.verdict))
+				score_call(&sc[M_RERUN], &h, c, &found[M_RERUN]);
+		}
+		sc[M_RERUN].runs += spent;
+		history_free(&d);
+	}
 
 	/* E-Divisive over the whole history, after the fact */
 	{
@@ -281,7 +321,8 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 }
 
 static const char *method_names[NMETHODS] = {
-	"lkp (3v3 parent)", "kreg compare (parent)", "e-divisive (offline)", "kreg detect",
+	"lkp (3v3 parent)", "kreg compare (parent)", "compare + reruns", "e-divisive (offline)",
+	"kreg detect",
 };
 
 static void print_scores(const char *title, score *sc)

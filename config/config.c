@@ -922,6 +922,17 @@ static const yaml_node_t *map_get(loader *ld, const yaml_node_t *map, const char
 	return NULL;
 }
 
+/* The section one level down that has this key: "min_runs" at the top
+ * level belongs under "detect". */
+static const char *home_of(const schema *s, const char *key)
+{
+	for (size_t i = 0; i < s->nfields; i++)
+		if ((s->fields[i].type == T_STRUCT || s->fields[i].type == T_LIST) &&
+		    find_field(s->fields[i].sub, key))
+			return s->fields[i].key;
+	return NULL;
+}
+
 /* "qemu" or "qemu or ssh": the selector values in mask. */
 static void mask_names(kreg_buf *b, const field *sel, unsigned mask)
 {
@@ -997,12 +1008,16 @@ static void parse_record(loader *ld, const schema *s, void *rec, const yaml_node
 		f = find_field(s, key);
 		if (!f) {
 			const char *near = nearest(key, &s->fields[0].key, s->nfields, sizeof(field));
+			const char *home;
 			kreg_buf b2 = KREG_BUF_INIT;
 
 			shown(&b2, key);
 			if (near)
 				problem(ld, k, "%s%sunknown key '%s', did you mean '%s'?", path, sep(path),
 					b2.ptr, near);
+			else if ((home = home_of(s, key)))
+				problem(ld, k, "%s%sunknown key '%s' (it belongs under '%s')", path,
+					sep(path), b2.ptr, home);
 			else
 				problem(ld, k, "%s%sunknown key '%s'", path, sep(path), b2.ptr);
 			kreg_buf_free(&b2);
@@ -1177,11 +1192,18 @@ static void mail_check(loader *ld, void *rec, const yaml_node_t *map, const char
 {
 	kreg_mail_cfg *m = rec;
 	const yaml_node_t *v;
+	struct stat st;
 
 	if (m->smtp_url && *m->smtp_url && strncmp(m->smtp_url, "smtp://", 7) &&
 	    strncmp(m->smtp_url, "smtps://", 8)) {
 		v = map_get(ld, map, "smtp_url");
 		problem(ld, v ? v : map, "%s.smtp_url: expected smtp://HOST[:PORT] or smtps://HOST[:PORT]", path);
+	}
+	/* A secret others can read is not a secret. */
+	if (m->password_file && stat(m->password_file, &st) == 0 && (st.st_mode & S_IROTH)) {
+		v = map_get(ld, map, "password_file");
+		problem(ld, v ? v : map, "%s.password_file: '%s' is readable by everyone (chmod o-r)",
+			path, m->password_file);
 	}
 	if (m->password_file && !m->username) {
 		v = map_get(ld, map, "password_file");
@@ -1348,7 +1370,7 @@ static void finish(loader *ld, kreg_config *c)
 			if (!h->memory)
 				h->memory = 1024ull << 20;
 			if (!h->image)
-				h->image = kreg_path_join(dd, "images/kreg-initrd.cpio.gz");
+				h->image = kreg_path_join(dd, "images/kreg-initrd.cpio");
 			break;
 		default:
 			break;

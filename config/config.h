@@ -79,7 +79,7 @@ typedef struct {
 	kreg_kvm_mode kvm;
 	char *disk;		/* test disk image path (created when missing) */
 	uint64_t disk_size;	/* bytes */
-	char *image;		/* guest initramfs; default <data_dir>/images/kreg-initrd.cpio.gz */
+	char *image;		/* guest initramfs; default <data_dir>/images/kreg-initrd.cpio */
 	char *append;		/* extra kernel command line */
 
 	/* ssh */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char tmpdir[] = "/tmp/kreg-test-config.XXXXXX";
@@ -186,7 +187,7 @@ static void hosts_repos_jobs_get_defaults(void **state)
 	assert_true(h->disk_size == 1024ull << 20);
 	assert_string_equal(h->qemu, "qemu-system-x86_64");
 	assert_int_equal(h->kvm, KREG_KVM_AUTO);
-	assert_string_equal(h->image, "/srv/kreg/images/kreg-initrd.cpio.gz");
+	assert_string_equal(h->image, "/srv/kreg/images/kreg-initrd.cpio");
 	assert_null(h->disk);
 
 	h = kreg_config_host(c, "lab");
@@ -276,13 +277,15 @@ static void unknown_key_suggests_the_nearest(void **state)
 		"  - nmae: vm\n"
 		"    backend: local\n"
 		"detect:\n"
-		"  zzzzzz: 1\n");
+		"  zzzzzz: 1\n"
+		"min_runs: 3\n");
 
 	(void)state;
 	assert_null(c);
 	assert_problem_at(2, 1, "unknown key 'databse', did you mean 'database'?");
 	assert_problem_at(4, 5, "hosts[0]: unknown key 'nmae', did you mean 'name'?");
 	assert_problem_at(7, 3, "detect: unknown key 'zzzzzz'");
+	assert_problem_at(8, 1, "unknown key 'min_runs' (it belongs under 'detect')");
 	for (size_t i = 0; i < P.count; i++)
 		if (strstr(P.items[i].message, "zzzzzz"))
 			assert_null(strstr(P.items[i].message, "did you mean"));
@@ -476,6 +479,23 @@ static void backend_keys_and_secrets(void **state)
 	/* the secret itself is not repeated in any message */
 	for (size_t i = 0; i < P.count; i++)
 		assert_null(strstr(P.items[i].message, "hunter2"));
+
+	/* a password file everyone can read is refused */
+	write_tmp("pw", "hunter2\n");
+	{
+		char *pw = tmp_path("pw");
+
+		assert_int_equal(chmod(pw, 0644), 0);
+		c = load("data_dir: d\nmail: { username: u, password_file: pw }\n");
+		assert_null(c);
+		assert_problem_at(2, 37, "mail.password_file: '");
+		assert_problem_at(2, 37, "is readable by everyone");
+		assert_int_equal(chmod(pw, 0600), 0);
+		c = load("data_dir: d\nmail: { username: u, password_file: pw }\n");
+		assert_loads(c);
+		kreg_config_free(c);
+		free(pw);
+	}
 }
 
 static void yaml_syntax_errors(void **state)

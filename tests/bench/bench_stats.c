@@ -138,6 +138,7 @@ typedef struct {
 	const char *name;
 	long calls, right, found, histories, fp_nochange, commits_nochange, runs, commits;
 	long late, early, after, none;	/* the detector's misses, by kind */
+	long range_ok, range_width, ranges;	/* change points' bisect ranges */
 } score;
 
 enum { M_LKP, M_COMPARE, M_RERUN, M_EDIV, M_DETECT, NMETHODS };
@@ -249,9 +250,18 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 		kreg_stats_change_point *cp;
 		size_t ncp;
 
+		int held = 0;
+
 		kreg_stats_change_points(&cp, &ncp, &fh, NULL);
-		for (size_t i = 0; i < ncp; i++)
+		for (size_t i = 0; i < ncp; i++) {
 			score_call(&sc[M_EDIV], &h, cp[i].index, &found[M_EDIV]);
+			if (step < len && cp[i].good < step && step <= cp[i].bad && !held) {
+				held = 1;
+				sc[M_EDIV].range_ok++;
+				sc[M_EDIV].range_width += (long)(cp[i].bad - cp[i].good);
+			}
+			sc[M_EDIV].ranges++;
+		}
 		free(cp);
 		sc[M_EDIV].runs += (long)len * runs;
 	}
@@ -338,6 +348,11 @@ static void print_scores(const char *title, score *sc)
 		       s->commits_nochange ? 100.0 * (double)s->fp_nochange / (double)s->commits_nochange : 0.0,
 		       s->commits ? (double)s->runs / (double)s->commits : 0.0);
 	}
+	if (sc[M_EDIV].histories)
+		printf("  e-divisive's bisect range (good, bad] holds the step in %.1f%% of change "
+		       "histories, %.2f commits wide on average\n",
+		       100.0 * (double)sc[M_EDIV].range_ok / (double)sc[M_EDIV].histories,
+		       sc[M_EDIV].range_ok ? (double)sc[M_EDIV].range_width / (double)sc[M_EDIV].range_ok : 0.0);
 }
 
 static void cell(score *sc, int nhist, uint64_t seed, double effect, double noise, int runs,

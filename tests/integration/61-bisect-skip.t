@@ -1,0 +1,43 @@
+#!/bin/bash
+# Commits around the culprit that do not build (Sim-Build: fails) or do not
+# boot (Sim-Boot: fails) are skipped; the bisection ends inconclusive with
+# exactly the commits that could be the first bad one.
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/bisect-lib.sh"
+plan 11
+
+# On main, 37 does not boot; 38 carries the effect and does not build; the
+# topic 39..41 branches off 36, so the first testable bad commit is the
+# merge 42 that brings 37 and 38 in.
+TRAILERS_37="Sim-Boot: fails"
+TRAILERS_38="Sim-Effect: $METRIC -20%
+Sim-Build: fails"
+make_repo "$SCRATCH/src"
+write_config kreg.yaml 3
+export KREG_CONFIG="$SCRATCH/kreg.yaml"
+
+run_kreg bisect start --repo src --good "$GOOD" --bad "$BAD" --job fio-read --host simhost \
+	--metric "$METRIC"
+is "$RC" 0 "bisect start runs to the end"
+like "$OUT" "inconclusive: the first bad commit is one of 3 commits" "inconclusive, one of three"
+no_sanitizer_report "no sanitizer report"
+
+run_kreg bisect status 1
+like "$OUT" "state: +inconclusive" "status: inconclusive"
+cands=$(printf '%s\n' "$OUT" | sed -n '/candidates/,/message/p' | grep -Eo '[0-9a-f]{40}' | sort | tr '\n' ' ')
+want=$(printf '%s\n' "$SHA_37" "$SHA_38" "$SHA_42" | sort | tr '\n' ' ')
+is "$cands" "$want" "the candidates are the two broken commits and the merge that brings them in"
+
+run_kreg bisect log 1
+like "$OUT" "${SHA_38:0:12} +skip .*does not build" "log: 38 skipped, does not build"
+like "$OUT" "${SHA_37:0:12} +skip " "log: 37 skipped"
+is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id
+	   WHERE c.sha = '$SHA_37' AND r.status = 'kernel_failed'")" 2 \
+	"37 cost two runs that failed to boot, then no more"
+is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$SHA_38'")" 0 \
+	"38 was never run"
+like "$(sql "SELECT group_concat(role) FROM bisect_steps s JOIN commits c ON c.id = s.commit_id
+	     WHERE bisection_id = 1 AND c.sha = '$SHA_41'")" "verify-parent" \
+	"the good side of the boundary (41, the topic's tip) was verified"
+like "$OUT" "^# the first bad commit is one of: " "log: the list"
+done_testing

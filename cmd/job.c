@@ -175,17 +175,6 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 	return KREG_EXIT_OK;
 }
 
-static const char *backend_label(kreg_backend b)
-{
-	switch (b) {
-	case KREG_BACKEND_LOCAL: return "local";
-	case KREG_BACKEND_QEMU: return "qemu";
-	case KREG_BACKEND_SSH: return "ssh";
-	case KREG_BACKEND_SIM: return "sim";
-	}
-	return "unknown";
-}
-
 /* Per metric over the runs that went well: mean and relative stddev. */
 static void print_summary(const kreg_samples *runs, size_t nruns)
 {
@@ -283,14 +272,14 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 	hc = kreg_host_config(host);
 	if (kreg_host_needs_kernel(host) && !commit_spec) {
 		kreg_cmd_error("host '%s' (%s) boots a kernel kreg builds: give --repo R --commit C",
-			       host_name, backend_label(hc->backend));
+			       host_name, kreg_backend_name(hc->backend));
 		goto done;
 	}
 	if (kreg_cmd_open_db(&db, cfg, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
 		goto done;
 	if (kreg_db_job_id(db, &job_id, atom->name, atom->testcase, atom->path_params,
 			   atom->yaml) < 0 ||
-	    kreg_db_host_id(db, &host_id, hc->name, backend_label(hc->backend), hc->cpus,
+	    kreg_db_host_id(db, &host_id, hc->name, kreg_backend_name(hc->backend), hc->cpus,
 			    hc->memory) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;

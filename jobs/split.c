@@ -333,9 +333,12 @@ static kreg_atom *atom_make(const kreg_jnode *job, const char *job_name, const c
 	a->origin = kreg_strdup(origin);
 	a->path_params = path_params_of(job);
 	kreg_buf_printf(&b, "%s-%s", job_name, a->path_params);
+	/* unlike LKP, made path-safe: the name becomes a file name */
 	for (const char *const *d = commit_dims; *d; d++)
-		if ((t = top_text(job, *d)))
-			kreg_buf_printf(&b, "-%s", t);
+		if ((t = top_text(job, *d))) {
+			kreg_buf_putc(&b, '-');
+			path_safe(&b, t);
+		}
 	if ((t = top_text(job, "rootfs"))) {
 		/* rootfs_filename: the last run of [a-zA-Z0-9._-] */
 		const char *e = t + strlen(t), *s = e;

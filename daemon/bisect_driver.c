@@ -90,6 +90,25 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	memset(&b, 0, sizeof(b));
 	if ((error = kreg_host_open(&host, cfg, req->host)) < 0)
 		goto done;
+	if (kreg_host_config(host)->backend == KREG_BACKEND_SIM) {
+		const kreg_host_cfg *hc = kreg_host_config(host);
+		size_t i;
+
+		for (i = 0; i < hc->nsim_metrics; i++)
+			if (!strcmp(hc->sim_metrics[i].metric, req->metric))
+				break;
+		if (i == hc->nsim_metrics) {
+			kreg_buf names = KREG_BUF_INIT;
+
+			for (i = 0; i < hc->nsim_metrics; i++)
+				kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
+			kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", req->host,
+				       req->metric, kreg_buf_cstr(&names));
+			kreg_buf_free(&names);
+			error = KREG_EINVAL;
+			goto done;
+		}
+	}
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
 		goto done;
 	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||

@@ -568,13 +568,15 @@ static void driver_close(driver *d)
 		close(d->lock_fd);
 }
 
-int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress)
+static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+		 int max_actions, int *over)
 {
 	driver d;
 	kreg_bisect_state st;
 	kreg_bisect_action a;
 	int error, abandoned = 0;
 
+	*over = 0;
 	memset(&d, 0, sizeof(d));
 	memset(&a, 0, sizeof(a));
 	d.cfg = cfg;
@@ -585,6 +587,7 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 		goto done;
 	if (strcmp(d.b.state, "running")) {
 		say(&d, "bisection %lld is over: %s", (long long)id, d.b.message ? d.b.message : d.b.state);
+		*over = 1;
 		goto done;
 	}
 	if ((error = lock_bisection(&d)) < 0)
@@ -618,7 +621,7 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 	if (abandoned)
 		say(&d, "resuming: %d interrupted run%s marked infra_failed", abandoned,
 		    abandoned == 1 ? "" : "s");
-	for (int iter = 0;; iter++) {
+	for (int iter = 0; !max_actions || iter < max_actions; iter++) {
 		if (iter > 100000) {
 			kreg_error_set("bisection %lld: no end after %d actions", (long long)id, iter);
 			error = KREG_ERROR;
@@ -631,6 +634,7 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 			goto done;
 		if (a.done) {
 			error = finish(&d, &a);
+			*over = !error;
 			goto done;
 		}
 		if ((error = execute(&d, &a)) < 0)
@@ -640,4 +644,17 @@ done:
 	kreg_bisect_action_free(&a);
 	driver_close(&d);
 	return error;
+}
+
+int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress)
+{
+	int over;
+
+	return drive(cfg, db, id, progress, 0, &over);
+}
+
+int kreg_bisect_driver_step(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+			    int *over)
+{
+	return drive(cfg, db, id, progress, 1, over);
 }

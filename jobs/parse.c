@@ -389,11 +389,20 @@ static int fio_op(fio_ctx *c, json_t *job, const char *ops, double *total_ios)
 		if (fio_num(c, &v, clat, "stddev", w) < 0)
 			return KREG_EINVAL;
 		PUT(c->out, v, "%s_clat_stddev", ops);
-		/* no percentile object (clat_percentiles=0, or no I/O): no
-		 * percentile metrics, as in LKP */
+		/* no percentile object where there was no I/O: no percentile
+		 * metrics, as in LKP; where there was I/O, fio always prints one
+		 * (kreg's plans keep clat_percentiles on): damaged output */
 		p = json_object_get(clat, "percentile");
 		if (p && !json_is_object(p))
 			return fio_fail(c, "jobs[0].%s.percentile is not an object", w);
+		if (!p) {
+			json_t *ios = json_object_get(op, "total_ios");
+
+			if (json_is_number(ios) && json_number_value(ios) > 0)
+				return fio_fail(c, "jobs[0].%s has no percentile object though %s "
+						"did %.0f I/Os (damaged output?)", w, ops,
+						json_number_value(ios));
+		}
 		for (size_t i = 0; p && i < 3; i++) {
 			json_t *pv = json_object_get(p, pct[i]);
 

@@ -183,7 +183,7 @@ static void refs_add(kreg_bisect_ref *r, const node *x)
 
 /* The references of the two sides leaving one node out (NULL: none). */
 static void refs_without(const machine *m, kreg_bisect_ref *good, kreg_bisect_ref *bad,
-			 const node *skip)
+			 const node *skip, int pooled)
 {
 	memset(good, 0, sizeof(*good));
 	memset(bad, 0, sizeof(*bad));
@@ -192,9 +192,9 @@ static void refs_without(const machine *m, kreg_bisect_ref *good, kreg_bisect_re
 
 		if (x == skip || x->is_revert)
 			continue;
-		if (x == m->good || x->verdict == KREG_BISECT_GOOD)
+		if (x == m->good || (pooled && x->verdict == KREG_BISECT_GOOD))
 			refs_add(good, x);
-		else if (x == m->bad || x->verdict == KREG_BISECT_BAD)
+		else if (x == m->bad || (pooled && x->verdict == KREG_BISECT_BAD))
 			refs_add(bad, x);
 	}
 }
@@ -296,7 +296,7 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 		llr2[i] = x->llr;
 		if (x->is_end || x->verdict == KREG_BISECT_SKIP || !x->nkept)
 			continue;
-		refs_without(m, &rg, &rb, x);
+		refs_without(m, &rg, &rb, x, 1);
 		if (!rg.n || !rb.n)
 			continue;
 		llr2[i] = kreg_bisect_llr(x->kept, x->nkept, &rg, &rb, &m->noise);
@@ -316,13 +316,15 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 	free(llr2);
 }
 
-/* Leave-one-out evidence for a verification: every other classified commit
- * is a reference. */
+/* Evidence for a verification: against the ends alone. Commits classified
+ * on the way are chosen by their own samples (a commit that looked bad
+ * enough was called bad), so pooled references lean towards each other;
+ * the ends were chosen by the request, not by their samples. */
 static double llr_loo(const machine *m, const node *x)
 {
 	kreg_bisect_ref rg, rb;
 
-	refs_without(m, &rg, &rb, x);
+	refs_without(m, &rg, &rb, x, 0);
 	if (!rg.n || !rb.n)
 		return x->llr;
 	return kreg_bisect_llr(x->kept, x->nkept, &rg, &rb, &m->noise);
@@ -338,23 +340,24 @@ static void ask(kreg_bisect_action *out, kreg_bisect_role role, const node *x, u
 	out->runs = runs ? runs : 1;
 }
 
-static unsigned end_budget(const machine *m)
+/* The ends are everyone's reference: they may run more than one commit. */
+static unsigned end_budget(const machine *m, int verifying)
 {
-	return 2 * m->p->max_runs;
+	return (verifying ? 3 : 2) * m->p->max_runs;
 }
 
 /* x is unsure: more runs there, unless a side's reference has fewer samples
  * than x already has; then that side's end gains more from a run. */
 static void ask_more(machine *m, kreg_bisect_action *out, kreg_bisect_role role, const node *x,
-		     unsigned budget)
+		     unsigned budget, int verifying)
 {
 	kreg_bisect_ref rg, rb;
 	node *end;
 
-	refs_without(m, &rg, &rb, x);
+	refs_without(m, &rg, &rb, x, !verifying);
 	if (nvalues(x) >= m->p->runs_per_step && (rg.n < x->nkept || rb.n < x->nkept)) {
 		end = rg.n <= rb.n ? m->good : m->bad;
-		if (nruns(end) < end_budget(m)) {
+		if (end != x && nruns(end) < end_budget(m, verifying)) {
 			ask(out, end == m->good ? KREG_BISECT_ROLE_GOOD : KREG_BISECT_ROLE_BAD, end,
 			    m->p->batch);
 			return;
@@ -416,7 +419,7 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 			return 1;
 		}
 		if (nvalues(x) < p->runs_per_step) {
-			ask(out, i ? KREG_BISECT_ROLE_BAD : KREG_BISECT_ROLE_GOOD, x, more_runs(m, x, end_budget(m)));
+			ask(out, i ? KREG_BISECT_ROLE_BAD : KREG_BISECT_ROLE_GOOD, x, more_runs(m, x, end_budget(m, 0)));
 			return 1;
 		}
 	}
@@ -433,10 +436,10 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 		     100 * m->ends.change, m->ends.p);
 		return 1;
 	}
-	if (nruns(m->good) < end_budget(m) || nruns(m->bad) < end_budget(m)) {
+	if (nruns(m->good) < end_budget(m, 0) || nruns(m->bad) < end_budget(m, 0)) {
 		node *x = nruns(m->good) <= nruns(m->bad) ? m->good : m->bad;
 
-		if (nruns(x) >= end_budget(m))
+		if (nruns(x) >= end_budget(m, 0))
 			x = x == m->good ? m->bad : m->good;
 		ask(out, x == m->good ? KREG_BISECT_ROLE_GOOD : KREG_BISECT_ROLE_BAD, x, p->batch);
 		return 1;
@@ -561,8 +564,17 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 		}
 	}
 	llr = llr_loo(m, culprit);
+	if (culprit == m->bad) {
+		kreg_bisect_ref rg, rb;
+
+		/* Bad by the request, checked by the ends test; with no other
+		 * bad commit to compare it to, that is all. */
+		refs_without(m, &rg, &rb, culprit, 0);
+		if (!rb.n)
+			llr = m->a_verify;
+	}
 	if (llr < m->a_verify && nruns(culprit) < budget) {
-		ask_more(m, out, KREG_BISECT_ROLE_VERIFY_CULPRIT, culprit, budget);
+		ask_more(m, out, KREG_BISECT_ROLE_VERIFY_CULPRIT, culprit, budget, 1);
 		goto out;
 	}
 	*conf *= sigmoid(llr);
@@ -585,13 +597,13 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 
 			/* Good by the request, checked by the ends test; with no
 			 * other good commit to compare it to, that is all. */
-			refs_without(m, &rg, &rb, x);
+			refs_without(m, &rg, &rb, x, 0);
 			if (!rg.n)
 				continue;
 		}
 		llr = llr_loo(m, x);
 		if (llr > -m->a_verify && nruns(x) < budget) {
-			ask_more(m, out, KREG_BISECT_ROLE_VERIFY_PARENT, x, budget);
+			ask_more(m, out, KREG_BISECT_ROLE_VERIFY_PARENT, x, budget, 1);
 			goto out;
 		}
 		*conf *= sigmoid(-llr);
@@ -729,7 +741,7 @@ int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 			continue;
 		for (size_t k = 0; k < s.ncandidates; k++)
 			if (s.candidates[k] == (size_t)x->gi) {
-				ask_more(&m, out, KREG_BISECT_ROLE_STEP, x, p->max_runs);
+				ask_more(&m, out, KREG_BISECT_ROLE_STEP, x, p->max_runs, 0);
 				goto out;
 			}
 	}
@@ -782,7 +794,7 @@ int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 		node *x = find_node(&m, kreg_bisect_graph_oid(g, s.candidates[k]));
 
 		if (x && x->verdict == KREG_BISECT_UNKNOWN && nruns(x) < 2 * p->max_runs) {
-			ask_more(&m, out, KREG_BISECT_ROLE_STEP, x, 2 * p->max_runs);
+			ask_more(&m, out, KREG_BISECT_ROLE_STEP, x, 2 * p->max_runs, 0);
 			goto out;
 		}
 	}

@@ -296,25 +296,12 @@ static int record(driver *d, int64_t *commit_id, const git_oid *id)
 }
 
 /* The step row for this action: the last one when it is the same commit in
- * the same role (a batch more), else a new one. *first: the commit had no
- * step before (its first build in this bisection). */
-static int step_for(driver *d, int64_t *step_id, int *first, int64_t commit_id,
-		    kreg_bisect_role role, int64_t of_commit_id)
+ * the same role (a batch more), else a new one. */
+static int step_for(driver *d, int64_t *step_id, int64_t commit_id, kreg_bisect_role role,
+		    int64_t of_commit_id)
 {
 	const char *rname = kreg_bisect_role_name(role);
 
-	*first = commit_id != d->b.good_commit_id && commit_id != d->b.bad_commit_id;
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (d->steps[i].commit_id == commit_id)
-			*first = 0;
-	/* The ends count as built when first run, like any other commit. */
-	if (commit_id == d->b.good_commit_id || commit_id == d->b.bad_commit_id) {
-		int seen = 0;
-
-		for (size_t i = 0; i < d->nsteps; i++)
-			seen |= d->steps[i].commit_id == commit_id;
-		*first = !seen;
-	}
 	if (d->nsteps && d->steps[d->nsteps - 1].commit_id == commit_id &&
 	    !strcmp(d->steps[d->nsteps - 1].role, rname)) {
 		*step_id = d->steps[d->nsteps - 1].id;
@@ -428,8 +415,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	kreg_host_kernel *kernel;
 	char sha[GIT_OID_HEXSZ + 1], s12[16], verdict[256];
 	char *subject = NULL;
-	int first, error;
-	unsigned done_runs = 0;
+	int error;
 
 	if (a->make_revert) {
 		int rc = kreg_bisect_make_revert(&target, kreg_repo_git(d->repo), &a->commit, &d->bad);
@@ -458,7 +444,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	}
 	if ((error = record(d, &commit_id, &target)) < 0)
 		return error;
-	if ((error = step_for(d, &step_id, &first, commit_id, a->role, of_id)) < 0)
+	if ((error = step_for(d, &step_id, commit_id, a->role, of_id)) < 0)
 		return error;
 	git_oid_tostr(sha, sizeof(sha), &target);
 	short_sha(s12, &target);
@@ -479,7 +465,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 		d->prepared[d->nprepared] = target;
 		d->kernels[d->nprepared] = k;
 		kernel = &d->kernels[d->nprepared++];
-		if (first && (error = kreg_db_bisection_add_cost(d->db, d->b.id, 1, 0)) < 0)
+		if ((error = kreg_db_bisection_count_builds(d->db, d->b.id)) < 0)
 			goto done;
 	}
 	if (kernel->status == KREG_PREPARE_BUILD_FAILED) {
@@ -500,7 +486,6 @@ static int execute(driver *d, const kreg_bisect_action *a)
 				      (unsigned)(counts.ok + counts.job_failed + counts.kernel_failed +
 						 counts.infra_failed + counts.running))) < 0)
 			goto done;
-		done_runs++;
 		/* A kernel that fails to boot with no good run yet: ask again
 		 * rather than spend the whole batch on it. */
 		if (kf && counts.ok == 0)

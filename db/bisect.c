@@ -252,6 +252,22 @@ int kreg_db_bisection_abandon_runs(kreg_db *db, int64_t id, int *count)
 	return error;
 }
 
+int kreg_db_bisection_count_builds(kreg_db *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st,
+			     "UPDATE bisections SET builds = (SELECT count(DISTINCT commit_id) FROM "
+			     "bisect_steps WHERE bisection_id = ?1), updated = ?2 WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, kreg_now());
+	error = kreg_db__step_done(db, st, "cannot count the bisection's builds");
+	sqlite3_finalize(st);
+	return error;
+}
+
 void kreg_db_bisection_free(kreg_db_bisection *b)
 {
 	if (!b)

@@ -42,6 +42,10 @@ int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t
 int kreg_db_bisection_job_yaml(kreg_db *db, int64_t id, char **yaml);
 /* Add to its cost. */
 int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs);
+/* Set its builds to the distinct commits its steps name (each is built, or
+ * tried, once per bisection), so a kill between a step and its build
+ * neither loses nor doubles one. */
+int kreg_db_bisection_count_builds(kreg_db *db, int64_t id);
 /* Runs of this bisection's (job, host) at its commits still 'running': a
  * killed driver left them; they become infra_failed. Call only while
  * holding the bisection (its lock). */

@@ -335,7 +335,7 @@ static void kreg_trial(tally *t, const world *w)
 			printf("#   %-14s %5ld runs %u  n %zu mean %.1f kept-mean %.1f %s llr %.2f (refs %.1f %.1f noise %.1f)%s\n", kreg_bisect_role_name(r.events[i].role),
 			       gi, r.events[i].runs, c->nvalues, m, j.mean, kreg_bisect_verdict_name(j.verdict), j.llr, j.ref_good, j.ref_bad, j.noise,
 			       c->build_failed ? " (build failed)" : "");
-			if (c->nvalues <= 5) {
+			if (c->nvalues <= 16) {
 				printf("#      values:");
 				for (size_t k = 0; k < c->nvalues; k++)
 					printf(" %.1f", c->values[k]);

@@ -355,6 +355,27 @@ static void print_scores(const char *title, score *sc)
 		       sc[M_EDIV].range_ok ? (double)sc[M_EDIV].range_width / (double)sc[M_EDIV].range_ok : 0.0);
 }
 
+enum { NEFFECTS = 5, NNOISES = 4, NRUNS = 4 };
+
+static void score_add(score *to, const score *from)
+{
+	to->calls += from->calls;
+	to->right += from->right;
+	to->found += from->found;
+	to->histories += from->histories;
+	to->fp_nochange += from->fp_nochange;
+	to->commits_nochange += from->commits_nochange;
+	to->runs += from->runs;
+	to->commits += from->commits;
+	to->late += from->late;
+	to->early += from->early;
+	to->after += from->after;
+	to->none += from->none;
+	to->range_ok += from->range_ok;
+	to->range_width += from->range_width;
+	to->ranges += from->ranges;
+}
+
 static void cell(score *sc, int nhist, uint64_t seed, double effect, double noise, int runs,
 		 double outliers)
 {
@@ -422,9 +443,10 @@ int main(int argc, char **argv)
 {
 	int nhist = argc > 1 ? atoi(argv[1]) : 200;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20261130;
-	static const double effects[] = { 0.02, 0.05, 0.10, 0.20, 0.60 };
-	static const double noises[] = { 0.01, 0.05, 0.10, 0.20 };
-	static const int runs[] = { 1, 3, 5, 10 };
+	static const double effects[NEFFECTS] = { 0.02, 0.05, 0.10, 0.20, 0.60 };
+	static const double noises[NNOISES] = { 0.01, 0.05, 0.10, 0.20 };
+	static const int runs[NRUNS] = { 1, 3, 5, 10 };
+	static double recall[NMETHODS][NEFFECTS][NNOISES][NRUNS];
 	score all[NMETHODS] = { 0 }, target[NMETHODS] = { 0 }, quiet[NMETHODS] = { 0 };
 	double t0 = kreg_now_mono();
 
@@ -452,18 +474,47 @@ int main(int argc, char **argv)
 		       rec, rec >= 95 ? "met" : "NOT MET", fpr, fpr <= 1 ? "met" : "NOT MET");
 	}
 
-	for (size_t e = 0; e < sizeof(effects) / sizeof(*effects); e++)
-		for (size_t n = 0; n < sizeof(noises) / sizeof(*noises); n++)
-			for (size_t k = 0; k < sizeof(runs) / sizeof(*runs); k++)
-				cell(all, nhist / 8 > 0 ? nhist / 8 : 1,
+	for (size_t e = 0; e < NEFFECTS; e++)
+		for (size_t n = 0; n < NNOISES; n++)
+			for (size_t k = 0; k < NRUNS; k++) {
+				score one[NMETHODS] = { 0 };
+
+				cell(one, nhist / 8 > 0 ? nhist / 8 : 1,
 				     seed + 1000 * (e * 100 + n * 10 + k), effects[e], noises[n], runs[k],
 				     0.02);
+				for (int m = 0; m < NMETHODS; m++) {
+					score_add(&all[m], &one[m]);
+					recall[m][e][n][k] = 100.0 * (double)one[m].right / (double)one[m].histories;
+				}
+			}
 	for (size_t n = 0; n < sizeof(noises) / sizeof(*noises); n++)
 		for (size_t k = 0; k < sizeof(runs) / sizeof(*runs); k++)
 			cell(all, nhist / 4 > 0 ? nhist / 4 : 1, seed + 500000 + n * 10 + k, 0,
 			     noises[n], runs[k], 0.02);
 	print_scores("whole grid: effects 2-60%, noise 1-20%, 1/3/5/10 runs a commit, 2% outlier runs (+-30%), "
 		     "and no-change histories", all);
+	for (int m = M_LKP; m < NMETHODS; m++) {
+		if (m != M_LKP && m != M_EDIV && m != M_DETECT)
+			continue;
+		printf("recall of %s by effect (rows) and noise (columns), 3 and 10 runs a commit:\n",
+		       method_names[m]);
+		printf("  %6s |", "");
+		for (size_t n = 0; n < NNOISES; n++)
+			printf(" %5.0f%%", 100 * noises[n]);
+		printf("  |");
+		for (size_t n = 0; n < NNOISES; n++)
+			printf(" %5.0f%%", 100 * noises[n]);
+		printf("\n");
+		for (size_t e = 0; e < NEFFECTS; e++) {
+			printf("  %5.0f%% |", 100 * effects[e]);
+			for (size_t n = 0; n < NNOISES; n++)
+				printf(" %5.0f%%", recall[m][e][n][1]);
+			printf("  |");
+			for (size_t n = 0; n < NNOISES; n++)
+				printf(" %5.0f%%", recall[m][e][n][3]);
+			printf("\n");
+		}
+	}
 	printf("accuracy benchmark: %.1f s\n", kreg_now_mono() - t0);
 	return 0;
 }

@@ -4,7 +4,7 @@
 # exactly the commits that could be the first bad one.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 11
+plan 16
 
 # On main, 37 does not boot; 38 carries the effect and does not build; the
 # topic 39..41 branches off 36, so the first testable bad commit is the
@@ -40,4 +40,23 @@ like "$(sql "SELECT group_concat(role) FROM bisect_steps s JOIN commits c ON c.i
 	     WHERE bisection_id = 1 AND c.sha = '$SHA_41'")" "verify-parent" \
 	"the good side of the boundary (41, the topic's tip) was verified"
 like "$OUT" "^# the first bad commit is one of: " "log: the list"
+
+# A flaky host: a fifth of the runs fail in the infrastructure. They are
+# stored as such, never as samples, and retried.
+sed -i 's/^hosts:$/hosts:\
+  - name: flaky\
+    backend: sim\
+    seed: 5\
+    infra_fail_rate: 20%\
+    metrics:\
+      - { metric: '"$METRIC"', base: 10000, noise: 5% }/' kreg.yaml
+run_kreg bisect start --repo src --good "$SHA_42" --bad "$BAD" --job fio-read --host flaky --metric "$METRIC"
+is "$RC" 0 "on a flaky host the bisection still ends"
+like "$OUT" "infra_failed: sim: infrastructure failure drawn" "the failed runs are reported"
+is "$(sql "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id JOIN samples s ON s.run_id = r.id
+	   WHERE h.name = 'flaky' AND r.status = 'infra_failed'")" 0 "failed runs left no samples"
+infra=$(sql "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id WHERE h.name = 'flaky' AND r.status = 'infra_failed'")
+ok "some runs failed ($infra) and were retried" test "$infra" -gt 0
+like "$(sql "SELECT state FROM bisections WHERE id = 2")" "^not_reproduced$" \
+	"42..64 holds no change: not reproduced, despite the failures"
 done_testing

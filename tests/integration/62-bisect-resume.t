@@ -4,7 +4,7 @@
 # the same culprit, with fewer new runs than starting over would cost.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 11
+plan 12
 
 TRAILERS_45="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"
@@ -48,6 +48,9 @@ ok "the resumed part ran $((after - before)) new runs, fewer than the $full of s
 is "$(sql "SELECT count(*) FROM runs WHERE status = 'running'")" 0 "no run is left running"
 is "$(sql "SELECT runs FROM bisections WHERE id = 1")" "$(sql "SELECT count(*) FROM runs WHERE status != 'infra_failed' OR error NOT LIKE 'abandoned%'")" \
 	"the bisection's cost counts every run that finished"
+is "$(sql "SELECT builds FROM bisections WHERE id = 1")" \
+	"$(sql "SELECT count(DISTINCT commit_id) FROM bisect_steps WHERE bisection_id = 1")" \
+	"each commit it tried counts as one build, across the kill"
 run_kreg bisect resume 1
 like "$RC:$OUT" "^0:.*is over" "resuming a finished bisection says it is over"
 done_testing

@@ -78,6 +78,7 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		if (kreg_job_load(&job, argv[i], cfg->job_path, cfg->njob_path) < 0 ||
 		    kreg_job_split(&atoms, job) < 0) {
 			kreg_cmd_error(NULL);
+			kreg_atoms_free(&atoms);
 			kreg_job_free(job);
 			status = KREG_EXIT_FAIL;
 			continue;

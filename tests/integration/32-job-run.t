@@ -12,7 +12,7 @@ command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 run_kreg job split --host local -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
 fio_atom=$(printf '%s\n' "$OUT" | grep randread)
 dbench_atom=$(printf '%s\n' "$OUT" | grep dbench)
-plan 17
+plan 21
 
 q() { sqlite3 data/kreg.db "$1"; }
 
@@ -52,6 +52,30 @@ like "$ERR" "job_failed: fio failed" "saying the job failed and why"
 is "$(q "SELECT count(*) FROM runs WHERE status = 'job_failed'")" 1 "the run is stored as job_failed"
 is "$(q "SELECT count(*) FROM samples WHERE run_id = (SELECT id FROM runs WHERE status = 'job_failed')")" 0 \
 	"with no samples"
+
+# Runs against a commit of a configured repo: the commit is recorded and the
+# runs hang on it.
+git init -q -b master src
+git -C src -c user.name=A -c user.email=a@example.org commit -q --allow-empty -m first
+git -C src -c user.name=A -c user.email=a@example.org commit -q --allow-empty -m second
+cat > kreg.yaml <<YAML
+data_dir: cdata
+repos:
+  - name: toy
+    url: src
+hosts:
+  - name: here
+    backend: local
+    target: cdata/target
+YAML
+run_kreg -c kreg.yaml job run "$dbench_atom" --host here --repo toy --commit master~1
+is "$RC" 0 "kreg job run --repo toy --commit master~1 exits 0"
+[ "$RC" = 0 ] || printf '# %s\n' "$ERR"
+is "$(sqlite3 cdata/kreg.db "SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id WHERE r.status = 'ok'")" \
+	"$(git -C src rev-parse master~1)" "the run is stored against that commit"
+run_kreg -c kreg.yaml job run "$dbench_atom" --host here --repo toy --commit nosuchrev
+is "$RC" 1 "an unknown commit is refused"
+like "$ERR" "nosuchrev" "naming it"
 
 run_kreg job run "$fio_atom" --host nosuchhost
 like "$ERR" "no host named 'nosuchhost'" "an unknown host is refused"

@@ -18,6 +18,28 @@ static void bind_id(sqlite3_stmt *st, int idx, int64_t id)
 		sqlite3_bind_null(st, idx);
 }
 
+/* The regression a bisection works for follows it: bisecting, then
+ * bisected (with the culprit), inconclusive or not_reproduced; a failed
+ * bisection gives it back as confirmed. */
+static int regression_state(kreg_db *db, int64_t regression_id, const char *state,
+			    int64_t culprit_id)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st,
+			     "UPDATE regressions SET state = ?2, culprit_commit_id = "
+			     "coalesce(?3, culprit_commit_id), updated = ?4 WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, regression_id);
+	kreg_db__bind_text(st, 2, state);
+	bind_id(st, 3, culprit_id);
+	sqlite3_bind_int64(st, 4, kreg_now());
+	error = kreg_db__step_done(db, st, "cannot update the regression's state");
+	sqlite3_finalize(st);
+	return error;
+}
+
 int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *b)
 {
 	sqlite3_stmt *st;
@@ -46,6 +68,8 @@ int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *
 		kreg_db__error(db, "cannot store the bisection");
 	}
 	sqlite3_finalize(st);
+	if (!error && b->regression_id > 0)
+		error = regression_state(db, b->regression_id, "bisecting", 0);
 	return error;
 }
 
@@ -165,10 +189,27 @@ int kreg_db_bisection_latest(kreg_db *db, int64_t *id)
 	return error;
 }
 
+static int regression_of(kreg_db *db, int64_t id, int64_t *regression_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*regression_id = 0;
+	if (kreg_db__prepare(db, &st, "SELECT regression_id FROM bisections WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*regression_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read the bisection");
+}
+
 int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t culprit_id,
 			     const char *candidates, double confidence, const char *message)
 {
 	sqlite3_stmt *st;
+	int64_t regression_id;
 	int error;
 
 	if (kreg_db__prepare(db, &st,
@@ -182,9 +223,21 @@ int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t
 	sqlite3_bind_double(st, 5, confidence);
 	kreg_db__bind_text(st, 6, message);
 	sqlite3_bind_int64(st, 7, kreg_now());
+	if (kreg_db_begin(db) < 0) {
+		sqlite3_finalize(st);
+		return KREG_ERROR;
+	}
 	error = kreg_db__step_done(db, st, "cannot store the bisection's outcome");
 	sqlite3_finalize(st);
-	return error;
+	if (!error && (error = regression_of(db, id, &regression_id)) == 0 && regression_id > 0)
+		error = regression_state(db, regression_id,
+					 !strcmp(state, "found") ? "bisected" :
+					 !strcmp(state, "failed") ? "confirmed" : state, culprit_id);
+	if (error) {
+		kreg_db_rollback(db);
+		return error;
+	}
+	return kreg_db_commit(db);
 }
 
 int kreg_db_bisection_job_yaml(kreg_db *db, int64_t id, char **yaml)

@@ -27,7 +27,10 @@ typedef struct {
 	char good_sha[41], bad_sha[41], culprit_sha[41];
 } kreg_db_bisection;
 
-/* Insert a bisection in state 'running' from the ids of b. */
+/* Insert a bisection in state 'running' from the ids of b. Its regression,
+ * when it has one, becomes 'bisecting'; kreg_db_bisection_finish moves it
+ * on (bisected with the culprit, inconclusive, not_reproduced; confirmed
+ * again when the bisection failed). */
 int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *b);
 /* KREG_ENOTFOUND (error set, naming the id) when there is none. */
 int kreg_db_bisection_get(kreg_db *db, kreg_db_bisection *out, int64_t id);

@@ -8,6 +8,7 @@
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/db.h"
+#include "db/db_internal.h"
 #include "db/results.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -166,11 +167,51 @@ static void abandon_only_this_bisections_runs(void **state)
 	assert_int_equal(counts.running, 1);
 }
 
+static const char *regression_row(fixture *f, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(kreg_db__prepare(f->db, &st, "SELECT state || ':' || "
+					  "coalesce(culprit_commit_id, 0) FROM regressions WHERE id = 1"), 0);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static void regression_follows(void **state)
+{
+	fixture *f = *state;
+	char sql[512], buf[64], want[64];
+	int64_t id;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id, "
+		 "bad_commit_id, change, state, created, updated) VALUES (1, %lld, %lld, %lld, %lld, "
+		 "%lld, %lld, -0.2, 'confirmed', 0, 0)", (long long)f->b.repo_id, (long long)f->b.job_id,
+		 (long long)f->b.host_id, (long long)f->b.metric_id, (long long)f->commits[0],
+		 (long long)f->commits[3]);
+	assert_int_equal(kreg_db__exec(f->db, sql), 0);
+	f->b.regression_id = 1;
+	assert_int_equal(kreg_db_bisection_create(f->db, &id, &f->b), 0);
+	assert_string_equal(regression_row(f, buf, sizeof(buf)), "bisecting:0");
+	assert_int_equal(kreg_db_bisection_finish(f->db, id, "found", f->commits[2], NULL, 0.9999,
+						  "found"), 0);
+	snprintf(want, sizeof(want), "bisected:%lld", (long long)f->commits[2]);
+	assert_string_equal(regression_row(f, buf, sizeof(buf)), want);
+
+	assert_int_equal(kreg_db_bisection_create(f->db, &id, &f->b), 0);
+	assert_int_equal(kreg_db_bisection_finish(f->db, id, "failed", 0, NULL, 0, "host down"), 0);
+	snprintf(want, sizeof(want), "confirmed:%lld", (long long)f->commits[2]);
+	assert_string_equal(regression_row(f, buf, sizeof(buf)), want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(bisection_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(abandon_only_this_bisections_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(regression_follows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("bisect_db", tests, NULL, NULL);

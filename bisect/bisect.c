@@ -414,8 +414,9 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 
 		short_id(s, &x->id);
 		if (untestable(m, x)) {
-			done(out, KREG_BISECT_FAILED, "the %s end %s does not %s", i ? "bad" : "good", s,
-			     x->c->build_failed ? "build" : "boot");
+			done(out, KREG_BISECT_FAILED, "the %s end %s %s", i ? "bad" : "good", s,
+			     x->c->build_failed ? "does not build" :
+			     "fails every run (the kernel or the job: see its runs)");
 			return 1;
 		}
 		if (nvalues(x) < p->runs_per_step) {

@@ -16,13 +16,15 @@
 
 static const char usage[] =
 	"usage: kreg bisect start --repo R --good G --bad B --job ATOM --host H --metric M\n"
-	"                         [--kconfig NAME]\n"
+	"                         [--kconfig NAME] [--no-run]\n"
 	"       kreg bisect resume ID\n"
+	"       kreg bisect step ID       one action (runs at one commit, or the outcome)\n"
 	"       kreg bisect status [ID]\n"
 	"       kreg bisect log ID\n"
 	"\n"
-	"start runs the bisection to its end, printing each step; a bisection that\n"
-	"was interrupted (even killed) continues with resume, reusing its samples.\n";
+	"start runs the bisection to its end, printing each step (--no-run: only\n"
+	"creates it); a bisection that was interrupted (even killed) continues with\n"
+	"resume, reusing its samples; step does one action of it and exits.\n";
 
 /* Subjects and names are untrusted: nothing that moves a terminal's cursor. */
 static void put_clean(const char *s)
@@ -67,12 +69,17 @@ static int cmd_start(kreg_config *cfg, kreg_db *db, int argc, char **argv)
 {
 	kreg_bisect_request req;
 	int64_t id;
+	int no_run = 0;
 
 	memset(&req, 0, sizeof(req));
 	for (int i = 2; i < argc; i++) {
 		const char **slot = NULL;
 		const char *a = argv[i];
 
+		if (!strcmp(a, "--no-run")) {
+			no_run = 1;
+			continue;
+		}
 		if (!strcmp(a, "--repo"))
 			slot = &req.repo;
 		else if (!strcmp(a, "--good"))
@@ -102,6 +109,8 @@ static int cmd_start(kreg_config *cfg, kreg_db *db, int argc, char **argv)
 	}
 	printf("bisection %lld started\n", (long long)id);
 	fflush(stdout);
+	if (no_run)
+		return KREG_EXIT_OK;
 	if (kreg_bisect_driver_run(cfg, db, id, stdout) < 0) {
 		kreg_cmd_error("bisection %lld stopped: %s (continue with `kreg bisect resume %lld`)",
 			       (long long)id, kreg_error_last(), (long long)id);
@@ -116,6 +125,20 @@ static int cmd_resume(kreg_config *cfg, kreg_db *db, int64_t id)
 		kreg_cmd_error("bisection %lld stopped: %s", (long long)id, kreg_error_last());
 		return KREG_EXIT_FAIL;
 	}
+	return KREG_EXIT_OK;
+}
+
+static int cmd_step(kreg_config *cfg, kreg_db *db, int64_t id)
+{
+	int over;
+
+	if (kreg_bisect_driver_step(cfg, db, id, stdout, &over) < 0) {
+		kreg_cmd_error("bisection %lld stopped: %s", (long long)id, kreg_error_last());
+		return KREG_EXIT_FAIL;
+	}
+	if (!over)
+		printf("bisection %lld goes on: `kreg bisect step %lld` again, or resume\n",
+		       (long long)id, (long long)id);
 	return KREG_EXIT_OK;
 }
 
@@ -286,7 +309,7 @@ int cmd_bisect(int argc, char **argv)
 	if (argc < 2)
 		return kreg_cmd_usage(usage, "bisect: which subcommand?");
 	sub = argv[1];
-	if (!strcmp(sub, "resume") || !strcmp(sub, "log")) {
+	if (!strcmp(sub, "resume") || !strcmp(sub, "log") || !strcmp(sub, "step")) {
 		if (argc != 3)
 			return kreg_cmd_usage(usage, "bisect %s: which bisection (ID)?", sub);
 		if (parse_id(&id, argv[2]) < 0)
@@ -302,6 +325,8 @@ int cmd_bisect(int argc, char **argv)
 		ret = cmd_start(cfg, db, argc, argv);
 	else if (!strcmp(sub, "resume"))
 		ret = cmd_resume(cfg, db, id);
+	else if (!strcmp(sub, "step"))
+		ret = cmd_step(cfg, db, id);
 	else if (!strcmp(sub, "status"))
 		ret = cmd_status(db, argc, argv);
 	else

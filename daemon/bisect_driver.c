@@ -90,6 +90,25 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	memset(&b, 0, sizeof(b));
 	if ((error = kreg_host_open(&host, cfg, req->host)) < 0)
 		goto done;
+	if (kreg_host_config(host)->backend == KREG_BACKEND_SIM) {
+		const kreg_host_cfg *hc = kreg_host_config(host);
+		size_t i;
+
+		for (i = 0; i < hc->nsim_metrics; i++)
+			if (!strcmp(hc->sim_metrics[i].metric, req->metric))
+				break;
+		if (i == hc->nsim_metrics) {
+			kreg_buf names = KREG_BUF_INIT;
+
+			for (i = 0; i < hc->nsim_metrics; i++)
+				kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
+			kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", req->host,
+				       req->metric, kreg_buf_cstr(&names));
+			kreg_buf_free(&names);
+			error = KREG_EINVAL;
+			goto done;
+		}
+	}
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
 		goto done;
 	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||
@@ -549,13 +568,15 @@ static void driver_close(driver *d)
 		close(d->lock_fd);
 }
 
-int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress)
+static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+		 int max_actions, int *over)
 {
 	driver d;
 	kreg_bisect_state st;
 	kreg_bisect_action a;
 	int error, abandoned = 0;
 
+	*over = 0;
 	memset(&d, 0, sizeof(d));
 	memset(&a, 0, sizeof(a));
 	d.cfg = cfg;
@@ -566,6 +587,7 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 		goto done;
 	if (strcmp(d.b.state, "running")) {
 		say(&d, "bisection %lld is over: %s", (long long)id, d.b.message ? d.b.message : d.b.state);
+		*over = 1;
 		goto done;
 	}
 	if ((error = lock_bisection(&d)) < 0)
@@ -599,7 +621,7 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 	if (abandoned)
 		say(&d, "resuming: %d interrupted run%s marked infra_failed", abandoned,
 		    abandoned == 1 ? "" : "s");
-	for (int iter = 0;; iter++) {
+	for (int iter = 0; !max_actions || iter < max_actions; iter++) {
 		if (iter > 100000) {
 			kreg_error_set("bisection %lld: no end after %d actions", (long long)id, iter);
 			error = KREG_ERROR;
@@ -612,6 +634,7 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 			goto done;
 		if (a.done) {
 			error = finish(&d, &a);
+			*over = !error;
 			goto done;
 		}
 		if ((error = execute(&d, &a)) < 0)
@@ -621,4 +644,17 @@ done:
 	kreg_bisect_action_free(&a);
 	driver_close(&d);
 	return error;
+}
+
+int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress)
+{
+	int over;
+
+	return drive(cfg, db, id, progress, 0, &over);
+}
+
+int kreg_bisect_driver_step(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+			    int *over)
+{
+	return drive(cfg, db, id, progress, 1, over);
 }

@@ -34,4 +34,10 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
  * not go on (error set; the bisection stays 'running' and resumes later). */
 int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress);
 
+/* One action only (a batch of runs at one commit, or the outcome), for a
+ * daemon worker that does one thing and exits. *over is 1 once the
+ * bisection has its outcome. */
+int kreg_bisect_driver_step(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+			    int *over);
+
 #endif

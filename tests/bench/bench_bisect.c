@@ -36,9 +36,20 @@ typedef struct {
 	kreg_bisect_graph *g;
 	char (*hex)[GIT_OID_HEXSZ + 1];	/* per graph index */
 	char good_hex[GIT_OID_HEXSZ + 1];
+	double load_ms;		/* kreg_bisect_graph_new */
 } history;
 
 static uint64_t rng_state;
+static double next_seconds;	/* time spent in kreg_bisect_next */
+static long next_calls;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static uint64_t rnd(void)
 {
@@ -128,10 +139,12 @@ static void make_history(history *h, const char *dir, const char *name, int merg
 	}
 	h->good = root;
 	h->bad = tip;
+	h->load_ms = now();
 	if (kreg_bisect_graph_new(&h->g, h->repo, &root, &tip) < 0) {
 		fprintf(stderr, "bench_bisect: graph: %s\n", "cannot load");
 		exit(1);
 	}
+	h->load_ms = (now() - h->load_ms) * 1000;
 	h->hex = kreg_calloc(kreg_bisect_graph_size(h->g), sizeof(*h->hex));
 	for (size_t i = 0; i < kreg_bisect_graph_size(h->g); i++)
 		git_oid_tostr(h->hex[i], sizeof(h->hex[i]), kreg_bisect_graph_oid(h->g, i));
@@ -308,7 +321,13 @@ static void kreg_trial(tally *t, const world *w)
 		st.ncommits = r.n;
 		st.events = r.events;
 		st.nevents = r.nevents;
-		kreg_bisect_next(&a, w->h->g, &st);
+		{
+			double t0 = now();
+
+			kreg_bisect_next(&a, w->h->g, &st);
+			next_seconds += now() - t0;
+			next_calls++;
+		}
 		if (a.done || iter > 5000)
 			break;
 		execute(w, &r, &a);
@@ -433,6 +452,67 @@ static void print_row(const char *who, const tally *t)
 	       t->max_builds, t->runs / n);
 }
 
+/* How the graph and one decision scale with the range: a linear history of
+ * n commits, the ends measured, the first step asked. */
+static void scale(const char *dir)
+{
+	static const int sizes[] = { 1000, 4000, 16000 };
+	kreg_sim_metric_cfg m = { .metric = "fio.read_iops", .base = 1000, .noise = 0.05 };
+
+	printf("\n== scale: linear histories, load of good..bad and one decision\n");
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		char *path = kreg_asprintf("%s/scale%d.git", dir, sizes[k]);
+		git_repository *repo;
+		git_treebuilder *tb;
+		git_oid root, tip;
+		kreg_bisect_graph *g;
+		kreg_bisect_state st;
+		kreg_bisect_action a;
+		kreg_bisect_commit ends[2];
+		double gv[8], bv[8], t0, t_load, t_next;
+		char msg[32];
+
+		if (git_repository_init(&repo, path, 1) < 0)
+			die_git("init");
+		free(path);
+		if (git_treebuilder_new(&tb, repo, NULL) < 0 || git_treebuilder_write(&tree_id, tb) < 0)
+			die_git("tree");
+		git_treebuilder_free(tb);
+		root = tip = commit(repo, "root\n", NULL, NULL);
+		for (int i = 0; i < sizes[k]; i++) {
+			snprintf(msg, sizeof(msg), "c%d\n", i);
+			tip = commit(repo, msg, &tip, NULL);
+		}
+		t0 = now();
+		if (kreg_bisect_graph_new(&g, repo, &root, &tip) < 0)
+			die_git("graph");
+		t_load = now() - t0;
+		for (int i = 0; i < 8; i++) {
+			gv[i] = kreg_sim_draw(&m, 1, 1, "g", "a", (unsigned)i);
+			bv[i] = kreg_sim_draw(&m, 0.9, 1, "b", "a", (unsigned)i);
+		}
+		memset(ends, 0, sizeof(ends));
+		ends[0] = (kreg_bisect_commit){ .id = root, .values = gv, .nvalues = 8, .runs = 8 };
+		ends[1] = (kreg_bisect_commit){ .id = tip, .values = bv, .nvalues = 8, .runs = 8 };
+		memset(&st, 0, sizeof(st));
+		st.good = root;
+		st.bad = tip;
+		kreg_bisect_params_default(&st.params);
+		st.params.direction = KREG_DIR_HIGHER;
+		st.commits = ends;
+		st.ncommits = 2;
+		t0 = now();
+		kreg_bisect_next(&a, g, &st);
+		t_next = now() - t0;
+		printf("  %6d commits: graph %7.1f ms (bitsets %6.1f MB), first step (%s) chosen in "
+		       "%6.2f ms\n", sizes[k], 1000 * t_load, (double)sizes[k] * sizes[k] / 8 / 1e6,
+		       a.done ? "none: done" : kreg_bisect_role_name(a.role), 1000 * t_next);
+		kreg_bisect_action_free(&a);
+		kreg_bisect_graph_free(g);
+		git_repository_free(repo);
+	}
+}
+
 static int env_int(const char *name, int def)
 {
 	const char *v = getenv(name);
@@ -475,8 +555,10 @@ int main(void)
 		size_t N = kreg_bisect_graph_size(h->g);
 		int limit = (int)ceil(log2((double)N)) + 3;
 
-		printf("\n== %s history: %zu commits in good..bad (ceil(log2 N) + 3 = %d)\n", h->name, N,
-		       limit);
+		printf("\n== %s history: %zu commits in good..bad (ceil(log2 N) + 3 = %d); graph loaded "
+		       "in %.1f ms\n", h->name, N, limit, h->load_ms);
+		next_seconds = 0;
+		next_calls = 0;
 		for (size_t ui = 0; ui < 2; ui++)
 			for (size_t ei = 0; ei < 3; ei++)
 				for (size_t ni = 0; ni < 3; ni++) {
@@ -515,7 +597,10 @@ int main(void)
 					}
 					fflush(stdout);
 				}
+		printf("  kreg_bisect_next: %.1f us per decision (%ld decisions)\n",
+		       next_calls ? 1e6 * next_seconds / (double)next_calls : 0.0, next_calls);
 	}
+	scale(dir);
 	for (int hi = 0; hi < 2; hi++) {
 		free(hs[hi].hex);
 		kreg_bisect_graph_free(hs[hi].g);

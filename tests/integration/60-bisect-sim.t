@@ -5,7 +5,7 @@
 # samples, tells "not reproduced" from a guess, and refuses bad input.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 33
+plan 34
 
 ROOT_SUBJECT=$(printf 'root \033[31mred')
 TRAILERS_33="Sim-Effect: $METRIC -20%"
@@ -76,4 +76,7 @@ run_kreg bisect start --repo src --good "$GOOD" --bad "$BAD" --job fio-read --ho
 like "$RC:$ERR" "^1:.*no host named 'nohost'" "an unknown host is named"
 run_kreg bisect start --repo src --good "$GOOD"
 like "$RC:$ERR" "^2:.*are all needed" "missing options are a usage error"
+run_kreg bisect start --repo src --good "$GOOD" --bad "$BAD" --job fio-read --host simhost --metric fio.nope
+like "$RC:$ERR" "^1:.*draws no metric 'fio.nope' \(it draws: $METRIC, fio.write_iops\)" \
+	"a metric the sim host does not draw is refused, naming those it does"
 done_testing

@@ -4,7 +4,7 @@
 # the same culprit, with fewer new runs than starting over would cost.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 12
+plan 16
 
 TRAILERS_45="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"
@@ -53,4 +53,22 @@ is "$(sql "SELECT builds FROM bisections WHERE id = 1")" \
 	"each commit it tried counts as one build, across the kill"
 run_kreg bisect resume 1
 like "$RC:$OUT" "^0:.*is over" "resuming a finished bisection says it is over"
+
+# One process per action, as a daemon worker would: the same bisection,
+# run for run, as the uninterrupted one.
+DATA_DIR="$SCRATCH/steps" write_config steps.yaml 11
+export KREG_CONFIG="$SCRATCH/steps.yaml"
+run_kreg bisect start --repo src --good "$GOOD" --bad "$BAD" --job fio-read --host simhost \
+	--metric "$METRIC" --no-run
+is "$RC:$(DATA_DIR="$SCRATCH/steps" sql "SELECT count(*) FROM runs")" "0:0" "start --no-run only creates it"
+n=0
+while [ $n -lt 200 ]; do
+	n=$((n + 1))
+	out=$("$KREG" bisect step 1 2>&1) || break
+	printf '%s\n' "$out" | grep -q "goes on" || break
+done
+like "$out" "found: ${SHA_45:0:12} is the first bad commit" "one action per process ($n processes) finds it too"
+is "$(DATA_DIR="$SCRATCH/steps" sql "SELECT count(*) FROM runs")" "$full" "with exactly the runs of one process"
+is "$(DATA_DIR="$SCRATCH/steps" sql "SELECT builds FROM bisections")" \
+	"$(DATA_DIR="$SCRATCH/full" sql "SELECT builds FROM bisections")" "and the same builds"
 done_testing

@@ -4,7 +4,7 @@
 # exactly the commits that could be the first bad one.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 16
+plan 18
 
 # On main, 37 does not boot; 38 carries the effect and does not build; the
 # topic 39..41 branches off 36, so the first testable bad commit is the
@@ -59,4 +59,9 @@ infra=$(sql "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id WHERE 
 ok "some runs failed ($infra) and were retried" test "$infra" -gt 0
 like "$(sql "SELECT state FROM bisections WHERE id = 2")" "^not_reproduced$" \
 	"42..64 holds no change: not reproduced, despite the failures"
+
+# An end that does not build: the bisection fails, saying which and why.
+run_kreg bisect start --repo src --good "$SHA_38" --bad "$BAD" --job fio-read --host simhost --metric "$METRIC"
+like "$OUT" "the good end ${SHA_38:0:12} does not build" "an unbuildable good end is named"
+is "$(sql "SELECT state FROM bisections WHERE id = 3")" "failed" "and the bisection is failed, not guessed"
 done_testing

@@ -11,7 +11,8 @@
  *   KREG_BENCH_TRIALS=N         trials per cell (default 100)
  *   KREG_BENCH_TARGET_TRIALS=N  trials in the 10% effect / 5% noise cells (default 1000)
  *   KREG_BENCH_SEED=S           base seed (default 1)
- *   KREG_BENCH_QUICK=1          only the target cells */
+ *   KREG_BENCH_QUICK=1          only the target cells
+ *   KREG_BENCH_DEBUG=1          print every trial that did not name the culprit, step by step */
 #include "bisect/bisect.h"
 #include "bisect/graph.h"
 #include "daemon/host_sim.h"

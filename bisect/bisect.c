@@ -150,12 +150,11 @@ static unsigned nruns(const node *x)
 	return x->c ? x->c->runs : 0;
 }
 
-/* Does not build, boot or revert: no verdict will ever come. */
-static int untestable(const machine *m, const node *x)
+/* Does not build or boot: no verdict will ever come. */
+static int untestable(const node *x)
 {
 	const kreg_bisect_commit *c = x->c;
 
-	(void)m;
 	if (!c)
 		return 0;
 	if (c->build_failed)
@@ -269,7 +268,7 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 
 		if (x->is_end)
 			continue;
-		if (untestable(m, x)) {
+		if (untestable(x)) {
 			x->verdict = KREG_BISECT_SKIP;
 			continue;
 		}
@@ -413,7 +412,7 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 		char s[16];
 
 		short_id(s, &x->id);
-		if (untestable(m, x)) {
+		if (untestable(x)) {
 			done(out, KREG_BISECT_FAILED, "the %s end %s %s", i ? "bad" : "good", s,
 			     x->c->build_failed ? "does not build" :
 			     "fails every run (the kernel or the job: see its runs)");
@@ -554,7 +553,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 	for (size_t i = 0; i < np; i++) {
 		node *x = find_node(m, &parents[i]);
 
-		if (x && untestable(m, x))
+		if (x && untestable(x))
 			continue;
 		vr = role_runs(st, KREG_BISECT_ROLE_VERIFY_PARENT, &parents[i]);
 		if (vr < p->runs_per_step) {
@@ -589,7 +588,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 		node *x = find_node(m, &parents[i]);
 
 		short_id(s, &parents[i]);
-		if (!x || untestable(m, x)) {
+		if (!x || untestable(x)) {
 			kreg_buf_printf(msg, "; parent %s could not be tested", s);
 			continue;
 		}
@@ -631,7 +630,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 		r = find_node(m, &e->id);
 		if (!r)
 			continue;
-		if (untestable(m, r)) {
+		if (untestable(r)) {
 			kreg_buf_puts(msg, "; the revert does not build or boot");
 			goto out;
 		}

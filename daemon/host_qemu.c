@@ -8,6 +8,7 @@
 
 #include "build.h"
 #include "image.h"
+#include "qemu_console.h"
 #include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/parse.h"
@@ -218,107 +219,6 @@ static int ensure_disk(const kreg_host_cfg *hc)
 	return 0;
 }
 
-/* ---- reading the console ---- */
-
-/* Kernel lines that mean the kernel failed (a WARNING does not: the run
- * goes on and its numbers stand). */
-static const char *const kernel_failures[] = {
-	"Kernel panic - not syncing", "Oops:", "BUG:", "kernel BUG at",
-	"general protection fault", "Unable to handle kernel",
-	NULL,
-};
-
-/* The line, without its "[    1.234567] " timestamp. */
-static const char *strip_time(const char *line)
-{
-	if (line[0] == '[') {
-		const char *e = strstr(line, "] ");
-
-		if (e && e - line < 20)
-			return e + 2;
-	}
-	return line;
-}
-
-static int is_kernel_line(const char *line)
-{
-	const char *p = line;
-
-	if (*p++ != '[')
-		return 0;
-	while (*p == ' ')
-		p++;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (*p++ != '.')
-		return 0;
-	while (isdigit((unsigned char)*p))
-		p++;
-	return *p == ']';
-}
-
-typedef struct {
-	char **lines;		/* the console, one line each, \r removed */
-	size_t n, alloc;
-} console_lines;
-
-static void console_split(console_lines *c, char *text)
-{
-	char *p = text;
-
-	while (*p) {
-		char *e = strchr(p, '\n');
-
-		if (e)
-			*e = '\0';
-		for (char *q = p; *q; q++)
-			if (*q == '\r')
-				memmove(q, q + 1, strlen(q));
-		KREG_ARRAY_GROW(c->lines, c->n + 1, c->alloc);
-		c->lines[c->n++] = p;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-}
-
-static ssize_t console_find(const console_lines *c, const char *prefix, size_t from)
-{
-	for (size_t i = from; i < c->n; i++)
-		if (!strncmp(c->lines[i], prefix, strlen(prefix)))
-			return (ssize_t)i;
-	return -1;
-}
-
-/* The text between begin and end markers; kernel lines that slipped in
- * (they carry a printk timestamp) are left out. */
-static char *console_section(const console_lines *c, const char *begin, const char *end,
-			     int *complete)
-{
-	ssize_t b = console_find(c, begin, 0), e;
-	kreg_buf out = KREG_BUF_INIT;
-
-	*complete = 0;
-	if (b < 0)
-		return NULL;
-	e = console_find(c, end, (size_t)b + 1);
-	*complete = e >= 0;
-	for (size_t i = (size_t)b + 1; i < (e >= 0 ? (size_t)e : c->n); i++) {
-		if (is_kernel_line(c->lines[i]))
-			continue;
-		kreg_buf_printf(&out, "%s\n", c->lines[i]);
-	}
-	return kreg_buf_detach(&out);
-}
-
-static const char *last_line(const console_lines *c)
-{
-	for (size_t i = c->n; i > 0; i--)
-		if (*c->lines[i - 1])
-			return c->lines[i - 1];
-	return "(nothing)";
-}
-
 /* ---- a run ---- */
 
 static int write_run_file(const char *dir, const char *name, const char *data, size_t len)
@@ -351,134 +251,56 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 		    const kreg_run_result *r, const char *accel)
 {
 	kreg_buf text = KREG_BUF_INIT, qlog = KREG_BUF_INIT;
-	console_lines c = { 0 };
-	char *output = NULL, *joblog = NULL, desc[128];
-	ssize_t init, exit_line, setup;
-	int complete = 0, log_complete = 0, error = 0;
-	long long rc = -1;
+	kreg_qemu_console c;
+	char *where = kreg_asprintf("%s, %s", accel, h->hc->name);
+	int error = 0;
 
 	if (kreg_buf_read_file(&text, console_path) < 0)
 		kreg_error_clear();
 	if (kreg_buf_read_file(&qlog, qemu_log) < 0)
 		kreg_error_clear();
-	kreg_buf_rtrim(&qlog);
-	console_split(&c, text.ptr ? text.ptr : (char *)"");
-
-	/* The kernel first: a panic is the kernel's fault, even when the run
-	 * also timed out. */
-	for (size_t i = 0; i < c.n; i++) {
-		const char *l = strip_time(c.lines[i]);
-
-		for (size_t k = 0; kernel_failures[k]; k++) {
-			if (!strncmp(l, kernel_failures[k], strlen(kernel_failures[k])) ||
-			    (k < 1 && strstr(l, kernel_failures[k]))) {
-				set_status(out, KREG_RUN_KERNEL_FAILED, "kernel: %s", l);
-				goto done;
-			}
-		}
-	}
-	init = console_find(&c, KREG_GUEST_INIT, 0);
-	if (init >= 0) {
-		const char *rel = c.lines[init] + strlen(KREG_GUEST_INIT);
-
-		while (*rel == ' ')
-			rel++;
+	kreg_qemu_console_parse(&c, kreg_buf_cstr(&text));
+	if (c.kernel) {
 		free(out->kernel);
-		out->kernel = kreg_strdup(*rel ? rel : "unknown");
+		out->kernel = kreg_strdup(c.kernel);
 	}
-	exit_line = console_find(&c, KREG_GUEST_EXIT, 0);
-	{
+	if (c.job_start >= 0 && c.poweroff >= c.job_start) {
 		/* Boot to job: qemu's wall time less the guest's time from the
 		 * job's start to power off (both from /proc/uptime). */
-		ssize_t js = console_find(&c, KREG_GUEST_JOB_START, 0);
-		ssize_t po = console_find(&c, KREG_GUEST_POWEROFF, 0);
-		double u1, u2;
+		double job = c.poweroff - c.job_start;
+		kreg_buf t = KREG_BUF_INIT;
 
-		if (js >= 0 && po >= 0 &&
-		    kreg_parse_double(&u1, c.lines[js] + strlen(KREG_GUEST_JOB_START) + 1, "uptime") == 0 &&
-		    kreg_parse_double(&u2, c.lines[po] + strlen(KREG_GUEST_POWEROFF) + 1, "uptime") == 0) {
-			kreg_buf t = KREG_BUF_INIT;
-
-			kreg_buf_printf(&t, "accel %s\nqemu_seconds %.2f\nboot_to_job_seconds %.2f\n"
-					"job_seconds %.2f\n", accel, r->seconds, r->seconds - (u2 - u1),
-					u2 - u1);
-			write_run_file(out_dir, "timing", t.ptr, t.len);
-			log_info("host %s: boot to job %.1f s (%s)", h->hc->name, r->seconds - (u2 - u1),
-				 accel);
-			kreg_buf_free(&t);
-		}
-		kreg_error_clear();
+		kreg_buf_printf(&t, "accel %s\nqemu_seconds %.2f\nboot_to_job_seconds %.2f\n"
+				"job_seconds %.2f\n", accel, r->seconds, r->seconds - job, job);
+		if (write_run_file(out_dir, "timing", t.ptr, t.len) < 0)
+			kreg_error_clear();
+		log_info("host %s: boot to job %.1f s (%s)", h->hc->name, r->seconds - job, accel);
+		kreg_buf_free(&t);
 	}
-	if (r->timed_out) {
-		set_status(out, KREG_RUN_INFRA_FAILED,
-			   "timed out after %.0f s (%s, %s): the guest %s; last console line: %s",
-			   r->seconds, accel, h->hc->name,
-			   init < 0 ? "did not reach /init" :
-			   exit_line < 0 ? "hung in the job" : "did not power off",
-			   last_line(&c));
+	/* The raw output, whatever happened next. */
+	if (c.output && (error = write_run_file(out_dir, plan->parse_name, c.output,
+						 strlen(c.output))) < 0)
 		goto done;
-	}
-	if (init < 0 && c.n <= 1 && (!r->exited || r->status != 0)) {
-		set_status(out, KREG_RUN_INFRA_FAILED, "qemu would not start (%s): %s",
-			   kreg_run_describe(r, desc, sizeof(desc)),
-			   qlog.len ? qlog.ptr : "no message");
+	if (c.log && strcmp(plan->stdout_name, plan->parse_name) &&
+	    (error = write_run_file(out_dir, plan->stdout_name, c.log, strlen(c.log))) < 0)
 		goto done;
-	}
-	if (init < 0) {
-		set_status(out, KREG_RUN_KERNEL_FAILED,
-			   "no boot: the kernel stopped before /init (qemu %s); last console line: %s",
-			   kreg_run_describe(r, desc, sizeof(desc)), last_line(&c));
-		goto done;
-	}
-	setup = console_find(&c, KREG_GUEST_SETUP_FAILED, 0);
-	if (setup >= 0) {
-		set_status(out, KREG_RUN_INFRA_FAILED, "guest: %s", c.lines[setup] +
-			   strlen(KREG_GUEST_SETUP_FAILED) + 1);
-		goto done;
-	}
-	output = console_section(&c, KREG_GUEST_OUT_BEGIN, KREG_GUEST_OUT_END, &complete);
-	joblog = console_section(&c, KREG_GUEST_LOG_BEGIN, KREG_GUEST_LOG_END, &log_complete);
-	if (output && (error = write_run_file(out_dir, plan->parse_name, output, strlen(output))) < 0)
-		goto done;
-	if (joblog && strcmp(plan->stdout_name, plan->parse_name) &&
-	    (error = write_run_file(out_dir, plan->stdout_name, joblog, strlen(joblog))) < 0)
-		goto done;
-	if (exit_line < 0 || !complete) {
-		set_status(out, KREG_RUN_KERNEL_FAILED,
-			   "the guest stopped during the job (qemu %s); last console line: %s",
-			   kreg_run_describe(r, desc, sizeof(desc)), last_line(&c));
-		goto done;
-	}
-	if (kreg_parse_ll(&rc, c.lines[exit_line] + strlen(KREG_GUEST_EXIT) + 1, "exit status") < 0)
-		rc = -1;
-	kreg_error_clear();
-	if (rc != 0) {
-		const char *why = joblog && *joblog ? joblog : output ? output : "";
-		kreg_buf last = KREG_BUF_INIT;
-
-		kreg_buf_puts(&last, why);
-		kreg_buf_rtrim(&last);
-		set_status(out, KREG_RUN_JOB_FAILED, "%s exited with status %lld: %s", plan->program,
-			   rc, strrchr(last.ptr, '\n') ? strrchr(last.ptr, '\n') + 1 : last.ptr);
-		kreg_buf_free(&last);
-		goto done;
-	}
-	{
+	free(out->error);
+	out->error = NULL;
+	out->status = kreg_qemu_verdict(&out->error, &c, r, kreg_buf_cstr(&qlog), where,
+					plan->program);
+	if (out->status == KREG_RUN_OK) {
 		char *path = kreg_path_join(out_dir, plan->parse_name);
 
 		if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
 			set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 			kreg_error_clear();
 			kreg_samples_clear(&out->samples);
-		} else {
-			out->status = KREG_RUN_OK;
 		}
 		free(path);
 	}
 done:
-	free(joblog);
-	free(output);
-	free(c.lines);
+	kreg_qemu_console_free(&c);
+	free(where);
 	kreg_buf_free(&qlog);
 	kreg_buf_free(&text);
 	return error;

@@ -1,0 +1,200 @@
+/* daemon/qemu_console: real serial consoles of qemu runs (tests/fixtures/
+ * qemu) read into the run statuses a user sees. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "daemon/qemu_console.h"
+#include "jobs/parse.h"
+#include "lib/buf.h"
+#include "lib/sample.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *fixture(const char *name)
+{
+	const char *src = getenv("KREG_SRC");
+	kreg_buf path = KREG_BUF_INIT, b = KREG_BUF_INIT;
+
+	kreg_buf_printf(&path, "%s/tests/fixtures/qemu/%s", src ? src : ".", name);
+	assert_int_equal(kreg_buf_read_file(&b, path.ptr), 0);
+	kreg_buf_free(&path);
+	return kreg_buf_detach(&b);
+}
+
+/* Parse a fixture and give the verdict for qemu ending as r says. */
+static kreg_run_status verdict(kreg_qemu_console *c, char **error, const char *name,
+			       const kreg_run_result *r, const char *qemu_log)
+{
+	char *text = name ? fixture(name) : strdup("");
+
+	kreg_qemu_console_parse(c, text);
+	free(text);
+	return kreg_qemu_verdict(error, c, r, qemu_log, "tcg, vm1", "fio");
+}
+
+static const kreg_run_result exited0 = { .exited = 1, .status = 0, .seconds = 9.9 };
+
+static void ok_run_has_its_output(void **state)
+{
+	kreg_qemu_console c;
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "ok.console", &exited0, ""), KREG_RUN_OK);
+	assert_null(error);
+	assert_true(c.booted);
+	assert_string_equal(c.kernel, "6.1.192");
+	assert_int_equal(c.exit_status, 0);
+	assert_true(c.output_complete);
+	assert_true(c.job_start > 2 && c.poweroff > c.job_start);
+	/* the output between the markers is fio's JSON, whole */
+	assert_int_equal(kreg_parse_fio(&s, c.output, strlen(c.output), "ok.console"), 0);
+	assert_non_null(kreg_samples_get(&s, "fio.read_iops"));
+	assert_true(*kreg_samples_get(&s, "fio.read_iops") > 0);
+	assert_null(strchr(c.output, '\r'));
+	kreg_samples_free(&s);
+	kreg_qemu_console_free(&c);
+}
+
+static void kernel_lines_in_the_output_are_left_out(void **state)
+{
+	kreg_qemu_console c, d;
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "ok-interleaved.console", &exited0, ""), KREG_RUN_OK);
+	assert_null(strstr(c.output, "a kernel message"));
+	assert_int_equal(verdict(&d, &error, "ok.console", &exited0, ""), KREG_RUN_OK);
+	assert_string_equal(c.output, d.output);
+	kreg_qemu_console_free(&d);
+	kreg_qemu_console_free(&c);
+}
+
+static void failing_job_is_job_failed(void **state)
+{
+	kreg_qemu_console c;
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "job-failed.console", &exited0, ""),
+			 KREG_RUN_JOB_FAILED);
+	assert_string_equal(error, "fio exited with status 1: fio: failed to load engine");
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
+static void panic_is_kernel_failed(void **state)
+{
+	kreg_qemu_console c;
+	kreg_run_result timed = { .timed_out = 1, .seconds = 45 };
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "panic.console", &exited0, ""), KREG_RUN_KERNEL_FAILED);
+	assert_string_equal(error, "kernel: Kernel panic - not syncing: kreg test: panic at boot");
+	assert_false(c.booted);
+	free(error);
+	kreg_qemu_console_free(&c);
+	/* a panic wins over a timeout */
+	assert_int_equal(verdict(&c, &error, "panic.console", &timed, ""), KREG_RUN_KERNEL_FAILED);
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
+static void oops_is_kernel_failed(void **state)
+{
+	kreg_qemu_console c;
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "oops.console", &exited0, ""), KREG_RUN_KERNEL_FAILED);
+	assert_string_equal(error, "kernel: BUG: kernel NULL pointer dereference, address: "
+			    "0000000000000008");
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
+static void hang_is_infra_failed(void **state)
+{
+	kreg_qemu_console c;
+	kreg_run_result timed = { .timed_out = 1, .signo = 9, .seconds = 45 };
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "hung.console", &timed, ""), KREG_RUN_INFRA_FAILED);
+	assert_string_equal(error, "timed out after 45 s (tcg, vm1): the guest hung in the job; "
+			    "last console line: KREG-GUEST: job start 2.77");
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
+static void no_boot_is_kernel_failed(void **state)
+{
+	kreg_qemu_console c;
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "no-boot.console", &exited0, ""), KREG_RUN_KERNEL_FAILED);
+	assert_non_null(strstr(error, "no boot: the kernel stopped before /init"));
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
+static void qemu_that_does_not_start_is_infra_failed(void **state)
+{
+	kreg_qemu_console c;
+	kreg_run_result r = { .exited = 1, .status = 1, .seconds = 0.1 };
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, NULL, &r,
+				 "qemu-system-x86_64: -drive file=/d/vm1.img,format=raw: Failed to get "
+				 "\"write\" lock\nIs another process using the image [/d/vm1.img]?\n"),
+			 KREG_RUN_INFRA_FAILED);
+	assert_string_equal(error, "qemu would not start (exit 1): Is another process using the "
+			    "image [/d/vm1.img]?");
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
+static void guest_dying_mid_job_is_kernel_failed(void **state)
+{
+	kreg_qemu_console c;
+	char *text = fixture("ok.console"), *cut, *error;
+
+	(void)state;
+	/* the console stops inside the output: no end marker, no exit */
+	cut = strstr(text, "KREG-OUTPUT-END");
+	assert_non_null(cut);
+	*cut = '\0';
+	kreg_qemu_console_parse(&c, text);
+	assert_int_equal(kreg_qemu_verdict(&error, &c, &exited0, "", "tcg, vm1", "fio"),
+			 KREG_RUN_KERNEL_FAILED);
+	assert_non_null(strstr(error, "the guest stopped during the job"));
+	free(error);
+	kreg_qemu_console_free(&c);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ok_run_has_its_output),
+		cmocka_unit_test(kernel_lines_in_the_output_are_left_out),
+		cmocka_unit_test(failing_job_is_job_failed),
+		cmocka_unit_test(panic_is_kernel_failed),
+		cmocka_unit_test(oops_is_kernel_failed),
+		cmocka_unit_test(hang_is_infra_failed),
+		cmocka_unit_test(no_boot_is_kernel_failed),
+		cmocka_unit_test(qemu_that_does_not_start_is_infra_failed),
+		cmocka_unit_test(guest_dying_mid_job_is_kernel_failed),
+	};
+
+	return cmocka_run_group_tests_name("qemu_console", tests, NULL, NULL);
+}

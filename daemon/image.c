@@ -217,15 +217,19 @@ static char *find_program(const char *name)
 {
 	const char *path = getenv("PATH");
 	char *dirs = kreg_asprintf("%s:/usr/local/sbin:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
-	char *save = NULL, *found = NULL;
+	char *found = NULL, *d = dirs;
 
-	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = kreg_path_join(*d ? d : ".", name);
+	while (d && !found) {
+		char *next = strchr(d, ':'), *p;
 
+		if (next)
+			*next++ = '\0';
+		p = kreg_path_join(*d ? d : ".", name);
 		if (access(p, X_OK) == 0)
 			found = p;
 		else
 			free(p);
+		d = next;
 	}
 	free(dirs);
 	return found;
@@ -238,7 +242,7 @@ static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *pro
 	const char *argv[] = { "ldd", prog, NULL };
 	kreg_run_opts o = { 0 };
 	kreg_run_result r;
-	char *out = NULL, *save = NULL;
+	char *out = NULL;
 	int error;
 
 	o.argv = argv;
@@ -250,10 +254,24 @@ static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *pro
 		free(out);
 		return KREG_ERROR;
 	}
-	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *arrow = strstr(line, "=> "), *p, *end;
+	if (strstr(out, "not found")) {
+		char *missing = strstr(out, "not found");
+
+		while (missing > out && missing[-1] != '\n')
+			missing--;
+		missing[strcspn(missing, "\n")] = '\0';
+		kreg_error_set("ldd %s: a library is missing on this machine:%s", prog, missing);
+		free(out);
+		return KREG_ERROR;
+	}
+	for (char *line = out, *next; line && *line; line = next) {
+		char *arrow, *p, *end;
 		int seen = 0;
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		arrow = strstr(line, "=> ");
 		p = arrow ? arrow + 3 : line;
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -268,11 +286,6 @@ static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *pro
 			KREG_ARRAY_GROW(*libs, *n + 1, *alloc);
 			(*libs)[(*n)++] = kreg_strdup(p);
 		}
-	}
-	if (strstr(out, "not found")) {
-		kreg_error_set("ldd %s: a library is missing on this machine", prog);
-		free(out);
-		return KREG_ERROR;
 	}
 	free(out);
 	return 0;

@@ -36,6 +36,7 @@
 #define KVM_PROBE_TIMEOUT 20.0
 #define GUEST_DISK "vda"
 #define GUEST_MNT "/mnt/kreg"
+#define DEFAULT_FS "ext4"
 
 static const char *qemu_binary(const kreg_host_cfg *hc)
 {
@@ -354,7 +355,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
 	char *con_opt = NULL, *drive_opt = NULL, *mem = NULL, *smp = NULL, *esc = NULL;
 	size_t nfiles = 0, n = 0;
-	int error = KREG_ERROR, kvm, have_plan = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
+	int error = KREG_ERROR, kvm, have_plan = 0, planned, cpus = hc->cpus > 0 ? hc->cpus : 1;
 	double start = kreg_now_mono();
 
 	memset(&plan, 0, sizeof(plan));
@@ -394,7 +395,24 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	}
 	popts.cpus = cpus;
 	popts.fxmark = h->cfg->fxmark;
-	if (kreg_job_plan(&plan, req->atom, &popts) < 0) {
+	planned = kreg_job_plan(&plan, req->atom, &popts) == 0;
+	if (!planned && hc->disk && *hc->disk && !fs) {
+		/* The job names no file system but needs a directory
+		 * (dbench): the test disk gets the default one. */
+		char *why = kreg_strdup(kreg_error_last());
+
+		memset(&plan, 0, sizeof(plan));
+		fs = DEFAULT_FS;
+		popts.target = GUEST_MNT;
+		popts.target_is_dir = 1;
+		planned = kreg_job_plan(&plan, req->atom, &popts) == 0;
+		if (!planned) {
+			fs = NULL;
+			kreg_error_set("%s", why);
+		}
+		free(why);
+	}
+	if (!planned) {
 		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();
 		error = 0;

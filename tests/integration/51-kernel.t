@@ -12,7 +12,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 54
+plan 56
 
 D="$SCRATCH/data"
 mkdir -p disks
@@ -150,6 +150,13 @@ ok "the raw fio output too" grep -q '"jobs"' "$out/fio.json"
 ok "the guest booted kreg's kernel" grep -q 'Linux version 6.1' "$out/console.log"
 is "$(stat -c %s disks/vm1.img)" $((256 * 1024 * 1024)) "the test disk was made with the configured size"
 ok "the per-run initramfs is removed" test ! -e "$out/initrd.cpio"
+
+# 4b. dbench, from the shipped job file (no file system named: ext4).
+run_kreg job run "$KREG_SRC/jobs/dbench-quick.yaml" --host vm1 --repo linux --commit master
+is "$RC" 0 "dbench runs in the guest"; [ "$RC" = 0 ] || echo "$ERR" | tail -3 | sed 's/^/# /'
+tput=$(q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE m.name = 'dbench.throughput_MB/s' ORDER BY s.run_id DESC LIMIT 1")
+ok "its dbench.throughput_MB/s is stored ($tput)" awk -v v="$tput" 'BEGIN { exit !(v > 0) }'
 
 # 5. A job that fails.
 run_kreg job run fails.yaml --host vm1 --repo linux --commit master

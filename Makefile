@@ -174,4 +174,4 @@ install: kreg
 clean:
 	rm -rf build kreg
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(REL) $(SAN) $(FUZ) -name '*.d' 2>/dev/null)

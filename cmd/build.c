@@ -1,11 +1,113 @@
-/* kreg build: filled in by a later change; until then a clear error. */
+/* kreg build: the kernel of a commit, built or found in the cache. */
 #include "cmd.h"
 
-static const char usage[] = "usage: kreg build ...\n";
+#include "daemon/build.h"
+#include "daemon/repo.h"
+#include "lib/err.h"
+#include "lib/log.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: kreg build --repo NAME --commit REV [--config NAME] [--force]\n"
+	"\n"
+	"Builds the kernel of REV (a sha, a unique prefix, a branch) of the configured\n"
+	"repo NAME with the kernel config NAME (default: the first of build.configs),\n"
+	"or finds it in the artifact cache, and prints the artifact directory\n"
+	"(bzImage, .config, build.log). A commit that does not build exits 1 with\n"
+	"the reason and the end of its log; the failure is cached like a success\n"
+	"(--force builds it again).\n";
 
 int cmd_build(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "repo", required_argument, NULL, 'r' },
+		{ "commit", required_argument, NULL, 'C' },
+		{ "config", required_argument, NULL, 'k' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo_name = NULL, *rev = NULL, *kconfig_name = NULL;
+	kreg_build_request req = { 0 };
+	kreg_build_result res = { 0 };
+	kreg_config *cfg = NULL;
+	kreg_repo *repo = NULL;
+	kreg_db *db = NULL;
+	char sha[GIT_OID_HEXSZ + 1];
+	git_oid oid;
+	int c, ret = KREG_EXIT_FAIL;
+
 	if (kreg_cmd_wants_help(argc, argv, usage))
 		return KREG_EXIT_OK;
-	return kreg_cmd_not_implemented("build");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': repo_name = optarg; break;
+		case 'C': rev = optarg; break;
+		case 'k': kconfig_name = optarg; break;
+		case 'f': req.force = 1; break;
+		default: return kreg_cmd_usage(usage, NULL);
+		}
+	}
+	if (optind < argc)
+		return kreg_cmd_usage(usage, "build: unexpected argument '%s'", argv[optind]);
+	if (!rev)
+		return kreg_cmd_usage(usage, "build: which commit? (--commit)");
+	if (kreg_cmd_load_config(&cfg) < 0)
+		return KREG_EXIT_FAIL;
+	if (!repo_name) {
+		if (cfg->nrepos != 1) {
+			ret = kreg_cmd_usage(usage, "build: which repo? (--repo; %zu configured)",
+					     cfg->nrepos);
+			goto done;
+		}
+		repo_name = cfg->repos[0].name;
+	}
+	req.kconfig = kreg_build_kconfig(cfg, kconfig_name);
+	if (!req.kconfig) {
+		kreg_cmd_error("no kernel config named '%s' in %s (build.configs)", kconfig_name,
+			       cfg->path);
+		goto done;
+	}
+	if (kreg_cmd_open_db(&db, cfg, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
+		goto done;
+	if (kreg_repo_open(&repo, cfg, repo_name) < 0)
+		goto fail;
+	if (kreg_repo_resolve(repo, &oid, rev) < 0) {
+		/* Not in the mirror yet: fetch once and look again. */
+		if (kreg_repo_fetch(repo) < 0 || kreg_repo_resolve(repo, &oid, rev) < 0)
+			goto fail;
+	}
+	git_oid_tostr(sha, sizeof(sha), &oid);
+	req.repo = repo_name;
+	req.repo_url = kreg_repo_config(repo)->url;
+	req.repo_path = kreg_repo_path(repo);
+	req.rev = sha;
+	if (kreg_build(&res, cfg, db, &req) < 0)
+		goto fail;
+	if (res.status != KREG_BUILD_OK) {
+		kreg_cmd_error("%s %.12s (config %s) does not build%s: %s", repo_name, res.sha,
+			       res.config_name, res.cached ? " (cached result)" : "",
+			       res.error ? res.error : "unknown");
+		if (res.log_tail && *res.log_tail)
+			fprintf(stderr, "--- end of %s\n%s\n---\n", res.log ? res.log : "the log",
+				res.log_tail);
+		goto done;
+	}
+	log_info("%s %.12s config %s: %s in %.2f s", repo_name, res.sha, res.config_name,
+		 res.cached ? "cached" : "built", res.seconds);
+	printf("%s\n", res.artifact);
+	ret = KREG_EXIT_OK;
+	goto done;
+fail:
+	kreg_cmd_error(NULL);
+done:
+	kreg_build_result_free(&res);
+	kreg_repo_close(repo);
+	kreg_db_close(db);
+	kreg_config_free(cfg);
+	return ret;
 }

@@ -95,6 +95,8 @@ static int one_metric(changes_ctx *x, const char *metric)
 
 			json_object_set_new(c, "commit", json_string(h.shas[cp[i].index]));
 			json_object_set_new(c, "prev", json_string(h.shas[cp[i].prev]));
+			json_object_set_new(c, "bisect_good", json_string(h.shas[cp[i].good]));
+			json_object_set_new(c, "bisect_bad", json_string(h.shas[cp[i].bad]));
 			json_object_set_new(c, "subject", json_string(h.subjects[cp[i].index] ?
 								       h.subjects[cp[i].index] : ""));
 			json_object_set_new(c, "before", json_real(cp[i].before));
@@ -123,11 +125,12 @@ static int one_metric(changes_ctx *x, const char *metric)
 	if (!ncp)
 		printf("  no change points\n");
 	for (size_t i = 0; i < ncp; i++) {
-		char a[13], b[13], *subject = printable(h.subjects[cp[i].index]);
+		char a[13], g[13], b[13], *subject = printable(h.subjects[cp[i].index]);
 
 		printf("  %s %+7.1f%%  %.6g -> %.6g  p=%.2g  bisect %s..%s  %s\n",
 		       short_sha(a, h.shas[cp[i].index]), 100 * cp[i].change, cp[i].before,
-		       cp[i].after, cp[i].pvalue, short_sha(b, h.shas[cp[i].prev]), a, subject);
+		       cp[i].after, cp[i].pvalue, short_sha(g, h.shas[cp[i].good]),
+		       short_sha(b, h.shas[cp[i].bad]), subject);
 		free(subject);
 	}
 	{

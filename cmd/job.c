@@ -78,6 +78,7 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		if (kreg_job_load(&job, argv[i], cfg->job_path, cfg->njob_path) < 0 ||
 		    kreg_job_split(&atoms, job) < 0) {
 			kreg_cmd_error(NULL);
+			kreg_atoms_free(&atoms);
 			kreg_job_free(job);
 			status = KREG_EXIT_FAIL;
 			continue;
@@ -173,17 +174,6 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 	kreg_plan_free(&plan);
 	kreg_atom_free(atom);
 	return KREG_EXIT_OK;
-}
-
-static const char *backend_label(kreg_backend b)
-{
-	switch (b) {
-	case KREG_BACKEND_LOCAL: return "local";
-	case KREG_BACKEND_QEMU: return "qemu";
-	case KREG_BACKEND_SSH: return "ssh";
-	case KREG_BACKEND_SIM: return "sim";
-	}
-	return "unknown";
 }
 
 /* Per metric over the runs that went well: mean and relative stddev. */
@@ -283,14 +273,14 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 	hc = kreg_host_config(host);
 	if (kreg_host_needs_kernel(host) && !commit_spec) {
 		kreg_cmd_error("host '%s' (%s) boots a kernel kreg builds: give --repo R --commit C",
-			       host_name, backend_label(hc->backend));
+			       host_name, kreg_backend_name(hc->backend));
 		goto done;
 	}
 	if (kreg_cmd_open_db(&db, cfg, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
 		goto done;
 	if (kreg_db_job_id(db, &job_id, atom->name, atom->testcase, atom->path_params,
 			   atom->yaml) < 0 ||
-	    kreg_db_host_id(db, &host_id, hc->name, backend_label(hc->backend), hc->cpus,
+	    kreg_db_host_id(db, &host_id, hc->name, kreg_backend_name(hc->backend), hc->cpus,
 			    hc->memory) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;

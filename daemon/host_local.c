@@ -31,6 +31,19 @@ static int local_cpus(const kreg_host_cfg *hc)
 	return n > 0 ? (int)n : 1;
 }
 
+/* path is below the configuration's data_dir (no "..": kreg made it). */
+static int inside_data_dir(const kreg_config *cfg, const char *path)
+{
+	size_t n;
+
+	if (!cfg->data_dir || strstr(path, "/../") || kreg_str_endswith(path, "/.."))
+		return 0;
+	n = strlen(cfg->data_dir);
+	while (n > 1 && cfg->data_dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, cfg->data_dir, n) && path[n] == '/';
+}
+
 static int local_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
 {
 	(void)h;
@@ -115,10 +128,17 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 	int error;
 
 	out->kernel = kreg_strdup(uname(&un) == 0 ? un.release : "unknown");
-	/* a target that is not there is the host's fault, not the job's */
+	/* a target that is not there is the host's fault, not the job's; one
+	 * inside kreg's data_dir (the default, <data_dir>/scratch) is made */
 	if (hc->target && *hc->target) {
 		struct stat st;
 
+		if (stat(hc->target, &st) < 0 && errno == ENOENT && inside_data_dir(h->cfg, hc->target) &&
+		    kreg_mkdir_p(hc->target, 0755) < 0) {
+			set_status(out, KREG_RUN_INFRA_FAILED, "host %s: %s", hc->name, kreg_error_last());
+			out->seconds = kreg_now_mono() - t0;
+			return 0;
+		}
 		if (stat(hc->target, &st) < 0) {
 			set_status(out, KREG_RUN_INFRA_FAILED, "host %s: target '%s': %s", hc->name,
 				   hc->target, strerror(errno));

@@ -1,26 +1,706 @@
-/* The qemu backend: filled in by a later change. */
+/* The qemu backend: build the commit's kernel (daemon/build), boot it with
+ * the guest image plus the job, capture the serial console, and tell apart
+ * the job failing, the kernel failing and the infrastructure failing.
+ *
+ * KVM when it works; on hosts where /dev/kvm is there but broken, a short
+ * probe (cached in <data_dir>/qemu/kvm-probe) sends the runs to TCG. */
 #include "host_backend.h"
 
+#include "build.h"
+#include "image.h"
+#include "db/db.h"
+#include "jobs/job.h"
+#include "jobs/parse.h"
+#include "jobs/plan.h"
+#include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define DEFAULT_MEMORY (1024ull << 20)
+#define DEFAULT_DISK_SIZE (1024ull << 20)
+#define DEFAULT_TIMEOUT 600.0
+#define KVM_PROBE_TIMEOUT 20.0
+#define GUEST_DISK "vda"
+#define GUEST_MNT "/mnt/kreg"
+
+static const char *qemu_binary(const kreg_host_cfg *hc)
+{
+	return hc->qemu && *hc->qemu ? hc->qemu : "qemu-system-x86_64";
+}
+
+/* qemu option values: a comma is written twice. */
+static char *qemu_escape(const char *s)
+{
+	kreg_buf b = KREG_BUF_INIT;
+
+	for (; *s; s++) {
+		if (*s == ',')
+			kreg_buf_putc(&b, ',');
+		kreg_buf_putc(&b, *s);
+	}
+	return kreg_buf_detach(&b);
+}
+
+/* ---- the kernel ---- */
 
 static int qemu_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
 {
-	(void)out;
-	(void)c;
-	kreg_error_set("host '%s': the qemu backend is not yet implemented", h->hc->name);
-	return KREG_ERROR;
+	const kreg_kconfig_cfg *kc = kreg_build_kconfig(h->cfg, c->kconfig);
+	const kreg_repo_cfg *rc = kreg_config_repo(h->cfg, c->repo);
+	kreg_build_request req = { 0 };
+	kreg_build_result res = { 0 };
+	kreg_db *db = NULL;
+	int error;
+
+	if (!kc) {
+		kreg_error_set("host '%s': no kernel config named '%s' (build.configs in %s)",
+			       h->hc->name, c->kconfig, h->cfg->path);
+		return KREG_ENOTFOUND;
+	}
+	if (kreg_mkdir_p(h->cfg->data_dir, 0755) < 0)
+		return KREG_ERROR;
+	if ((error = kreg_db_open(&db, h->cfg->database, KREG_DB_CREATE | KREG_DB_MIGRATE)) < 0)
+		return error;
+	req.repo = c->repo;
+	req.repo_url = rc ? rc->url : NULL;
+	req.repo_path = c->repo_path;
+	req.rev = c->sha;
+	req.kconfig = kc;
+	if ((error = kreg_build(&res, h->cfg, db, &req)) < 0)
+		goto done;
+	out->cached = res.cached;
+	out->seconds = res.seconds;
+	if (res.status == KREG_BUILD_OK) {
+		out->status = KREG_PREPARE_OK;
+		out->artifact = kreg_strdup(res.artifact);
+	} else {
+		out->status = KREG_PREPARE_BUILD_FAILED;
+		out->error = kreg_asprintf("%s%s%s", res.error ? res.error : "the build failed",
+					   res.log_tail && *res.log_tail ? "\n" : "",
+					   res.log_tail ? res.log_tail : "");
+	}
+	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha, kc->name,
+		 res.status == KREG_BUILD_OK ? "ok" : "build failed",
+		 res.cached ? " (cached)" : "", res.seconds);
+done:
+	kreg_build_result_free(&res);
+	kreg_db_close(db);
+	return error;
+}
+
+/* ---- KVM or TCG ---- */
+
+static char *kvm_probe_key(const kreg_host_cfg *hc)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	return kreg_asprintf("%s %s %s", qemu_binary(hc), u.release, u.version);
+}
+
+/* Boot bzimage under KVM with no init: a working KVM prints the kernel's
+ * banner and panics (no root) within seconds; a broken one hangs or aborts. */
+static int kvm_probe(const kreg_host *h, const char *bzimage, const char *dir)
+{
+	char *console = kreg_path_join(dir, "kvm-probe.console");
+	char *log = kreg_path_join(dir, "kvm-probe.log");
+	char *con_opt = NULL, *esc = qemu_escape(console);
+	kreg_buf text = KREG_BUF_INIT;
+	kreg_run_opts o = { 0 };
+	kreg_run_result r;
+	int works = 0;
+	const char *argv[] = {
+		qemu_binary(h->hc), "-accel", "kvm", "-cpu", "host", "-m", "256",
+		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+		"-kernel", bzimage, "-append", "console=ttyS0 panic=-1 rdinit=/kreg-probe-no-init",
+		"-chardev", NULL, "-serial", "chardev:con", NULL,
+	};
+
+	con_opt = kreg_asprintf("file,id=con,path=%s", esc);
+	argv[17] = con_opt;
+	o.argv = argv;
+	o.out_path = log;
+	o.timeout = KVM_PROBE_TIMEOUT;
+	o.kill_grace = 1;
+	if (kreg_run(&r, &o) == 0 && !r.timed_out && kreg_buf_read_file(&text, console) == 0)
+		works = strstr(text.ptr, "Linux version") != NULL;
+	kreg_error_clear();
+	kreg_buf_free(&text);
+	free(con_opt);
+	free(esc);
+	free(log);
+	free(console);
+	return works;
+}
+
+static int want_kvm(const kreg_host *h, const char *bzimage)
+{
+	char *dir, *path, *key;
+	kreg_buf b = KREG_BUF_INIT;
+	int works;
+
+	if (h->hc->kvm == KREG_KVM_OFF)
+		return 0;
+	if (h->hc->kvm == KREG_KVM_ON)
+		return 1;
+	if (access("/dev/kvm", R_OK | W_OK) < 0)
+		return 0;
+	dir = kreg_config_data_path(h->cfg, "qemu");
+	path = kreg_path_join(dir, "kvm-probe");
+	key = kvm_probe_key(h->hc);
+	if (kreg_buf_read_file(&b, path) == 0 && b.len > 3 && !strncmp(b.ptr, key, strlen(key)) &&
+	    b.ptr[strlen(key)] == '\n') {
+		works = !strncmp(b.ptr + strlen(key) + 1, "works", 5);
+	} else {
+		kreg_error_clear();
+		kreg_mkdir_p(dir, 0755);
+		works = kvm_probe(h, bzimage, dir);
+		kreg_buf_clear(&b);
+		kreg_buf_printf(&b, "%s\n%s\n", key, works ? "works" : "broken");
+		if (kreg_write_file_atomic(path, b.ptr, b.len) < 0)
+			log_warn("%s", kreg_error_last());
+		log_info("KVM %s here (probe cached in %s)", works ? "works" : "does not work: using TCG",
+			 path);
+	}
+	kreg_buf_free(&b);
+	free(key);
+	free(path);
+	free(dir);
+	return works;
+}
+
+/* ---- the test disk ---- */
+
+static int ensure_disk(const kreg_host_cfg *hc)
+{
+	uint64_t size = hc->disk_size ? hc->disk_size : DEFAULT_DISK_SIZE;
+	char *dir;
+	int fd;
+
+	if (kreg_path_exists(hc->disk))
+		return 0;
+	dir = kreg_strdup(hc->disk);
+	if (strrchr(dir, '/') && strrchr(dir, '/') != dir) {
+		*strrchr(dir, '/') = '\0';
+		kreg_mkdir_p(dir, 0755);
+	}
+	free(dir);
+	fd = open(hc->disk, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return 0;
+		kreg_error_errno("host '%s': test disk %s: cannot create", hc->name, hc->disk);
+		return KREG_ERROR;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		kreg_error_errno("host '%s': test disk %s: cannot size it", hc->name, hc->disk);
+		close(fd);
+		unlink(hc->disk);
+		return KREG_ERROR;
+	}
+	close(fd);
+	log_info("host %s: created the test disk %s (%llu MiB)", hc->name, hc->disk,
+		 (unsigned long long)(size >> 20));
+	return 0;
+}
+
+/* ---- reading the console ---- */
+
+/* Kernel lines that mean the kernel failed (a WARNING does not: the run
+ * goes on and its numbers stand). */
+static const char *const kernel_failures[] = {
+	"Kernel panic - not syncing", "Oops:", "BUG:", "kernel BUG at",
+	"general protection fault", "Unable to handle kernel",
+	NULL,
+};
+
+/* The line, without its "[    1.234567] " timestamp. */
+static const char *strip_time(const char *line)
+{
+	if (line[0] == '[') {
+		const char *e = strstr(line, "] ");
+
+		if (e && e - line < 20)
+			return e + 2;
+	}
+	return line;
+}
+
+static int is_kernel_line(const char *line)
+{
+	const char *p = line;
+
+	if (*p++ != '[')
+		return 0;
+	while (*p == ' ')
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.')
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return *p == ']';
+}
+
+typedef struct {
+	char **lines;		/* the console, one line each, \r removed */
+	size_t n, alloc;
+} console_lines;
+
+static void console_split(console_lines *c, char *text)
+{
+	char *p = text;
+
+	while (*p) {
+		char *e = strchr(p, '\n');
+
+		if (e)
+			*e = '\0';
+		for (char *q = p; *q; q++)
+			if (*q == '\r')
+				memmove(q, q + 1, strlen(q));
+		KREG_ARRAY_GROW(c->lines, c->n + 1, c->alloc);
+		c->lines[c->n++] = p;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+}
+
+static ssize_t console_find(const console_lines *c, const char *prefix, size_t from)
+{
+	for (size_t i = from; i < c->n; i++)
+		if (!strncmp(c->lines[i], prefix, strlen(prefix)))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The text between begin and end markers; kernel lines that slipped in
+ * (they carry a printk timestamp) are left out. */
+static char *console_section(const console_lines *c, const char *begin, const char *end,
+			     int *complete)
+{
+	ssize_t b = console_find(c, begin, 0), e;
+	kreg_buf out = KREG_BUF_INIT;
+
+	*complete = 0;
+	if (b < 0)
+		return NULL;
+	e = console_find(c, end, (size_t)b + 1);
+	*complete = e >= 0;
+	for (size_t i = (size_t)b + 1; i < (e >= 0 ? (size_t)e : c->n); i++) {
+		if (is_kernel_line(c->lines[i]))
+			continue;
+		kreg_buf_printf(&out, "%s\n", c->lines[i]);
+	}
+	return kreg_buf_detach(&out);
+}
+
+static const char *last_line(const console_lines *c)
+{
+	for (size_t i = c->n; i > 0; i--)
+		if (*c->lines[i - 1])
+			return c->lines[i - 1];
+	return "(nothing)";
+}
+
+/* ---- a run ---- */
+
+static int write_run_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char *p = kreg_path_join(dir, name);
+	int error = kreg_write_file_atomic(p, data, len);
+
+	free(p);
+	return error;
+}
+
+static void set_status(kreg_host_result *out, kreg_run_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_status(kreg_host_result *out, kreg_run_status s, const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	out->status = s;
+	free(out->error);
+	out->error = kreg_buf_detach(&b);
+}
+
+/* Read what the guest printed and decide what happened. */
+static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *plan,
+		    const char *out_dir, const char *console_path, const char *qemu_log,
+		    const kreg_run_result *r, const char *accel)
+{
+	kreg_buf text = KREG_BUF_INIT, qlog = KREG_BUF_INIT;
+	console_lines c = { 0 };
+	char *output = NULL, *joblog = NULL, desc[128];
+	ssize_t init, exit_line, setup;
+	int complete = 0, log_complete = 0, error = 0;
+	long long rc = -1;
+
+	if (kreg_buf_read_file(&text, console_path) < 0)
+		kreg_error_clear();
+	if (kreg_buf_read_file(&qlog, qemu_log) < 0)
+		kreg_error_clear();
+	kreg_buf_rtrim(&qlog);
+	console_split(&c, text.ptr ? text.ptr : (char *)"");
+
+	/* The kernel first: a panic is the kernel's fault, even when the run
+	 * also timed out. */
+	for (size_t i = 0; i < c.n; i++) {
+		const char *l = strip_time(c.lines[i]);
+
+		for (size_t k = 0; kernel_failures[k]; k++) {
+			if (!strncmp(l, kernel_failures[k], strlen(kernel_failures[k])) ||
+			    (k < 1 && strstr(l, kernel_failures[k]))) {
+				set_status(out, KREG_RUN_KERNEL_FAILED, "kernel: %s", l);
+				goto done;
+			}
+		}
+	}
+	init = console_find(&c, KREG_GUEST_INIT, 0);
+	if (init >= 0) {
+		const char *rel = c.lines[init] + strlen(KREG_GUEST_INIT);
+
+		while (*rel == ' ')
+			rel++;
+		free(out->kernel);
+		out->kernel = kreg_strdup(*rel ? rel : "unknown");
+	}
+	exit_line = console_find(&c, KREG_GUEST_EXIT, 0);
+	{
+		/* Boot to job: qemu's wall time less the guest's time from the
+		 * job's start to power off (both from /proc/uptime). */
+		ssize_t js = console_find(&c, KREG_GUEST_JOB_START, 0);
+		ssize_t po = console_find(&c, KREG_GUEST_POWEROFF, 0);
+		double u1, u2;
+
+		if (js >= 0 && po >= 0 &&
+		    kreg_parse_double(&u1, c.lines[js] + strlen(KREG_GUEST_JOB_START) + 1, "uptime") == 0 &&
+		    kreg_parse_double(&u2, c.lines[po] + strlen(KREG_GUEST_POWEROFF) + 1, "uptime") == 0) {
+			kreg_buf t = KREG_BUF_INIT;
+
+			kreg_buf_printf(&t, "accel %s\nqemu_seconds %.2f\nboot_to_job_seconds %.2f\n"
+					"job_seconds %.2f\n", accel, r->seconds, r->seconds - (u2 - u1),
+					u2 - u1);
+			write_run_file(out_dir, "timing", t.ptr, t.len);
+			log_info("host %s: boot to job %.1f s (%s)", h->hc->name, r->seconds - (u2 - u1),
+				 accel);
+			kreg_buf_free(&t);
+		}
+		kreg_error_clear();
+	}
+	if (r->timed_out) {
+		set_status(out, KREG_RUN_INFRA_FAILED,
+			   "timed out after %.0f s (%s, %s): the guest %s; last console line: %s",
+			   r->seconds, accel, h->hc->name,
+			   init < 0 ? "did not reach /init" :
+			   exit_line < 0 ? "hung in the job" : "did not power off",
+			   last_line(&c));
+		goto done;
+	}
+	if (init < 0 && c.n <= 1 && (!r->exited || r->status != 0)) {
+		set_status(out, KREG_RUN_INFRA_FAILED, "qemu would not start (%s): %s",
+			   kreg_run_describe(r, desc, sizeof(desc)),
+			   qlog.len ? qlog.ptr : "no message");
+		goto done;
+	}
+	if (init < 0) {
+		set_status(out, KREG_RUN_KERNEL_FAILED,
+			   "no boot: the kernel stopped before /init (qemu %s); last console line: %s",
+			   kreg_run_describe(r, desc, sizeof(desc)), last_line(&c));
+		goto done;
+	}
+	setup = console_find(&c, KREG_GUEST_SETUP_FAILED, 0);
+	if (setup >= 0) {
+		set_status(out, KREG_RUN_INFRA_FAILED, "guest: %s", c.lines[setup] +
+			   strlen(KREG_GUEST_SETUP_FAILED) + 1);
+		goto done;
+	}
+	output = console_section(&c, KREG_GUEST_OUT_BEGIN, KREG_GUEST_OUT_END, &complete);
+	joblog = console_section(&c, KREG_GUEST_LOG_BEGIN, KREG_GUEST_LOG_END, &log_complete);
+	if (output && (error = write_run_file(out_dir, plan->parse_name, output, strlen(output))) < 0)
+		goto done;
+	if (joblog && strcmp(plan->stdout_name, plan->parse_name) &&
+	    (error = write_run_file(out_dir, plan->stdout_name, joblog, strlen(joblog))) < 0)
+		goto done;
+	if (exit_line < 0 || !complete) {
+		set_status(out, KREG_RUN_KERNEL_FAILED,
+			   "the guest stopped during the job (qemu %s); last console line: %s",
+			   kreg_run_describe(r, desc, sizeof(desc)), last_line(&c));
+		goto done;
+	}
+	if (kreg_parse_ll(&rc, c.lines[exit_line] + strlen(KREG_GUEST_EXIT) + 1, "exit status") < 0)
+		rc = -1;
+	kreg_error_clear();
+	if (rc != 0) {
+		const char *why = joblog && *joblog ? joblog : output ? output : "";
+		kreg_buf last = KREG_BUF_INIT;
+
+		kreg_buf_puts(&last, why);
+		kreg_buf_rtrim(&last);
+		set_status(out, KREG_RUN_JOB_FAILED, "%s exited with status %lld: %s", plan->program,
+			   rc, strrchr(last.ptr, '\n') ? strrchr(last.ptr, '\n') + 1 : last.ptr);
+		kreg_buf_free(&last);
+		goto done;
+	}
+	{
+		char *path = kreg_path_join(out_dir, plan->parse_name);
+
+		if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
+			set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+			kreg_error_clear();
+			kreg_samples_clear(&out->samples);
+		} else {
+			out->status = KREG_RUN_OK;
+		}
+		free(path);
+	}
+done:
+	free(joblog);
+	free(output);
+	free(c.lines);
+	kreg_buf_free(&qlog);
+	kreg_buf_free(&text);
+	return error;
+}
+
+/* The job's part of the initramfs: argv, where output goes, the disk, and
+ * the plan's files. */
+static int job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
+		     const kreg_plan *plan, const char *fs, int have_disk)
+{
+	kreg_image_file *f = kreg_calloc(plan->nfiles + 4, sizeof(*f));
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->argc; i++) {
+		if (strchr(plan->argv[i], '\n')) {
+			kreg_error_set("argument %zu of the plan holds a line feed", i);
+			free(f);
+			return KREG_EINVAL;
+		}
+		kreg_buf_printf(argv_text, "%s\n", plan->argv[i]);
+	}
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/argv"), argv_text->ptr, argv_text->len, 0644 };
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/stdout"), plan->stdout_name,
+				    strlen(plan->stdout_name), 0644 };
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/parse"), plan->parse_name,
+				    strlen(plan->parse_name), 0644 };
+	if (have_disk) {
+		kreg_buf_printf(disk, "%s %s %s\n", GUEST_DISK, fs ? fs : "raw", fs ? GUEST_MNT : "-");
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/disk"), disk->ptr, disk->len, 0644 };
+	}
+	for (size_t i = 0; i < plan->nfiles; i++)
+		f[k++] = (kreg_image_file){ kreg_asprintf("/kreg/run/%s", plan->files[i].name),
+					    plan->files[i].content, plan->files[i].len,
+					    plan->files[i].executable ? 0755u : 0644u };
+	*out = f;
+	*n = k;
+	return 0;
 }
 
 static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
 {
-	(void)out;
-	(void)req;
-	kreg_error_set("host '%s': the qemu backend is not yet implemented", h->hc->name);
-	return KREG_ERROR;
+	const kreg_host_cfg *hc = h->hc;
+	kreg_plan plan;
+	kreg_plan_opts popts = { 0 };
+	kreg_image_file *files = NULL;
+	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT, append = KREG_BUF_INIT;
+	kreg_run_opts o = { 0 };
+	kreg_run_result r;
+	const char *fs = NULL, *accel;
+	const char *argv[40];
+	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
+	char *con_opt = NULL, *drive_opt = NULL, *mem = NULL, *smp = NULL, *esc = NULL;
+	size_t nfiles = 0, n = 0;
+	int error = KREG_ERROR, kvm, have_plan = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
+	double start = kreg_now_mono();
+
+	memset(&plan, 0, sizeof(plan));
+	if (!req->kernel || !req->kernel->artifact) {
+		kreg_error_set("host '%s': no kernel to boot (prepare the commit's kernel first)",
+			       hc->name);
+		return KREG_EINVAL;
+	}
+	bzimage = kreg_path_join(req->kernel->artifact, "bzImage");
+	if (!kreg_path_exists(bzimage)) {
+		kreg_error_set("host '%s': %s: no such kernel", hc->name, bzimage);
+		goto done;
+	}
+	image = kreg_image_path(h->cfg, hc);
+	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
+		goto done;
+	error = KREG_ERROR;
+
+	/* Where the job writes: the test disk, formatted only when the job
+	 * names a file system; a directory in memory when the host has none. */
+	if (hc->disk && *hc->disk) {
+		fs = kreg_atom_param(req->atom, NULL, "fs");
+		if (fs && !strcmp(fs, "raw"))
+			fs = NULL;
+		if (fs && strspn(fs, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(fs)) {
+			set_status(out, KREG_RUN_JOB_FAILED, "fs '%s': not a file system name", fs);
+			error = 0;
+			goto done;
+		}
+		popts.target = fs ? GUEST_MNT : "/dev/" GUEST_DISK;
+		popts.target_is_dir = fs != NULL;
+		if ((error = ensure_disk(hc)) < 0)
+			goto done;
+	} else {
+		popts.target = "/tmp";
+		popts.target_is_dir = 1;
+	}
+	popts.cpus = cpus;
+	popts.fxmark = h->cfg->fxmark;
+	if (kreg_job_plan(&plan, req->atom, &popts) < 0) {
+		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+		error = 0;
+		goto done;
+	}
+	have_plan = 1;
+	/* The atom as run, beside its output. */
+	for (size_t i = 0; i < plan.nfiles; i++)
+		if ((error = write_run_file(req->out_dir, plan.files[i].name, plan.files[i].content,
+					    plan.files[i].len)) < 0)
+			goto done;
+	if ((error = job_files(&files, &nfiles, &argv_text, &disk_line, &plan, fs,
+			       hc->disk && *hc->disk)) < 0) {
+		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		error = 0;
+		goto done;
+	}
+	if ((error = write_run_file(req->out_dir, "argv", argv_text.ptr, argv_text.len)) < 0)
+		goto done;
+	initrd = kreg_path_join(req->out_dir, "initrd.cpio");
+	if ((error = kreg_image_with_files(initrd, image, files, nfiles)) < 0)
+		goto done;
+
+	kvm = want_kvm(h, bzimage);
+	accel = kvm ? "kvm" : "tcg";
+	console = kreg_path_join(req->out_dir, "console.log");
+	qemu_log = kreg_path_join(req->out_dir, "qemu.log");
+	unlink(console);
+	esc = qemu_escape(console);
+	con_opt = kreg_asprintf("file,id=con,path=%s", esc);
+	mem = kreg_asprintf("%llu", (unsigned long long)((hc->memory ? hc->memory : DEFAULT_MEMORY) >> 20));
+	smp = kreg_asprintf("%d", cpus);
+	kreg_buf_puts(&append, "console=ttyS0 panic=-1 oops=panic rdinit=/init printk.time=1 random.trust_cpu=on");
+	if (hc->append && *hc->append)
+		kreg_buf_printf(&append, " %s", hc->append);
+
+	argv[n++] = qemu_binary(hc);
+	argv[n++] = "-accel";
+	argv[n++] = accel;
+	/* RDRAND (host, or emulated with max) seeds the guest's RNG at once:
+	 * otherwise getrandom() waits seconds for entropy under TCG. */
+	argv[n++] = "-cpu";
+	argv[n++] = kvm ? "host" : "max";
+	argv[n++] = "-machine";
+	argv[n++] = "pc";
+	argv[n++] = "-m";
+	argv[n++] = mem;
+	argv[n++] = "-smp";
+	argv[n++] = smp;
+	argv[n++] = "-nodefaults";
+	argv[n++] = "-no-user-config";
+	argv[n++] = "-display";
+	argv[n++] = "none";
+	argv[n++] = "-no-reboot";
+	argv[n++] = "-kernel";
+	argv[n++] = bzimage;
+	argv[n++] = "-initrd";
+	argv[n++] = initrd;
+	argv[n++] = "-append";
+	argv[n++] = append.ptr;
+	argv[n++] = "-chardev";
+	argv[n++] = con_opt;
+	argv[n++] = "-serial";
+	argv[n++] = "chardev:con";
+	if (hc->disk && *hc->disk) {
+		char *d = qemu_escape(hc->disk);
+
+		drive_opt = kreg_asprintf("file=%s,format=raw,if=virtio,cache=writeback", d);
+		free(d);
+		argv[n++] = "-drive";
+		argv[n++] = drive_opt;
+	}
+	argv[n] = NULL;
+	{
+		kreg_buf cmd = KREG_BUF_INIT;
+
+		for (size_t i = 0; i < n; i++)
+			kreg_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
+		kreg_buf_putc(&cmd, '\n');
+		write_run_file(req->out_dir, "qemu.cmdline", cmd.ptr, cmd.len);
+		kreg_buf_free(&cmd);
+	}
+	o.argv = argv;
+	o.out_path = qemu_log;
+	o.timeout = hc->timeout > 0 ? hc->timeout : DEFAULT_TIMEOUT;
+	o.kill_grace = 2;
+	log_info("host %s: booting %s (%s, %d cpu, %s MiB) for %s", hc->name, req->kernel->artifact,
+		 accel, cpus, mem, req->atom_name ? req->atom_name : "the job");
+	error = kreg_run(&r, &o);
+	if (error < 0) {
+		set_status(out, KREG_RUN_INFRA_FAILED, "qemu would not start: %s", kreg_error_last());
+		kreg_error_clear();
+		error = 0;
+		goto done;
+	}
+	error = classify(out, h, &plan, req->out_dir, console, qemu_log, &r, accel);
+	if (!out->kernel)
+		out->kernel = kreg_strdup(req->kernel->artifact);
+	log_info("host %s: %s%s%s (%.1f s)", hc->name, kreg_run_status_name(out->status),
+		 out->error ? ": " : "", out->error ? out->error : "", r.seconds);
+done:
+	if (initrd)
+		unlink(initrd);
+	out->seconds = kreg_now_mono() - start;
+	for (size_t i = 0; i < nfiles; i++)
+		free(files[i].path);
+	free(files);
+	if (have_plan)
+		kreg_plan_free(&plan);
+	kreg_buf_free(&append);
+	kreg_buf_free(&disk_line);
+	kreg_buf_free(&argv_text);
+	free(drive_opt);
+	free(smp);
+	free(mem);
+	free(con_opt);
+	free(esc);
+	free(qemu_log);
+	free(console);
+	free(initrd);
+	free(image);
+	free(bzimage);
+	return error;
 }
 
 const struct kreg_host_ops kreg_host_qemu_ops = {
 	.name = "qemu",
+	.needs_kernel = 1,
 	.prepare = qemu_prepare,
 	.run = qemu_run,
 };

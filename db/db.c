@@ -152,6 +152,7 @@ static const char *const migrations[] = {
 	"  verdict TEXT NOT NULL DEFAULT 'pending' CHECK (verdict IN ('pending','good','bad','skip','unknown')),"
 	"  runs INTEGER NOT NULL DEFAULT 0,"
 	"  detail TEXT,"
+	"  of_commit_id INTEGER REFERENCES commits(id),"	/* revert: the culprit it reverts */
 	"  created INTEGER NOT NULL, updated INTEGER NOT NULL,"
 	"  UNIQUE (bisection_id, seq)"
 	");"

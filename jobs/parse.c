@@ -389,11 +389,20 @@ static int fio_op(fio_ctx *c, json_t *job, const char *ops, double *total_ios)
 		if (fio_num(c, &v, clat, "stddev", w) < 0)
 			return KREG_EINVAL;
 		PUT(c->out, v, "%s_clat_stddev", ops);
-		/* no percentile object (clat_percentiles=0, or no I/O): no
-		 * percentile metrics, as in LKP */
+		/* no percentile object where there was no I/O: no percentile
+		 * metrics, as in LKP; where there was I/O, fio always prints one
+		 * (kreg's plans keep clat_percentiles on): damaged output */
 		p = json_object_get(clat, "percentile");
 		if (p && !json_is_object(p))
 			return fio_fail(c, "jobs[0].%s.percentile is not an object", w);
+		if (!p) {
+			json_t *ios = json_object_get(op, "total_ios");
+
+			if (json_is_number(ios) && json_number_value(ios) > 0)
+				return fio_fail(c, "jobs[0].%s has no percentile object though %s "
+						"did %.0f I/Os (damaged output?)", w, ops,
+						json_number_value(ios));
+		}
 		for (size_t i = 0; p && i < 3; i++) {
 			json_t *pv = json_object_get(p, pct[i]);
 
@@ -524,6 +533,49 @@ static double round2(double v)
 	return round(v * 100) / 100;
 }
 
+/* One number in text, followed by what must follow it. */
+static int take_number(double *v, char **p, const char *after)
+{
+	char *end;
+
+	*v = strtod(*p, &end);
+	if (end == *p || !isfinite(*v))
+		return -1;
+	*p = end;
+	if (strncmp(*p, after, strlen(after)))
+		return -1;
+	*p += strlen(after);
+	return 0;
+}
+
+/* "Throughput 13563.9 MB/sec  128 clients  128 procs  max_latency=53.132 ms" */
+static int dbench_line(char *buf, const char *line, size_t llen, double *tp, double *c,
+		       double *p, double *lat)
+{
+	char *s = buf + 11;
+
+	memcpy(buf, line, llen);
+	buf[llen] = 0;
+	while (*s == ' ')
+		s++;
+	if (take_number(tp, &s, " MB/sec") < 0)
+		return -1;
+	while (*s == ' ')
+		s++;
+	if (take_number(c, &s, " clients") < 0 || *c < 0 || *c > 1e9 || *c != floor(*c))
+		return -1;
+	while (*s == ' ')
+		s++;
+	if (take_number(p, &s, " procs") < 0 || *p < 0 || *p > 1e9 || *p != floor(*p))
+		return -1;
+	while (*s == ' ')
+		s++;
+	if (strncmp(s, "max_latency=", 12))
+		return -1;
+	s += 12;
+	return take_number(lat, &s, " ms");
+}
+
 int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const char *name)
 {
 	double sum = 0, inv = 0, lsum = 0, linv = 0;
@@ -539,15 +591,10 @@ int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const cha
 		if (llen >= 6 && !memcmp(line, "ERROR:", 6))
 			return fail_at(out, name, data, off, "dbench reported: %.*s",
 				       (int)(llen > 120 ? 120 : llen), line);
-		if (llen > 11 && !memcmp(line, "Throughput ", 11) && llen < sizeof(buf)) {
-			double tp, lat;
-			long long c, p;
-			int used = 0;
+		if (llen > 11 && !memcmp(line, "Throughput ", 11)) {
+			double tp, lat, c, p;
 
-			memcpy(buf, line, llen);
-			buf[llen] = 0;
-			if (sscanf(buf, "Throughput %lf MB/sec %lld clients %lld procs max_latency=%lf ms%n",
-				   &tp, &c, &p, &lat, &used) != 4 || !used)
+			if (llen >= sizeof(buf) || dbench_line(buf, line, llen, &tp, &c, &p, &lat) < 0)
 				return fail_at(out, name, data, off,
 					       "a Throughput line that does not read as dbench's");
 			if (!isfinite(tp) || !isfinite(lat) || tp < 0 || lat < 0)
@@ -561,8 +608,8 @@ int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const cha
 			inv += 1 / tp;
 			lsum += lat;
 			linv += lat > 0 ? 1 / lat : 0;
-			clients = c;
-			procs = p;
+			clients = (long long)c;
+			procs = (long long)p;
 			n++;
 		}
 		off += llen + (nl ? 1 : 0);

@@ -321,7 +321,8 @@ static int plan_dbench(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
  * from argv. fxmark makes a file system on the media it is given: the
  * target must be a device or image file the configuration names. */
 static const char fxmark_driver[] =
-	"# Written by kreg: run one fxmark configuration (LKP's programs/fxmark/run).\n"
+	"# Written by kreg: run one fxmark configuration, what LKP's\n"
+	"# programs/fxmark/run does by editing bin/run-fxmark.py with sed.\n"
 	"import importlib.util, os, sys\n"
 	"fx, media, fstype, test, ncore, dio, duration, device = sys.argv[1:9]\n"
 	"bindir = os.path.join(fx, 'bin')\n"
@@ -330,10 +331,18 @@ static const char fxmark_driver[] =
 	"m = importlib.util.module_from_spec(spec)\n"
 	"spec.loader.exec_module(m)\n"
 	"m.Runner.HDDDEV = m.Runner.SSDDEV = m.Runner.NVMEDEV = device\n"
-	"r = m.Runner(m.Runner.CORE_COARSE_GRAIN, m.PerfMon.LEVEL_LOW,\n"
-	"             (media, fstype, dio, test, ncore))\n"
-	"r.DURATION = int(duration)\n"
-	"r.run()\n";
+	"# LKP's fxmark (rli9/fxmark) filters on (media, fs, test, ncore, dio);\n"
+	"# sslab-gatech/fxmark on (media, fs, dio, test, ncore), with 'buffered'.\n"
+	"dios = [dio] + (['buffered'] if dio == 'bufferedio' else [])\n"
+	"for d in dios:\n"
+	"    for f in ((media, fstype, test, ncore, d), (media, fstype, d, test, ncore)):\n"
+	"        r = m.Runner(m.Runner.CORE_COARSE_GRAIN, m.PerfMon.LEVEL_LOW, f)\n"
+	"        if any(True for _ in r.gen_config()):\n"
+	"            r.DURATION = int(duration)\n"
+	"            r.run()\n"
+	"            sys.exit(0)\n"
+	"print('kreg: this fxmark has no configuration %s:%s:%s:%s:%s' % (media, fstype, test, ncore, dio))\n"
+	"sys.exit(2)\n";
 
 static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
 {

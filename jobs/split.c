@@ -137,10 +137,12 @@ typedef struct {
 	name_set dims;		/* keys whose lists expand */
 	kreg_atoms *out;
 	size_t made;
+	size_t bytes;		/* of the atoms' YAML so far */
 	int error;
 } splitter;
 
 #define MAX_ATOMS 100000
+#define MAX_ATOM_BYTES (256u << 20)
 
 /* The first expandable key holding a list, depth first in file order, as
  * LKP's expand_each_in finds it. */
@@ -333,9 +335,12 @@ static kreg_atom *atom_make(const kreg_jnode *job, const char *job_name, const c
 	a->origin = kreg_strdup(origin);
 	a->path_params = path_params_of(job);
 	kreg_buf_printf(&b, "%s-%s", job_name, a->path_params);
+	/* unlike LKP, made path-safe: the name becomes a file name */
 	for (const char *const *d = commit_dims; *d; d++)
-		if ((t = top_text(job, *d)))
-			kreg_buf_printf(&b, "-%s", t);
+		if ((t = top_text(job, *d))) {
+			kreg_buf_putc(&b, '-');
+			path_safe(&b, t);
+		}
 	if ((t = top_text(job, "rootfs"))) {
 		/* rootfs_filename: the last run of [a-zA-Z0-9._-] */
 		const char *e = t + strlen(t), *s = e;
@@ -374,7 +379,13 @@ static void each_job(splitter *sp, kreg_jnode *job)
 			return;
 		}
 		KREG_ARRAY_GROW(sp->out->items, sp->out->count + 1, sp->out->alloc);
-		sp->out->items[sp->out->count++] = atom_make(job, sp->name, sp->origin);
+		sp->out->items[sp->out->count] = atom_make(job, sp->name, sp->origin);
+		sp->bytes += strlen(sp->out->items[sp->out->count++]->yaml);
+		if (sp->bytes > MAX_ATOM_BYTES) {
+			sp->error = KREG_EINVAL;
+			kreg_error_set("%s: its %zu atoms already take more than %u MiB", sp->job->path,
+				       sp->made, MAX_ATOM_BYTES >> 20);
+		}
 		return;
 	}
 	{

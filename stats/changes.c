@@ -243,6 +243,47 @@ static double *clip_outliers(const double *x, size_t nx, const size_t *cstart, s
 	return xq;
 }
 
+/* A commit clearly sits at a level when its median is closer to that
+ * level's median than to the other's by twice the spread of its own median
+ * (1.25 sigma / sqrt(n), sigma robust from the window). Walk out from the
+ * split, at most 5 commits either way and not past the neighbouring change
+ * points, to the first commits that clearly sit at the old and new levels. */
+static void bisect_range(cp_ctx *c, const split *s, size_t a, size_t b,
+			 kreg_stats_change_point *out)
+{
+	size_t t = s->t, l0 = t - a > c->window ? t - c->window : a;
+	size_t lo = c->cstart[l0], nl = c->cstart[t] - lo, good = t - 1, bad = t;
+	double *dev = kreg_malloc((nl + 1) * sizeof(*dev)), sigma;
+
+	for (size_t i = 0; i < nl; i++)
+		dev[i] = fabs(c->x[lo + i] - s->before);
+	sigma = 1.4826 * kreg_stats_median(dev, nl);
+	free(dev);
+	for (int side = 0; side < 2; side++) {
+		size_t k = side ? t : t - 1;
+
+		for (int steps = 0; steps < 5; steps++) {
+			size_t s0 = c->cstart[k], ny = c->cstart[k + 1] - s0;
+			double my = kreg_stats_median(c->x + s0, ny);
+			double lean = fabs(my - s->before) - fabs(my - s->after);
+
+			if (!side)
+				lean = -lean;	/* the old level's side */
+			if (lean >= 2 * 1.25 * sigma / sqrt((double)ny))
+				break;
+			if (side ? k + 1 >= b : k <= a)
+				break;
+			k = side ? k + 1 : k - 1;
+		}
+		if (side)
+			bad = k;
+		else
+			good = k;
+	}
+	out->good = c->orig[good];
+	out->bad = c->orig[bad];
+}
+
 static int cmp_split(const void *a, const void *b)
 {
 	size_t x = ((const split *)a)->t, y = ((const split *)b)->t;
@@ -354,6 +395,8 @@ int kreg_stats_change_points(kreg_stats_change_point **out, size_t *nout,
 			res[i].change = found[i].before != 0 ? found[i].after / found[i].before - 1 : 0;
 			res[i].pvalue = found[i].p;
 			res[i].q = found[i].q;
+			bisect_range(&c, &found[i], i ? found[i - 1].t : 0,
+				     i + 1 < nfound ? found[i + 1].t : K, &res[i]);
 		}
 	}
 	*out = res;

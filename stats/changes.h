@@ -27,8 +27,13 @@ typedef struct {
 } kreg_stats_cp_opts;
 
 typedef struct {
-	size_t index;		/* the first commit of the new level */
-	size_t prev;		/* the last commit with runs before it: bisect (prev, index] */
+	size_t index;		/* the first commit of the new level (best guess) */
+	size_t prev;		/* the last commit with runs before it */
+	size_t good, bad;	/* the range to bisect, (good, bad]: good is the last
+				 * commit whose runs clearly sit at the old level,
+				 * bad the first clearly at the new one; wider than
+				 * (prev, index] when the commits near the step are
+				 * too noisy to place it */
 	double before, after;	/* medians of the runs in the windows either side */
 	double change;		/* after / before - 1 (0 when before is 0) */
 	double pvalue;		/* rank test between the windows, corrected */

@@ -106,8 +106,15 @@ static int from_json(kreg_stats_matrix *m, const char *name, const char *text, s
 
 			for (i = 0; i < n; i++)
 				ok += json_number(&d, json_array_get(val, i));
-			if (!n || ok != n)
+			if (!ok)
 				continue;	/* stats_source, strings: not a metric */
+			if (ok != n) {
+				for (i = 0; json_number(&d, json_array_get(val, i)); i++)
+					;
+				kreg_error_set("%s: metric '%s': value %zu is not a finite number",
+					       name, metric, i + 1);
+				goto done;
+			}
 			s = series_append(m, metric);
 			for (i = 0; i < n; i++) {
 				json_number(&d, json_array_get(val, i));
@@ -201,8 +208,20 @@ static int from_yaml(kreg_stats_matrix *m, const char *name, const char *text, s
 
 			for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, n++)
 				ok += yaml_number(&d, yaml_document_get_node(&doc, *it));
-			if (!n || ok != n)
-				continue;
+			if (!ok)
+				continue;	/* a list of names, not a metric */
+			if (ok != n) {
+				yaml_node_t *bad = NULL;
+
+				for (it = v->data.sequence.items.start; !bad; it++)
+					if (!yaml_number(&d, yaml_document_get_node(&doc, *it)))
+						bad = yaml_document_get_node(&doc, *it);
+				kreg_error_set("%s:%zu:%zu: metric '%s': '%s' is not a finite number", name,
+					       bad->start_mark.line + 1, bad->start_mark.column + 1, metric,
+					       bad->type == YAML_SCALAR_NODE ?
+					       (const char *)bad->data.scalar.value : "(not a scalar)");
+				goto done;
+			}
 			s = series_append(m, metric);
 			for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 				yaml_number(&d, yaml_document_get_node(&doc, *it));

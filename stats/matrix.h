@@ -19,8 +19,9 @@ typedef struct {
 
 /* Load path: JSON when it starts with '{', YAML otherwise. A metric's value
  * is a list of numbers, or one number (a single run, as in stats.json).
- * Entries that are not numbers (LKP's stats_source, strings, booleans) are
- * skipped. When key is not NULL the matrix is the mapping under that
+ * Entries with no number at all (LKP's stats_source, strings, booleans) are
+ * skipped; a list mixing numbers with anything else (NaN, "n/a") is an
+ * error naming the metric and the value. When key is not NULL the matrix is the mapping under that
  * top-level key (LKP's spec fixtures keep matrix_a and matrix_b in one
  * file). Errors name the file, and the line for YAML. *out is the caller's
  * (kreg_stats_matrix_free). */

@@ -167,8 +167,8 @@ static int bench_parse(const char *dir, int mb)
 		char *tiny = kreg_path_join(dir, "tiny.json");
 		const char t[] = "{\"jobs\":[{\"error\":0,\"read\":{\"bw\":1,\"iops\":1,\"clat_ns\":"
 				 "{\"mean\":1,\"stddev\":0},\"slat_ns\":{\"mean\":0,\"stddev\":0},"
-				 "\"total_ios\":1},\"write\":{\"bw\":1,\"iops\":1,\"clat_ns\":{\"mean\":1,"
-				 "\"stddev\":0},\"slat_ns\":{\"mean\":0,\"stddev\":0},\"total_ios\":1}}]}";
+				 "\"total_ios\":0},\"write\":{\"bw\":1,\"iops\":1,\"clat_ns\":{\"mean\":1,"
+				 "\"stddev\":0},\"slat_ns\":{\"mean\":0,\"stddev\":0},\"total_ios\":0}}]}";
 		double s2;
 		size_t n2;
 

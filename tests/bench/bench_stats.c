@@ -138,9 +138,10 @@ typedef struct {
 	const char *name;
 	long calls, right, found, histories, fp_nochange, commits_nochange, runs, commits;
 	long late, early, after, none;	/* the detector's misses, by kind */
+	long range_ok, range_width, ranges;	/* change points' bisect ranges */
 } score;
 
-enum { M_LKP, M_COMPARE, M_EDIV, M_DETECT, NMETHODS };
+enum { M_LKP, M_COMPARE, M_RERUN, M_EDIV, M_DETECT, NMETHODS };
 
 static void score_call(score *s, const history *h, size_t at, int *found_flag)
 {
@@ -203,15 +204,64 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 	}
 	sc[M_COMPARE].runs += (long)len * runs;
 
+	/* kreg compare against the parent, rerunning both while it says
+	 * "unknown" (Pinpoint's way), up to max_runs a commit */
+	{
+		history d;
+		long spent = (long)len * runs;
+
+		history_init(&d, len, step, effect, noise, outliers);
+		for (size_t c = 0; c < len; c++)
+			for (size_t k = 0; k < h.n[c]; k++) {
+				KREG_ARRAY_GROW(d.runs[c], d.n[c] + 1, d.alloc[c]);
+				d.runs[c][d.n[c]++] = h.runs[c][k];
+			}
+		for (size_t c = 1; c < len; c++) {
+			kreg_stats_cmp k;
+
+			for (;;) {
+				size_t want;
+				int added = 0;
+
+				kreg_stats_compare(&k, &cfg, "bench.works/sec", d.runs[c - 1], d.n[c - 1],
+						   d.runs[c], d.n[c]);
+				if (k.verdict != KREG_VERDICT_UNKNOWN)
+					break;
+				want = (size_t)(k.runs_needed < cfg.max_runs ? k.runs_needed : cfg.max_runs);
+				for (size_t side = c - 1; side <= c; side++)
+					while (d.n[side] < want) {
+						add_run(&r, &d, side);
+						spent++;
+						added = 1;
+					}
+				if (!added)
+					break;
+			}
+			if (kreg_stats_verdict_changed(k.verdict))
+				score_call(&sc[M_RERUN], &h, c, &found[M_RERUN]);
+		}
+		sc[M_RERUN].runs += spent;
+		history_free(&d);
+	}
+
 	/* E-Divisive over the whole history, after the fact */
 	{
 		kreg_stats_history fh = flatten(&h, len);
 		kreg_stats_change_point *cp;
 		size_t ncp;
 
+		int held = 0;
+
 		kreg_stats_change_points(&cp, &ncp, &fh, NULL);
-		for (size_t i = 0; i < ncp; i++)
+		for (size_t i = 0; i < ncp; i++) {
 			score_call(&sc[M_EDIV], &h, cp[i].index, &found[M_EDIV]);
+			if (step < len && cp[i].good < step && step <= cp[i].bad && !held) {
+				held = 1;
+				sc[M_EDIV].range_ok++;
+				sc[M_EDIV].range_width += (long)(cp[i].bad - cp[i].good);
+			}
+			sc[M_EDIV].ranges++;
+		}
 		free(cp);
 		sc[M_EDIV].runs += (long)len * runs;
 	}
@@ -281,7 +331,8 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 }
 
 static const char *method_names[NMETHODS] = {
-	"lkp (3v3 parent)", "kreg compare (parent)", "e-divisive (offline)", "kreg detect",
+	"lkp (3v3 parent)", "kreg compare (parent)", "compare + reruns", "e-divisive (offline)",
+	"kreg detect",
 };
 
 static void print_scores(const char *title, score *sc)
@@ -297,6 +348,32 @@ static void print_scores(const char *title, score *sc)
 		       s->commits_nochange ? 100.0 * (double)s->fp_nochange / (double)s->commits_nochange : 0.0,
 		       s->commits ? (double)s->runs / (double)s->commits : 0.0);
 	}
+	if (sc[M_EDIV].histories)
+		printf("  e-divisive's bisect range (good, bad] holds the step in %.1f%% of change "
+		       "histories, %.2f commits wide on average\n",
+		       100.0 * (double)sc[M_EDIV].range_ok / (double)sc[M_EDIV].histories,
+		       sc[M_EDIV].range_ok ? (double)sc[M_EDIV].range_width / (double)sc[M_EDIV].range_ok : 0.0);
+}
+
+enum { NEFFECTS = 5, NNOISES = 4, NRUNS = 4 };
+
+static void score_add(score *to, const score *from)
+{
+	to->calls += from->calls;
+	to->right += from->right;
+	to->found += from->found;
+	to->histories += from->histories;
+	to->fp_nochange += from->fp_nochange;
+	to->commits_nochange += from->commits_nochange;
+	to->runs += from->runs;
+	to->commits += from->commits;
+	to->late += from->late;
+	to->early += from->early;
+	to->after += from->after;
+	to->none += from->none;
+	to->range_ok += from->range_ok;
+	to->range_width += from->range_width;
+	to->ranges += from->ranges;
 }
 
 static void cell(score *sc, int nhist, uint64_t seed, double effect, double noise, int runs,
@@ -366,9 +443,10 @@ int main(int argc, char **argv)
 {
 	int nhist = argc > 1 ? atoi(argv[1]) : 200;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20261130;
-	static const double effects[] = { 0.02, 0.05, 0.10, 0.20, 0.60 };
-	static const double noises[] = { 0.01, 0.05, 0.10, 0.20 };
-	static const int runs[] = { 1, 3, 5, 10 };
+	static const double effects[NEFFECTS] = { 0.02, 0.05, 0.10, 0.20, 0.60 };
+	static const double noises[NNOISES] = { 0.01, 0.05, 0.10, 0.20 };
+	static const int runs[NRUNS] = { 1, 3, 5, 10 };
+	static double recall[NMETHODS][NEFFECTS][NNOISES][NRUNS];
 	score all[NMETHODS] = { 0 }, target[NMETHODS] = { 0 }, quiet[NMETHODS] = { 0 };
 	double t0 = kreg_now_mono();
 
@@ -396,18 +474,47 @@ int main(int argc, char **argv)
 		       rec, rec >= 95 ? "met" : "NOT MET", fpr, fpr <= 1 ? "met" : "NOT MET");
 	}
 
-	for (size_t e = 0; e < sizeof(effects) / sizeof(*effects); e++)
-		for (size_t n = 0; n < sizeof(noises) / sizeof(*noises); n++)
-			for (size_t k = 0; k < sizeof(runs) / sizeof(*runs); k++)
-				cell(all, nhist / 8 > 0 ? nhist / 8 : 1,
+	for (size_t e = 0; e < NEFFECTS; e++)
+		for (size_t n = 0; n < NNOISES; n++)
+			for (size_t k = 0; k < NRUNS; k++) {
+				score one[NMETHODS] = { 0 };
+
+				cell(one, nhist / 8 > 0 ? nhist / 8 : 1,
 				     seed + 1000 * (e * 100 + n * 10 + k), effects[e], noises[n], runs[k],
 				     0.02);
+				for (int m = 0; m < NMETHODS; m++) {
+					score_add(&all[m], &one[m]);
+					recall[m][e][n][k] = 100.0 * (double)one[m].right / (double)one[m].histories;
+				}
+			}
 	for (size_t n = 0; n < sizeof(noises) / sizeof(*noises); n++)
 		for (size_t k = 0; k < sizeof(runs) / sizeof(*runs); k++)
 			cell(all, nhist / 4 > 0 ? nhist / 4 : 1, seed + 500000 + n * 10 + k, 0,
 			     noises[n], runs[k], 0.02);
 	print_scores("whole grid: effects 2-60%, noise 1-20%, 1/3/5/10 runs a commit, 2% outlier runs (+-30%), "
 		     "and no-change histories", all);
+	for (int m = M_LKP; m < NMETHODS; m++) {
+		if (m != M_LKP && m != M_EDIV && m != M_DETECT)
+			continue;
+		printf("recall of %s by effect (rows) and noise (columns), 3 and 10 runs a commit:\n",
+		       method_names[m]);
+		printf("  %6s |", "");
+		for (size_t n = 0; n < NNOISES; n++)
+			printf(" %5.0f%%", 100 * noises[n]);
+		printf("  |");
+		for (size_t n = 0; n < NNOISES; n++)
+			printf(" %5.0f%%", 100 * noises[n]);
+		printf("\n");
+		for (size_t e = 0; e < NEFFECTS; e++) {
+			printf("  %5.0f%% |", 100 * effects[e]);
+			for (size_t n = 0; n < NNOISES; n++)
+				printf(" %5.0f%%", recall[m][e][n][1]);
+			printf("  |");
+			for (size_t n = 0; n < NNOISES; n++)
+				printf(" %5.0f%%", recall[m][e][n][3]);
+			printf("\n");
+		}
+	}
 	printf("accuracy benchmark: %.1f s\n", kreg_now_mono() - t0);
 	return 0;
 }

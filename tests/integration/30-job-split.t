@@ -2,7 +2,7 @@
 # kreg job split: LKP's atoms for its job files, written as files, named as
 # LKP's split-job names them.
 . "$KREG_SRC/tests/lib.sh"
-plan 16
+plan 19
 
 FIX="$KREG_SRC/tests/fixtures/lkp"
 export KREG_DATA_DIR="$SCRATCH/data"
@@ -41,4 +41,14 @@ printf 'suite: x\nfio-setup-basic:\n  rw: [read\n' > bad.yaml
 run_kreg job split -o x bad.yaml
 is "$RC" 1 "a broken job file fails"
 like "$ERR" "bad.yaml:[0-9]+:[0-9]+: " "naming FILE:LINE:COL"
+# Includes found through the configuration's job_path
+mkdir -p conf/lib/sub jobs
+printf 'suite: fxmark\ntestcase: fxmark\nfxmark:\n  test: [MWCL, DWAL]\n' > conf/lib/sub/fx-base.yaml
+printf '<<: {file: fx-base.yaml, media: ssd}\n' > jobs/fx.yaml
+printf 'data_dir: %s/data\njob_path:\n  - lib\n' "$SCRATCH" > conf/kreg.yaml
+run_kreg job split -o inc jobs/fx.yaml
+like "$ERR" "jobs/fx.yaml:1:5: included job file 'fx-base.yaml' not found" "an include not on the job path is an error at the <<"
+run_kreg -c conf/kreg.yaml job split -o inc jobs/fx.yaml
+is "$OUT" "$(printf 'inc/fx-ssd-MWCL.yaml\ninc/fx-ssd-DWAL.yaml')" "with job_path it is found below lib/, overrides applied"
+like "$(cat inc/fx-ssd-DWAL.yaml)" "media: ssd" "the override is in the atom"
 done_testing

@@ -8,18 +8,15 @@ command -v fio >/dev/null || skip_all "fio is not installed"
 command -v dbench >/dev/null || skip_all "dbench is not installed"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 
-# The built-in configuration's local host, with its target.
-mkdir -p data/scratch	# the built-in local host writes under <data_dir>/scratch
-run_kreg job split -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
+# The built-in configuration: host "local", target <data_dir>/scratch.
+run_kreg job split --host local -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
 fio_atom=$(printf '%s\n' "$OUT" | grep randread)
 dbench_atom=$(printf '%s\n' "$OUT" | grep dbench)
-run_kreg job plan "$dbench_atom" --host local
-case "$ERR" in
-*"no host named"*|*"names no target"*) skip_all "the built-in configuration has no local host with a target yet: $ERR";;
-esac
-plan 14
+plan 21
 
 q() { sqlite3 data/kreg.db "$1"; }
+
+like "$(cat "$fio_atom")" "testbox: local" "split --host local names the test box"
 
 run_kreg job run "$fio_atom" --host local --runs 2
 is "$RC" 0 "kreg job run fio-quick (2 runs) exits 0"
@@ -32,6 +29,8 @@ is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id WHE
 run_dir=$(q "SELECT output FROM runs ORDER BY id LIMIT 1")
 ok "the raw fio JSON is kept in the run's folder" test -s "$run_dir/fio.json"
 ok "with the atom as run" test -s "$run_dir/atom.yaml"
+ok "fio wrote its file in the host's target, made under data_dir" test -f data/scratch/fio_testfile
+is "$(q "SELECT count(*) FROM jobs WHERE name = '$(basename "$fio_atom" .yaml)'")" 1 "the atom is a job row, by its name"
 
 run_kreg job run "$dbench_atom" --host local
 is "$RC" 0 "kreg job run dbench-quick exits 0"
@@ -53,6 +52,30 @@ like "$ERR" "job_failed: fio failed" "saying the job failed and why"
 is "$(q "SELECT count(*) FROM runs WHERE status = 'job_failed'")" 1 "the run is stored as job_failed"
 is "$(q "SELECT count(*) FROM samples WHERE run_id = (SELECT id FROM runs WHERE status = 'job_failed')")" 0 \
 	"with no samples"
+
+# Runs against a commit of a configured repo: the commit is recorded and the
+# runs hang on it.
+git init -q -b master src
+git -C src -c user.name=A -c user.email=a@example.org commit -q --allow-empty -m first
+git -C src -c user.name=A -c user.email=a@example.org commit -q --allow-empty -m second
+cat > kreg.yaml <<YAML
+data_dir: cdata
+repos:
+  - name: toy
+    url: src
+hosts:
+  - name: here
+    backend: local
+    target: cdata/target
+YAML
+run_kreg -c kreg.yaml job run "$dbench_atom" --host here --repo toy --commit master~1
+is "$RC" 0 "kreg job run --repo toy --commit master~1 exits 0"
+[ "$RC" = 0 ] || printf '# %s\n' "$ERR"
+is "$(sqlite3 cdata/kreg.db "SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id WHERE r.status = 'ok'")" \
+	"$(git -C src rev-parse master~1)" "the run is stored against that commit"
+run_kreg -c kreg.yaml job run "$dbench_atom" --host here --repo toy --commit nosuchrev
+is "$RC" 1 "an unknown commit is refused"
+like "$ERR" "nosuchrev" "naming it"
 
 run_kreg job run "$fio_atom" --host nosuchhost
 like "$ERR" "no host named 'nosuchhost'" "an unknown host is refused"

@@ -68,8 +68,8 @@ like "$OUT" "fio.write_iops: 40 commits, 39 with runs, 117 runs
   no change points" "the flat metric has none"
 
 run_kreg changes --json --job fio-randread --host lab1 --metric fio.read_iops --repo linux --branch master
-is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["metrics"][0]; c=d["change_points"][0]; print(len(d["change_points"]), c["commit"], c["prev"], round(c["change"], 2) < -0.1)')" \
-	"1 $C25 $C24 True" "--json has the change point, its parent, the change"
+is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["metrics"][0]; c=d["change_points"][0]; print(len(d["change_points"]), c["commit"], c["prev"], c["bisect_good"], c["bisect_bad"], round(c["change"], 2) < -0.1)')" \
+	"1 $C25 $C24 $C24 $C25 True" "--json has the change point, its parent, the range to bisect, the change"
 
 run_kreg changes --job fio-randread --host lab1 --metric fio.read_iops --repo linux --head ${C30:0:10}
 like "$OUT" "^fio.read_iops: 31 commits" "--head starts from that commit"

@@ -249,6 +249,95 @@ static void missing_target_is_infra_failure(void **state)
 	kreg_atom_free(a);
 }
 
+/* fxmark's plumbing: the driver kreg writes loads bin/run-fxmark.py of the
+ * configured checkout and hands the Runner the atom's media, fstype,
+ * directio, test and thread count. fxmark itself cannot run here (it
+ * builds, then formats media with sudo), so this checkout is a stand-in
+ * with the Runner interface of sslab-gatech/fxmark (its filter order and
+ * gen_config) that prints the log lines fxmark prints for each
+ * configuration it selects. */
+static const char fake_run_fxmark[] =
+	"import sys\n"
+	"class PerfMon(object):\n"
+	"    LEVEL_LOW = 0\n"
+	"class Runner(object):\n"
+	"    HDDDEV = '/dev/sdX'\n"
+	"    SSDDEV = '/dev/sdY'\n"
+	"    NVMEDEV = '/dev/nvme0n1pX'\n"
+	"    CORE_FINE_GRAIN = 0\n"
+	"    CORE_COARSE_GRAIN = 1\n"
+	"    def __init__(self, core_grain=1, pfm_lvl=0, run_filter=('*',) * 5):\n"
+	"        self.FILTER = run_filter\n"
+	"        self.DURATION = 30\n"
+	"    def _match_config(self, key1, key2):\n"
+	"        return all(a == '*' or b == '*' or a == b for (a, b) in zip(key1, key2))\n"
+	"    def gen_config(self):\n"
+	"        for ncore in (4, 2, 1):\n"
+	"            for bench in ('MWCL', 'dbench_client'):\n"
+	"                for media in ('ssd', 'hdd'):\n"
+	"                    for dio in ('bufferedio', 'directio'):\n"
+	"                        for fs in ('ext4', 'f2fs'):\n"
+	"                            if self._match_config(self.FILTER, (media, fs, dio, bench, str(ncore))):\n"
+	"                                yield (media, dio, fs, bench, ncore)\n"
+	"    def run(self):\n"
+	"        assert Runner.SSDDEV == sys.argv[8], Runner.SSDDEV\n"
+	"        for (media, dio, fs, bench, ncore) in self.gen_config():\n"
+	"            print('## %s:%s:%s:%s:%s' % (media, fs, bench, ncore, dio))\n"
+	"            print('# ncpu secs works works/sec real.sec user.sec user.util')\n"
+	"            print('')\n"
+	"            print('%s %d.0 1000.000000 %f 1.0 0.5 50' % (ncore, self.DURATION, 1000.0 / self.DURATION))\n";
+
+static void fxmark_driver_passes_the_atom(void **state)
+{
+	static const char yaml[] = "media: ssd\nfxmark:\n  test: dbench_client\n  fstype: f2fs\n"
+				   "  directio: bufferedio\n  thread_nr: 4\n  duration: 8s\n";
+	char *fx = kreg_path_join(scratch, "fxmark");
+	char *bin = kreg_path_join(fx, "bin");
+	char *script = kreg_path_join(bin, "run-fxmark.py");
+	char *img = kreg_path_join(scratch, "fxmark.img");
+	char *saved = hosts[0].target;
+	kreg_atom *a = NULL;
+	kreg_db *db = NULL;
+	int64_t job_id, host_id;
+	double *v = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	kreg_run_status st;
+
+	(void)state;
+	assert_int_equal(kreg_mkdir_p(bin, 0755), 0);
+	assert_int_equal(kreg_write_file_atomic(script, fake_run_fxmark, strlen(fake_run_fxmark)), 0);
+	assert_int_equal(kreg_write_file_atomic(img, "", 0), 0);
+	assert_int_equal(kreg_atom_load_string(&a, "fx.yaml", yaml, strlen(yaml)), 0);
+	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+
+	/* no checkout configured: the job cannot run, and says why */
+	hosts[0].target = img;
+	st = run_and_store(db, a, &job_id, &host_id, &err);
+	assert_int_equal(st, KREG_RUN_JOB_FAILED);
+	assert_non_null(strstr(err, "set 'fxmark:"));
+	free(err);
+
+	cfg.fxmark = fx;
+	st = run_and_store(db, a, &job_id, &host_id, &err);
+	cfg.fxmark = NULL;
+	hosts[0].target = saved;
+	if (st != KREG_RUN_OK)
+		fail_msg("fxmark run: %s: %s", kreg_run_status_name(st), err ? err : "");
+	assert_int_equal(kreg_db_samples_get(db, &v, &n, job_id, host_id, 0,
+					     "fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec"), 0);
+	assert_int_equal(n, 1);
+	/* 1000 works in the atom's 8 s */
+	assert_true(v[0] == 125);
+	free(v);
+	kreg_db_close(db);
+	kreg_atom_free(a);
+	free(img);
+	free(script);
+	free(bin);
+	free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +346,7 @@ int main(void)
 		cmocka_unit_test(timeout_is_infra_failure),
 		cmocka_unit_test(program_failure_is_job_failure),
 		cmocka_unit_test(missing_target_is_infra_failure),
+		cmocka_unit_test(fxmark_driver_passes_the_atom),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -102,6 +102,7 @@ static void one_step_is_found_at_its_commit(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(cp[0].index, 30);
 	assert_int_equal(cp[0].prev, 29);
+	assert_true(cp[0].good <= 29 && cp[0].bad >= 30 && cp[0].bad - cp[0].good <= 4);
 	assert_true(cp[0].change < -0.07 && cp[0].change > -0.13);
 	assert_true(cp[0].pvalue < 0.001);
 	assert_true(cp[0].before > cp[0].after);
@@ -198,6 +199,8 @@ static void two_steps_and_gaps(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(cp[0].index, 25);
 	assert_int_equal(cp[0].prev, 22);
+	assert_int_equal(cp[0].good, 22);	/* a 20% step in 4% noise: clear */
+	assert_int_equal(cp[0].bad, 25);
 	free(cp);
 	hist_free(&h);
 	free(l);
@@ -339,6 +342,28 @@ static void detector_waits_and_respects_since(void **state)
 	free(l);
 }
 
+static void detector_is_not_moved_by_one_outlier_run(void **state)
+{
+	double *l = levels(40, 40, 1, 40, 1);
+	kreg_stats_detection d;
+	hist h;
+
+	(void)state;
+	for (uint64_t s = 0; s < 10; s++) {
+		seed_state = 500 + s;
+		hist_make(&h, 40, 3, 0.03, l);
+		/* the newest commit has one run 40% down, the others are fine */
+		h.values[h.offset[39] + (s % 3)] *= 0.6;
+		kreg_stats_history v = view(&h, 40);
+		assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, NULL), 0);
+		if (d.action == KREG_DETECT_CHANGE)
+			fail_msg("seed %llu: one outlier run made a change: %s", (unsigned long long)s,
+				 d.reason);
+		hist_free(&h);
+	}
+	free(l);
+}
+
 static void detector_runs_the_commit_that_places_the_step(void **state)
 {
 	/* 20 commits at 1000, commit 20 half-way down, 21 and 22 at -10%:
@@ -380,6 +405,7 @@ int main(void)
 		cmocka_unit_test(detector_calls_the_step_at_its_commit),
 		cmocka_unit_test(detector_stays_quiet_on_flat_histories),
 		cmocka_unit_test(detector_waits_and_respects_since),
+		cmocka_unit_test(detector_is_not_moved_by_one_outlier_run),
 		cmocka_unit_test(detector_runs_the_commit_that_places_the_step),
 	};
 

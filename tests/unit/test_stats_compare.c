@@ -322,6 +322,8 @@ static void matrix_files(void **state)
 				   " \"one\": 7, \"flag\": true}";
 	static const char yaml[] = "a.works/sec:\n  - 1\n  - 2.5\none: 7\nname: foo\n";
 	static const char dup[] = "a: [1]\nb: [2]\na: [3]\n";
+	static const char mixed_json[] = "{\"a\": [1, \"x\", 3]}";
+	static const char mixed_yaml[] = "b: [1]\na:\n  - 1\n  - nan\n";
 	kreg_stats_matrix *m;
 
 	(void)state;
@@ -346,6 +348,12 @@ static void matrix_files(void **state)
 	assert_int_equal(kreg_stats_matrix_parse(&m, "empty.json", "{\"s\": [\"x\"]}", 12, NULL),
 			 KREG_EINVAL);
 	assert_string_equal(kreg_error_last(), "empty.json: no metric with numeric values");
+	assert_int_equal(kreg_stats_matrix_parse(&m, "mixed.json", mixed_json, strlen(mixed_json), NULL),
+			 KREG_EINVAL);
+	assert_string_equal(kreg_error_last(), "mixed.json: metric 'a': value 2 is not a finite number");
+	assert_int_equal(kreg_stats_matrix_parse(&m, "mixed.yaml", mixed_yaml, strlen(mixed_yaml), NULL),
+			 KREG_EINVAL);
+	assert_string_equal(kreg_error_last(), "mixed.yaml:4:5: metric 'a': 'nan' is not a finite number");
 	assert_int_equal(kreg_stats_matrix_load(&m, "/nonexistent/m.json", NULL), KREG_ERROR);
 	assert_non_null(strstr(kreg_error_last(), "/nonexistent/m.json"));
 }

@@ -1,0 +1,660 @@
+/* The bisection driver (see bisect_driver.h). */
+#include "bisect_driver.h"
+#include "host.h"
+#include "repo.h"
+
+#include "bisect/bisect.h"
+#include "bisect/graph.h"
+#include "db/bisect.h"
+#include "db/commits.h"
+#include "db/results.h"
+#include "jobs/job.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* Everything one session of the driver holds. */
+typedef struct {
+	const kreg_config *cfg;
+	kreg_db *db;
+	FILE *progress;
+	kreg_db_bisection b;
+	kreg_repo *repo;
+	kreg_host *host;
+	kreg_bisect_graph *graph;
+	git_oid good, bad;
+	kreg_bisect_params params;
+	kreg_atom *atom;	/* NULL on a sim host: it runs nothing */
+	const char *kconfig;
+	int sim;
+	int lock_fd;
+
+	/* The loaded state, rebuilt before each question. */
+	kreg_db_bisect_step *steps;
+	size_t nsteps;
+	kreg_bisect_commit *commits;
+	double **values;
+	int64_t *commit_ids;
+	size_t ncommits;
+	kreg_bisect_event *events;
+
+	/* Commits prepared in this session: their kernels. */
+	git_oid *prepared;
+	kreg_host_kernel *kernels;
+	size_t nprepared;
+} driver;
+
+static void say(driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(driver *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d->progress)
+		return;
+	va_start(ap, fmt);
+	vfprintf(d->progress, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->progress);
+	fflush(d->progress);
+}
+
+static int oid_of(git_oid *out, const char *sha)
+{
+	if (git_oid_fromstr(out, sha) < 0) {
+		kreg_error_set("'%s' is not a commit id", sha);
+		return KREG_EINVAL;
+	}
+	return 0;
+}
+
+int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
+			     const kreg_bisect_request *req)
+{
+	kreg_repo *repo = NULL;
+	kreg_host *host = NULL;
+	kreg_bisect_graph *g = NULL;
+	kreg_db_bisection b;
+	git_oid good, bad;
+	int error;
+
+	memset(&b, 0, sizeof(b));
+	if ((error = kreg_host_open(&host, cfg, req->host)) < 0)
+		goto done;
+	if (kreg_host_config(host)->backend == KREG_BACKEND_SIM) {
+		const kreg_host_cfg *hc = kreg_host_config(host);
+		size_t i;
+
+		for (i = 0; i < hc->nsim_metrics; i++)
+			if (!strcmp(hc->sim_metrics[i].metric, req->metric))
+				break;
+		if (i == hc->nsim_metrics) {
+			kreg_buf names = KREG_BUF_INIT;
+
+			for (i = 0; i < hc->nsim_metrics; i++)
+				kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
+			kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", req->host,
+				       req->metric, kreg_buf_cstr(&names));
+			kreg_buf_free(&names);
+			error = KREG_EINVAL;
+			goto done;
+		}
+	}
+	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
+		goto done;
+	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||
+	    (error = kreg_repo_resolve(repo, &bad, req->bad)) < 0)
+		goto done;
+	/* The range must be one git bisect would take. */
+	if ((error = kreg_bisect_graph_new(&g, kreg_repo_git(repo), &good, &bad)) < 0) {
+		kreg_error_set("repo '%s': %s", req->repo, kreg_error_last());
+		goto done;
+	}
+	if ((error = kreg_db_begin(db)) < 0)
+		goto done;
+	b.regression_id = req->regression_id;
+	b.config_name = (char *)(req->kconfig ? req->kconfig :
+				 cfg->build.nconfigs ? cfg->build.configs[0].name : NULL);
+	if ((error = kreg_repo_record(repo, db, &b.good_commit_id, &good)) < 0 ||
+	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, &bad)) < 0 ||
+	    (error = kreg_db_repo_find(db, &b.repo_id, req->repo)) < 0 ||
+	    (error = kreg_db_host_id(db, &b.host_id, req->host,
+				     kreg_backend_name(kreg_host_config(host)->backend),
+				     kreg_host_config(host)->cpus,
+				     kreg_host_config(host)->memory)) < 0 ||
+	    (error = kreg_db_metric_id(db, &b.metric_id, req->metric)) < 0)
+		goto rollback;
+	if ((error = kreg_db_job_find(db, &b.job_id, req->job)) == KREG_ENOTFOUND) {
+		/* A sim host runs nothing: the atom needs no job file. */
+		if (kreg_host_config(host)->backend != KREG_BACKEND_SIM) {
+			kreg_error_set("no job named '%s' in %s: run the job once first "
+				       "(kreg job run), or check its name", req->job, kreg_db_path(db));
+			goto rollback;
+		}
+		char *yaml = kreg_asprintf("# %s: an atom named for the sim host; no job file\n",
+					   req->job);
+
+		error = kreg_db_job_id(db, &b.job_id, req->job, "sim", "", yaml);
+		free(yaml);
+	}
+	if (error < 0)
+		goto rollback;
+	if ((error = kreg_db_bisection_create(db, id, &b)) < 0)
+		goto rollback;
+	error = kreg_db_commit(db);
+	goto done;
+rollback:
+	kreg_db_rollback(db);
+done:
+	kreg_bisect_graph_free(g);
+	kreg_repo_close(repo);
+	kreg_host_close(host);
+	return error;
+}
+
+static void state_free(driver *d)
+{
+	kreg_db_bisect_steps_free(d->steps, d->nsteps);
+	for (size_t i = 0; i < d->ncommits; i++)
+		free(d->values[i]);
+	free(d->values);
+	free(d->commits);
+	free(d->commit_ids);
+	free(d->events);
+	d->steps = NULL;
+	d->nsteps = d->ncommits = 0;
+	d->values = NULL;
+	d->commits = NULL;
+	d->commit_ids = NULL;
+	d->events = NULL;
+}
+
+static int add_commit(driver *d, int64_t commit_id, const char *sha)
+{
+	kreg_bisect_commit *c;
+	kreg_db_run_counts counts;
+	int error;
+
+	for (size_t i = 0; i < d->ncommits; i++)
+		if (d->commit_ids[i] == commit_id)
+			return 0;
+	d->commits = kreg_reallocarray(d->commits, d->ncommits + 1, sizeof(*d->commits));
+	d->values = kreg_reallocarray(d->values, d->ncommits + 1, sizeof(*d->values));
+	d->commit_ids = kreg_reallocarray(d->commit_ids, d->ncommits + 1, sizeof(int64_t));
+	c = &d->commits[d->ncommits];
+	memset(c, 0, sizeof(*c));
+	d->values[d->ncommits] = NULL;
+	d->commit_ids[d->ncommits] = commit_id;
+	d->ncommits++;
+	if ((error = oid_of(&c->id, sha)) < 0)
+		return error;
+	if ((error = kreg_db_samples_get(d->db, &d->values[d->ncommits - 1], &c->nvalues,
+					 d->b.job_id, d->b.host_id, commit_id, d->b.metric)) < 0)
+		return error;
+	c->values = d->values[d->ncommits - 1];
+	if ((error = kreg_db_run_count(d->db, &counts, d->b.job_id, d->b.host_id, commit_id)) < 0)
+		return error;
+	c->runs = (unsigned)(counts.ok + counts.job_failed + counts.kernel_failed +
+			     counts.infra_failed + counts.running);
+	c->kernel_failed = (unsigned)(counts.kernel_failed + counts.job_failed);
+	c->infra_failed = (unsigned)counts.infra_failed;
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (d->steps[i].commit_id == commit_id && d->steps[i].detail &&
+		    !strncmp(d->steps[i].detail, "does not build", 14))
+			c->build_failed = 1;
+	return 0;
+}
+
+/* The rows, as bisect/ wants them. */
+static int state_load(driver *d, kreg_bisect_state *st)
+{
+	int error;
+
+	state_free(d);
+	if ((error = kreg_db_bisect_steps(d->db, &d->steps, &d->nsteps, d->b.id)) < 0)
+		return error;
+	if ((error = add_commit(d, d->b.good_commit_id, d->b.good_sha)) < 0 ||
+	    (error = add_commit(d, d->b.bad_commit_id, d->b.bad_sha)) < 0)
+		return error;
+	d->events = kreg_calloc(d->nsteps + 1, sizeof(*d->events));
+	for (size_t i = 0; i < d->nsteps; i++) {
+		kreg_db_bisect_step *s = &d->steps[i];
+		kreg_bisect_event *e = &d->events[i];
+
+		if ((error = kreg_bisect_role_parse(&e->role, s->role)) < 0)
+			return error;
+		e->runs = (unsigned)s->runs;
+		if (e->role == KREG_BISECT_ROLE_REVERT) {
+			if ((error = oid_of(&e->reverts, s->of_sha)) < 0)
+				return error;
+			if (s->commit_id == s->of_commit_id) {	/* did not apply */
+				e->failed = 1;
+				continue;
+			}
+		}
+		if ((error = oid_of(&e->id, s->sha)) < 0 ||
+		    (error = add_commit(d, s->commit_id, s->sha)) < 0)
+			return error;
+	}
+	memset(st, 0, sizeof(*st));
+	st->good = d->good;
+	st->bad = d->bad;
+	st->params = d->params;
+	st->commits = d->commits;
+	st->ncommits = d->ncommits;
+	st->events = d->events;
+	st->nevents = d->nsteps;
+	return 0;
+}
+
+static int lock_bisection(driver *d)
+{
+	char *dir = kreg_config_data_path(d->cfg, "locks"), *name, *path;
+	int error = KREG_ERROR;
+
+	name = kreg_asprintf("bisect-%lld.lock", (long long)d->b.id);
+	path = kreg_path_join(dir, name);
+	if (kreg_mkdir_p(dir, 0755) < 0)
+		goto done;
+	d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (d->lock_fd < 0) {
+		kreg_error_errno("%s: cannot open the bisection's lock", path);
+		goto done;
+	}
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			kreg_error_set("bisection %lld is being run by another process (%s)",
+				       (long long)d->b.id, path);
+		else
+			kreg_error_errno("%s: cannot lock", path);
+		close(d->lock_fd);
+		d->lock_fd = -1;
+		goto done;
+	}
+	error = 0;
+done:
+	free(path);
+	free(name);
+	free(dir);
+	return error;
+}
+
+static void short_sha(char *buf, const git_oid *id)
+{
+	git_oid_tostr(buf, 13, id);
+}
+
+static char *subject_of(driver *d, const git_oid *id)
+{
+	git_commit *c;
+	char *s;
+
+	if (git_commit_lookup(&c, kreg_repo_git(d->repo), id) < 0)
+		return kreg_strdup("?");
+	s = kreg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
+	git_commit_free(c);
+	/* untrusted: keep it printable on a terminal */
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
+static int record(driver *d, int64_t *commit_id, const git_oid *id)
+{
+	return kreg_repo_record(d->repo, d->db, commit_id, id);
+}
+
+/* The step row for this action: the last one when it is the same commit in
+ * the same role (a batch more), else a new one. */
+static int step_for(driver *d, int64_t *step_id, int64_t commit_id, kreg_bisect_role role,
+		    int64_t of_commit_id)
+{
+	const char *rname = kreg_bisect_role_name(role);
+
+	if (d->nsteps && d->steps[d->nsteps - 1].commit_id == commit_id &&
+	    !strcmp(d->steps[d->nsteps - 1].role, rname)) {
+		*step_id = d->steps[d->nsteps - 1].id;
+		return 0;
+	}
+	return kreg_db_bisect_step_add(d->db, step_id, d->b.id, commit_id, rname, of_commit_id,
+				       "pending", NULL);
+}
+
+static kreg_host_kernel *prepared(driver *d, const git_oid *id)
+{
+	for (size_t i = 0; i < d->nprepared; i++)
+		if (git_oid_equal(&d->prepared[i], id))
+			return &d->kernels[i];
+	return NULL;
+}
+
+/* The verdict and numbers of a commit, on its step row. */
+static int judge_step(driver *d, int64_t step_id, const git_oid *id, char *verdict_out,
+		      size_t vsize)
+{
+	kreg_bisect_state st;
+	kreg_bisect_judgement j;
+	kreg_buf detail = KREG_BUF_INIT;
+	const char *v;
+	int error;
+
+	if ((error = state_load(d, &st)) < 0)
+		return error;
+	kreg_bisect_judge(&j, d->graph, &st, id);
+	v = kreg_bisect_verdict_name(j.verdict);
+	kreg_buf_printf(&detail, "n=%zu mean=%.6g", j.n, j.mean);
+	if (j.ref_good != 0 || j.ref_bad != 0)
+		kreg_buf_printf(&detail, " good=%.6g bad=%.6g llr=%+.1f", j.ref_good, j.ref_bad, j.llr);
+	if (j.noise > 0)
+		kreg_buf_printf(&detail, " noise=%.3g", j.noise);
+	error = kreg_db_bisect_step_update(d->db, step_id, 0, v, detail.ptr);
+	snprintf(verdict_out, vsize, "%s (%s)", v, detail.ptr);
+	kreg_buf_free(&detail);
+	return error;
+}
+
+static int run_once(driver *d, int *kernel_failed, int64_t step_id, int64_t commit_id,
+		    const char *sha, const kreg_host_kernel *kernel, unsigned run_index)
+{
+	kreg_host_commit hc = { .repo = d->b.repo, .repo_path = kreg_repo_path(d->repo),
+				.sha = sha, .kconfig = d->kconfig };
+	kreg_host_request req = { .atom = d->atom, .atom_name = d->b.job, .commit = &hc,
+				  .kernel = kernel, .run_index = run_index };
+	kreg_db_run_key key = { .job_id = d->b.job_id, .host_id = d->b.host_id,
+				.commit_id = commit_id, .kernel = d->sim ? "sim" : NULL };
+	kreg_host_result res;
+	char *runs_dir = kreg_config_data_path(d->cfg, "runs"), *name = NULL, *out_dir = NULL;
+	int64_t run_id;
+	int error, herr;
+
+	memset(&res, 0, sizeof(res));
+	if ((error = kreg_db_run_start(d->db, &run_id, &key)) < 0)
+		goto done;
+	name = kreg_asprintf("%lld", (long long)run_id);
+	out_dir = kreg_path_join(runs_dir, name);
+	if ((error = kreg_mkdir_p(out_dir, 0755)) < 0)
+		goto done;
+	req.out_dir = out_dir;
+	herr = kreg_host_run(d->host, &res, &req);
+	if (herr < 0) {
+		/* kreg's own failure: the run is lost, the bisection stops here. */
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+		kreg_db_run_finish(d->db, run_id, "infra_failed", msg, NULL);
+		kreg_error_set("%s", msg);
+		error = herr;
+		goto done;
+	}
+	*kernel_failed = res.status == KREG_RUN_KERNEL_FAILED || res.status == KREG_RUN_JOB_FAILED;
+	if (res.status == KREG_RUN_OK && !kreg_samples_get(&res.samples, d->b.metric)) {
+		res.status = KREG_RUN_JOB_FAILED;
+		free(res.error);
+		res.error = kreg_asprintf("the run has no %s sample", d->b.metric);
+		*kernel_failed = 1;
+	}
+	/* The run, its step and the cost move together. */
+	if ((error = kreg_db_begin(d->db)) < 0)
+		goto done;
+	if ((error = kreg_db_run_finish(d->db, run_id, kreg_run_status_name(res.status), res.error,
+					&res.samples)) < 0 ||
+	    (error = kreg_db_bisect_step_update(d->db, step_id, 1, NULL, NULL)) < 0 ||
+	    (error = kreg_db_bisection_add_cost(d->db, d->b.id, 0, 1)) < 0) {
+		kreg_db_rollback(d->db);
+		goto done;
+	}
+	if ((error = kreg_db_commit(d->db)) < 0)
+		goto done;
+	if (res.status != KREG_RUN_OK)
+		say(d, "    run %u: %s%s%s", run_index, kreg_run_status_name(res.status),
+		    res.error ? ": " : "", res.error ? res.error : "");
+done:
+	kreg_host_result_free(&res);
+	free(out_dir);
+	free(name);
+	free(runs_dir);
+	return error;
+}
+
+/* Carry out one action of bisect/. */
+static int execute(driver *d, const kreg_bisect_action *a)
+{
+	git_oid target = a->commit;
+	int64_t commit_id, of_id = 0, step_id;
+	kreg_host_kernel *kernel;
+	char sha[GIT_OID_HEXSZ + 1], s12[16], verdict[256];
+	char *subject = NULL;
+	int error;
+
+	if (a->make_revert) {
+		int rc = kreg_bisect_make_revert(&target, kreg_repo_git(d->repo), &a->commit, &d->bad);
+
+		if (rc < 0)
+			return rc;
+		if ((error = record(d, &of_id, &a->commit)) < 0)
+			return error;
+		short_sha(s12, &a->commit);
+		if (rc == 1) {
+			say(d, "revert of %s on bad: does not apply cleanly", s12);
+			return kreg_db_bisect_step_add(d->db, &step_id, d->b.id, of_id, "revert", of_id,
+						       "skip", "does not revert cleanly on bad");
+		}
+		say(d, "revert of %s on bad: commit made", s12);
+	} else if (a->role == KREG_BISECT_ROLE_REVERT) {
+		for (size_t i = d->nsteps; i-- > 0;)
+			if (!strcmp(d->steps[i].role, "revert") && d->steps[i].commit_id) {
+				git_oid sid;
+
+				if (oid_of(&sid, d->steps[i].sha) == 0 && git_oid_equal(&sid, &target)) {
+					of_id = d->steps[i].of_commit_id;
+					break;
+				}
+			}
+	}
+	if ((error = record(d, &commit_id, &target)) < 0)
+		return error;
+	if ((error = step_for(d, &step_id, commit_id, a->role, of_id)) < 0)
+		return error;
+	git_oid_tostr(sha, sizeof(sha), &target);
+	short_sha(s12, &target);
+	subject = subject_of(d, &target);
+	say(d, "%s %s %s: %u run%s%s", kreg_bisect_role_name(a->role), s12, subject, a->runs,
+	    a->runs == 1 ? "" : "s", d->sim ? " (sim)" : "");
+
+	kernel = prepared(d, &target);
+	if (!kernel) {
+		kreg_host_commit hc = { .repo = d->b.repo, .repo_path = kreg_repo_path(d->repo),
+					.sha = sha, .kconfig = d->kconfig };
+		kreg_host_kernel k;
+
+		if ((error = kreg_host_prepare(d->host, &k, &hc)) < 0)
+			goto done;
+		d->prepared = kreg_reallocarray(d->prepared, d->nprepared + 1, sizeof(git_oid));
+		d->kernels = kreg_reallocarray(d->kernels, d->nprepared + 1, sizeof(k));
+		d->prepared[d->nprepared] = target;
+		d->kernels[d->nprepared] = k;
+		kernel = &d->kernels[d->nprepared++];
+		if ((error = kreg_db_bisection_count_builds(d->db, d->b.id)) < 0)
+			goto done;
+	}
+	if (kernel->status == KREG_PREPARE_BUILD_FAILED) {
+		char *detail = kreg_asprintf("does not build: %s", kernel->error ? kernel->error : "");
+
+		say(d, "    %s", detail);
+		error = kreg_db_bisect_step_update(d->db, step_id, 0, "skip", detail);
+		free(detail);
+		goto done;
+	}
+	for (unsigned k = 0; k < a->runs; k++) {
+		kreg_db_run_counts counts;
+		int kf = 0;
+
+		if ((error = kreg_db_run_count(d->db, &counts, d->b.job_id, d->b.host_id, commit_id)) < 0)
+			goto done;
+		if ((error = run_once(d, &kf, step_id, commit_id, sha, kernel,
+				      (unsigned)(counts.ok + counts.job_failed + counts.kernel_failed +
+						 counts.infra_failed + counts.running))) < 0)
+			goto done;
+		/* A kernel that fails to boot with no good run yet: ask again
+		 * rather than spend the whole batch on it. */
+		if (kf && counts.ok == 0)
+			break;
+	}
+	if ((error = judge_step(d, step_id, &target, verdict, sizeof(verdict))) < 0)
+		goto done;
+	say(d, "    -> %s", verdict);
+done:
+	free(subject);
+	return error;
+}
+
+static char *candidates_text(const kreg_bisect_action *a)
+{
+	kreg_buf b = KREG_BUF_INIT;
+
+	for (size_t i = 0; i < a->ncandidates; i++) {
+		char sha[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(sha, sizeof(sha), &a->candidates[i]);
+		if (i)
+			kreg_buf_putc(&b, ' ');
+		kreg_buf_puts(&b, sha);
+	}
+	return a->ncandidates ? kreg_buf_detach(&b) : NULL;
+}
+
+static int finish(driver *d, const kreg_bisect_action *a)
+{
+	int64_t culprit_id = 0;
+	char *cands = candidates_text(a);
+	int error;
+
+	if (a->outcome == KREG_BISECT_FOUND &&
+	    (error = record(d, &culprit_id, &a->culprit)) < 0)
+		goto done;
+	error = kreg_db_bisection_finish(d->db, d->b.id, kreg_bisect_outcome_name(a->outcome),
+					 culprit_id, cands, a->confidence, a->message);
+	if (!error)
+		say(d, "bisection %lld: %s%s", (long long)d->b.id, a->message,
+		    d->sim ? " [sim host: simulated samples]" : "");
+done:
+	free(cands);
+	return error;
+}
+
+static void driver_close(driver *d)
+{
+	state_free(d);
+	for (size_t i = 0; i < d->nprepared; i++)
+		kreg_host_kernel_free(&d->kernels[i]);
+	free(d->kernels);
+	free(d->prepared);
+	kreg_bisect_graph_free(d->graph);
+	kreg_atom_free(d->atom);
+	kreg_host_close(d->host);
+	kreg_repo_close(d->repo);
+	kreg_db_bisection_free(&d->b);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+}
+
+static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+		 int max_actions, int *over)
+{
+	driver d;
+	kreg_bisect_state st;
+	kreg_bisect_action a;
+	int error, abandoned = 0;
+
+	*over = 0;
+	memset(&d, 0, sizeof(d));
+	memset(&a, 0, sizeof(a));
+	d.cfg = cfg;
+	d.db = db;
+	d.progress = progress;
+	d.lock_fd = -1;
+	if ((error = kreg_db_bisection_get(db, &d.b, id)) < 0)
+		goto done;
+	if (strcmp(d.b.state, "running")) {
+		say(&d, "bisection %lld is over: %s", (long long)id, d.b.message ? d.b.message : d.b.state);
+		*over = 1;
+		goto done;
+	}
+	if ((error = lock_bisection(&d)) < 0)
+		goto done;
+	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
+	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
+		goto done;
+	d.sim = kreg_host_config(d.host)->backend == KREG_BACKEND_SIM;
+	if (!d.sim) {
+		char *yaml = NULL;
+
+		if ((error = kreg_db_bisection_job_yaml(db, id, &yaml)) < 0)
+			goto done;
+		error = kreg_atom_load_string(&d.atom, d.b.job, yaml, strlen(yaml));
+		free(yaml);
+		if (error < 0)
+			goto done;
+	}
+	d.kconfig = d.b.config_name;
+	if ((error = oid_of(&d.good, d.b.good_sha)) < 0 || (error = oid_of(&d.bad, d.b.bad_sha)) < 0)
+		goto done;
+	if ((error = kreg_bisect_graph_new(&d.graph, kreg_repo_git(d.repo), &d.good, &d.bad)) < 0)
+		goto done;
+	kreg_bisect_params_from_config(&d.params, cfg, d.b.metric);
+	if ((error = kreg_db_bisection_abandon_runs(db, id, &abandoned)) < 0)
+		goto done;
+	say(&d, "bisection %lld: %s %.12s..%.12s, %zu commits, job %s, metric %s, host %s (%s%s)",
+	    (long long)id, d.b.repo, d.b.good_sha, d.b.bad_sha, kreg_bisect_graph_size(d.graph),
+	    d.b.job, d.b.metric, d.b.host, d.b.backend,
+	    d.sim ? ": simulated samples, nothing is built or run" : "");
+	if (abandoned)
+		say(&d, "resuming: %d interrupted run%s marked infra_failed", abandoned,
+		    abandoned == 1 ? "" : "s");
+	for (int iter = 0; !max_actions || iter < max_actions; iter++) {
+		if (iter > 100000) {
+			kreg_error_set("bisection %lld: no end after %d actions", (long long)id, iter);
+			error = KREG_ERROR;
+			goto done;
+		}
+		if ((error = state_load(&d, &st)) < 0)
+			goto done;
+		kreg_bisect_action_free(&a);
+		if ((error = kreg_bisect_next(&a, d.graph, &st)) < 0)
+			goto done;
+		if (a.done) {
+			error = finish(&d, &a);
+			*over = !error;
+			goto done;
+		}
+		if ((error = execute(&d, &a)) < 0)
+			goto done;
+	}
+done:
+	kreg_bisect_action_free(&a);
+	driver_close(&d);
+	return error;
+}
+
+int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress)
+{
+	int over;
+
+	return drive(cfg, db, id, progress, 0, &over);
+}
+
+int kreg_bisect_driver_step(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+			    int *over)
+{
+	return drive(cfg, db, id, progress, 1, over);
+}

@@ -1,0 +1,43 @@
+/* The bisection driver: executes what bisect/ asks for through the host
+ * interface (prepare, then run, run by run), stores every run with
+ * db/results.h and every step with db/bisect.h, and asks again, until the
+ * bisection is done. `kreg bisect` and the daemon both use it; a bisection
+ * interrupted at any point (even by kill -9) resumes from its rows, reusing
+ * every sample already stored. */
+#ifndef KREG_BISECT_DRIVER_H
+#define KREG_BISECT_DRIVER_H
+
+#include "config/config.h"
+#include "db/db.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+	const char *repo;	/* configured repo name */
+	const char *good, *bad;	/* anything the repo resolves to a commit */
+	const char *job;	/* atom name */
+	const char *host;	/* configured host name */
+	const char *metric;	/* "fio.read_iops" */
+	const char *kconfig;	/* kernel config name; NULL: the first configured */
+	int64_t regression_id;	/* 0: none (started by hand) */
+} kreg_bisect_request;
+
+/* Check the request (repo, host, commits, good an ancestor of bad) and
+ * create the bisection's row; *id is its id. */
+int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
+			     const kreg_bisect_request *req);
+
+/* Run bisection id until it is done (or resume it). Progress lines go to
+ * progress when not NULL. 0 when the bisection reached an outcome (found,
+ * inconclusive, not reproduced or failed: see its row); <0 when kreg could
+ * not go on (error set; the bisection stays 'running' and resumes later). */
+int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress);
+
+/* One action only (a batch of runs at one commit, or the outcome), for a
+ * daemon worker that does one thing and exits. *over is 1 once the
+ * bisection has its outcome. */
+int kreg_bisect_driver_step(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
+			    int *over);
+
+#endif

@@ -1,0 +1,1051 @@
+/* Kernel builds: checkout (libgit2), config (base + fragments), make, cache. */
+#include "build.h"
+
+#include "db/builds.h"
+#include "db/commits.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+
+#include <git2.h>
+#include <git2/sys/repository.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef KREG_SHAREDIR
+#define KREG_SHAREDIR "/usr/local/share/kreg"
+#endif
+
+#define LOG_TAIL_LINES 40
+
+/* The built-in kernel config: tinyconfig and the fragments kreg ships. */
+static char *builtin_fragments[] = {
+	"config/kernel/qemu-guest.config",
+	"config/kernel/fio-dbench.config",
+	"config/kernel/ext4.config",
+};
+static const kreg_kconfig_cfg builtin_kconfig = {
+	.name = "default",
+	.base = "tinyconfig",
+	.fragments = builtin_fragments,
+	.nfragments = sizeof(builtin_fragments) / sizeof(builtin_fragments[0]),
+};
+
+const kreg_kconfig_cfg *kreg_build_kconfig(const kreg_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->build.nconfigs; i++)
+		if (!name || !strcmp(cfg->build.configs[i].name, name))
+			return &cfg->build.configs[i];
+	if (!name || !strcmp(name, builtin_kconfig.name))
+		return &builtin_kconfig;
+	return NULL;
+}
+
+/* Kconfig targets that make a config from nothing. */
+static int base_is_target(const char *base)
+{
+	static const char *const targets[] = {
+		"tinyconfig", "defconfig", "allnoconfig", "allyesconfig", "allmodconfig",
+		"alldefconfig", "kvm_guest.config", NULL,
+	};
+
+	for (size_t i = 0; targets[i]; i++)
+		if (!strcmp(base, targets[i]))
+			return 1;
+	return kreg_str_endswith(base, "_defconfig");
+}
+
+/* A fragment or base file: as given, next to the configuration file, or
+ * among the shipped ones (<sharedir>/kernel/<basename>). Caller frees. */
+static char *resolve_file(const kreg_config *cfg, const char *path)
+{
+	const char *base;
+	char *p;
+
+	if (kreg_path_exists(path) || path[0] == '/')
+		return kreg_strdup(path);
+	if (cfg->path && strchr(cfg->path, '/')) {
+		char *dir = kreg_strdup(cfg->path);
+
+		*strrchr(dir, '/') = '\0';
+		p = kreg_path_join(dir, path);
+		free(dir);
+		if (kreg_path_exists(p))
+			return p;
+		free(p);
+	}
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	p = kreg_asprintf("%s/kernel/%s", KREG_SHAREDIR, base);
+	if (kreg_path_exists(p))
+		return p;
+	free(p);
+	/* Not installed: the source tree kreg was built in (./kreg or
+	 * build/<kind>/kreg). */
+	{
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		static const char *const up[] = { "", "/..", "/../..", NULL };
+
+		if (n > 0) {
+			exe[n] = '\0';
+			*strrchr(exe, '/') = '\0';
+			for (size_t i = 0; up[i]; i++) {
+				p = kreg_asprintf("%s%s/config/kernel/%s", exe, up[i], base);
+				if (kreg_path_exists(p))
+					return p;
+				free(p);
+			}
+		}
+	}
+	return kreg_strdup(path);
+}
+
+/* Set the error to "<what>: <the last error>". */
+static void error_prefix(const char *fmt, const char *name)
+{
+	char *last = kreg_strdup(kreg_error_last());
+
+	kreg_error_set(fmt, name, last);
+	free(last);
+}
+
+static const char *build_arch(const kreg_config *cfg)
+{
+	return cfg->build.arch && *cfg->build.arch ? cfg->build.arch : "x86_64";
+}
+
+static const char *build_target(const kreg_config *cfg)
+{
+	return cfg->build.target && *cfg->build.target ? cfg->build.target : "bzImage";
+}
+
+/* The config hash: what decides the .config, besides the tree. */
+static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_cfg *kc)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	int error = KREG_ERROR;
+	uint64_t h;
+
+	kreg_buf_printf(&b, "arch=%s\ntarget=%s\ncross=%s\n", build_arch(cfg), build_target(cfg),
+			cfg->build.cross_compile ? cfg->build.cross_compile : "");
+	if (base_is_target(kc->base)) {
+		kreg_buf_printf(&b, "base=%s\n", kc->base);
+	} else {
+		char *p = resolve_file(cfg, kc->base);
+
+		kreg_buf_puts(&b, "base-file\n");
+		error = kreg_buf_read_file(&b, p);
+		free(p);
+		if (error < 0) {
+			error_prefix("kernel config '%s': base: %s", kc->name);
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < kc->nfragments; i++) {
+		char *p = resolve_file(cfg, kc->fragments[i]);
+
+		kreg_buf_printf(&b, "\nfragment %zu\n", i);
+		error = kreg_buf_read_file(&b, p);
+		free(p);
+		if (error < 0) {
+			error_prefix("kernel config '%s': fragment: %s", kc->name);
+			goto done;
+		}
+	}
+	h = kreg_hash64(b.ptr, b.len, 0);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	error = 0;
+done:
+	kreg_buf_free(&b);
+	return error;
+}
+
+/* ---- .config text ---- */
+
+/* The option a config line sets ("CONFIG_X=..." or "# CONFIG_X is not set"),
+ * as [*name, *name + *len); 0 when the line sets none. */
+static int config_line_option(const char *line, const char *end, const char **name,
+			      size_t *len, int *unset)
+{
+	const char *p = line;
+
+	*unset = 0;
+	if (end - p > 2 && p[0] == '#' && p[1] == ' ') {
+		p += 2;
+		*unset = 1;
+	}
+	if (end - p < 8 || strncmp(p, "CONFIG_", 7))
+		return 0;
+	*name = p;
+	while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+		p++;
+	*len = (size_t)(p - *name);
+	if (*unset)
+		return end - p >= 11 && !strncmp(p, " is not set", 11);
+	return p < end && *p == '=';
+}
+
+/* The line setting option name in config, or NULL. */
+static const char *config_find(const char *config, const char *name, size_t len,
+			       const char **line_end)
+{
+	const char *p = config;
+
+	while (*p) {
+		const char *e = strchr(p, '\n'), *n;
+		size_t l;
+		int unset;
+
+		if (!e)
+			e = p + strlen(p);
+		if (config_line_option(p, e, &n, &l, &unset) && l == len && !strncmp(n, name, len)) {
+			*line_end = e;
+			return p;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
+char *kreg_build_merge_config(const char *config, const char *fragment)
+{
+	char *cur = kreg_strdup(config);
+	const char *p = fragment;
+
+	while (*p) {
+		const char *e = strchr(p, '\n'), *name, *at, *at_end;
+		size_t len;
+		int unset;
+
+		if (!e)
+			e = p + strlen(p);
+		if (config_line_option(p, e, &name, &len, &unset)) {
+			kreg_buf b = KREG_BUF_INIT;
+
+			at = config_find(cur, name, len, &at_end);
+			if (at) {
+				kreg_buf_put(&b, cur, (size_t)(at - cur));
+				kreg_buf_put(&b, p, (size_t)(e - p));
+				kreg_buf_puts(&b, at_end);
+			} else {
+				kreg_buf_puts(&b, cur);
+				if (b.len && b.ptr[b.len - 1] != '\n')
+					kreg_buf_putc(&b, '\n');
+				kreg_buf_put(&b, p, (size_t)(e - p));
+				kreg_buf_putc(&b, '\n');
+			}
+			free(cur);
+			cur = kreg_buf_detach(&b);
+		}
+		p = *e ? e + 1 : e;
+	}
+	return cur;
+}
+
+int kreg_build_check_config(char ***out, size_t *n, const char *config, const char *fragment)
+{
+	const char *p = fragment;
+	size_t alloc = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (*p) {
+		const char *e = strchr(p, '\n'), *name, *at, *at_end;
+		size_t len;
+		int unset, have_unset = 1;
+
+		if (!e)
+			e = p + strlen(p);
+		if (config_line_option(p, e, &name, &len, &unset)) {
+			const char *an;
+			size_t alen;
+			int ok;
+
+			at = config_find(config, name, len, &at_end);
+			if (at)
+				config_line_option(at, at_end, &an, &alen, &have_unset);
+			if (unset)
+				ok = !at || have_unset;
+			else
+				ok = at && (size_t)(at_end - at) == (size_t)(e - p) &&
+				     !strncmp(at, p, (size_t)(e - p));
+			if (!ok) {
+				KREG_ARRAY_GROW(*out, *n + 1, alloc);
+				if (!at || have_unset)
+					(*out)[(*n)++] = kreg_asprintf("%.*s (now: not set)",
+								       (int)(e - p), p);
+				else
+					(*out)[(*n)++] = kreg_asprintf("%.*s (now: %.*s)",
+								       (int)(e - p), p,
+								       (int)(at_end - at), at);
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+/* ---- small file helpers ---- */
+
+static int copy_file(const char *from, const char *to)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	int error;
+
+	if ((error = kreg_buf_read_file(&b, from)) == 0)
+		error = kreg_write_file_atomic(to, b.ptr, b.len);
+	kreg_buf_free(&b);
+	return error;
+}
+
+static int files_equal(const char *a, const char *b)
+{
+	kreg_buf x = KREG_BUF_INIT, y = KREG_BUF_INIT;
+	int eq = 0;
+
+	if (kreg_buf_read_file(&x, a) == 0 && kreg_buf_read_file(&y, b) == 0)
+		eq = x.len == y.len && !memcmp(x.ptr, y.ptr, x.len);
+	kreg_buf_free(&x);
+	kreg_buf_free(&y);
+	kreg_error_clear();
+	return eq;
+}
+
+/* The last n lines of a file ("" when unreadable). */
+static char *file_tail(const char *path, int lines)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p;
+	int seen = 0;
+
+	if (kreg_buf_read_file(&b, path) < 0) {
+		kreg_error_clear();
+		kreg_buf_free(&b);
+		return kreg_strdup("");
+	}
+	kreg_buf_rtrim(&b);
+	p = b.ptr + b.len;
+	while (p > b.ptr) {
+		if (p[-1] == '\n' && ++seen == lines)
+			break;
+		p--;
+	}
+	p = kreg_strdup(p);
+	kreg_buf_free(&b);
+	return (char *)p;
+}
+
+/* The first line of the log that looks like the reason make failed. */
+static char *log_first_error(const char *path)
+{
+	static const char *const marks[] = { "error:", "Error ", "ERROR:", "No rule to make", NULL };
+	kreg_buf b = KREG_BUF_INIT;
+	char *found = NULL;
+	const char *p;
+
+	if (kreg_buf_read_file(&b, path) < 0) {
+		kreg_error_clear();
+		kreg_buf_free(&b);
+		return NULL;
+	}
+	for (p = b.ptr; *p && !found;) {
+		const char *e = strchr(p, '\n');
+
+		if (!e)
+			e = p + strlen(p);
+		for (size_t i = 0; marks[i]; i++) {
+			const char *m = memmem(p, (size_t)(e - p), marks[i], strlen(marks[i]));
+
+			if (m) {
+				found = kreg_strndup(p, (size_t)(e - p) > 300 ? 300 : (size_t)(e - p));
+				break;
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	kreg_buf_free(&b);
+	return found;
+}
+
+static void log_append(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_append(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "a");
+	va_list ap;
+
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+/* ---- git ---- */
+
+static int git_fail(const char *what, const char *where)
+{
+	const git_error *e = git_error_last();
+
+	kreg_error_set("%s: %s: %s", where, what, e && e->message ? e->message : "libgit2 error");
+	return KREG_ERROR;
+}
+
+/* The commits row of the commit (recorded when new). */
+static int record_commit(kreg_db *db, int64_t *id, const kreg_build_request *req,
+			 git_commit *commit)
+{
+	const git_signature *a = git_commit_author(commit), *m = git_commit_committer(commit);
+	kreg_buf parents = KREG_BUF_INIT;
+	const char *summary = git_commit_summary(commit);
+	kreg_commit_row c;
+	int error;
+
+	memset(&c, 0, sizeof(c));
+	if ((error = kreg_db_repo_id(db, &c.repo_id, req->repo,
+				     req->repo_url ? req->repo_url : req->repo_path)) < 0)
+		return error;
+	git_oid_tostr(c.sha, sizeof(c.sha), git_commit_id(commit));
+	git_oid_tostr(c.tree, sizeof(c.tree), git_commit_tree_id(commit));
+	for (unsigned i = 0; i < git_commit_parentcount(commit); i++) {
+		char s[41];
+
+		git_oid_tostr(s, sizeof(s), git_commit_parent_id(commit, i));
+		kreg_buf_printf(&parents, "%s%s", i ? " " : "", s);
+	}
+	c.parents = (char *)kreg_buf_cstr(&parents);
+	c.author_name = (char *)a->name;
+	c.author_email = (char *)a->email;
+	c.author_time = a->when.time;
+	c.committer_name = (char *)m->name;
+	c.committer_email = (char *)m->email;
+	c.committer_time = m->when.time;
+	c.subject = kreg_strndup(summary ? summary : "", strcspn(summary ? summary : "", "\n"));
+	error = kreg_db_commit_put(db, id, &c);
+	free(c.subject);
+	kreg_buf_free(&parents);
+	return error;
+}
+
+static int checkout_notify(git_checkout_notify_t why, const char *path,
+			   const git_diff_file *baseline, const git_diff_file *target,
+			   const git_diff_file *workdir, void *payload)
+{
+	(void)why;
+	(void)baseline;
+	(void)target;
+	(void)workdir;
+	if (*(int *)payload < 5)
+		log_info("checkout: %s has changed in the work tree", path);
+	(*(int *)payload)++;
+	return 0;
+}
+
+/* Check tree out into workdir, rewriting only what differs from what the
+ * index (index_path) says is there: files make must rebuild get a new
+ * mtime, the others keep theirs. */
+static int checkout(git_repository *repo, git_tree *tree, const char *workdir,
+		    const char *index_path, int *rewritten)
+{
+	git_index *index = NULL;
+	git_checkout_options o = GIT_CHECKOUT_OPTIONS_INIT;
+	int error = KREG_ERROR, conflicts = 0;
+	size_t before;
+
+	*rewritten = 0;
+	if (git_repository_set_workdir(repo, workdir, 0) < 0 ||
+	    git_index_open(&index, index_path) < 0 ||
+	    git_repository_set_index(repo, index) < 0) {
+		git_fail("cannot set up the work tree", workdir);
+		goto done;
+	}
+	before = git_index_entrycount(index);
+	o.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
+	o.baseline_index = index;
+	o.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+	o.notify_cb = checkout_notify;
+	o.notify_payload = &conflicts;
+	if (git_checkout_tree(repo, (const git_object *)tree, &o) < 0) {
+		/* Someone changed the work tree (or a checkout was cut short):
+		 * make it match by force; make sees the new mtimes. */
+		log_warn("%s: the work tree is not as kreg left it (%d files): forcing the checkout",
+			 workdir, conflicts);
+		o.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
+		o.notify_cb = NULL;
+		if (git_checkout_tree(repo, (const git_object *)tree, &o) < 0) {
+			git_fail("checkout failed", workdir);
+			goto done;
+		}
+		*rewritten = 1;
+	}
+	if (git_index_write(index) < 0) {
+		git_fail("cannot write the index", index_path);
+		goto done;
+	}
+	if (!before)
+		*rewritten = 1;
+	error = 0;
+done:
+	git_index_free(index);
+	return error;
+}
+
+/* 1 when a path can change what olddefconfig makes. */
+static int kconfig_path(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	return !strncmp(base, "Kconfig", 7) || !strncmp(path, "scripts/kconfig/", 16) ||
+	       strstr(path, "/configs/") || !strncmp(path, "kernel/configs/", 15) ||
+	       !strcmp(path, "Makefile") || !strncmp(path, "scripts/Kconfig", 15);
+}
+
+/* 1 when the trees old_sha and tree differ in a file that decides the
+ * config (or when that cannot be told). */
+static int kconfig_changed(git_repository *repo, const char *old_sha, git_tree *tree)
+{
+	git_oid oid;
+	git_tree *old = NULL;
+	git_diff *diff = NULL;
+	int changed = 1;
+
+	if (git_oid_fromstr(&oid, old_sha) < 0 || git_tree_lookup(&old, repo, &oid) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, old, tree, NULL) < 0)
+		goto done;
+	changed = 0;
+	for (size_t i = 0; i < git_diff_num_deltas(diff) && !changed; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		changed = kconfig_path(d->old_file.path) || kconfig_path(d->new_file.path);
+	}
+done:
+	git_diff_free(diff);
+	git_tree_free(old);
+	return changed;
+}
+
+/* ---- the build ---- */
+
+typedef struct {
+	const kreg_config *cfg;
+	const kreg_kconfig_cfg *kc;
+	char *tree_dir;		/* trees/<repo> */
+	char *obj_dir;		/* builds/<repo>/<config> */
+	char *conf_dir;		/* builds/<repo>/<config>.kconfig: where the config is made */
+	char *log;		/* the build log being written */
+	git_repository *repo;
+	git_tree *tree;		/* being built */
+	const char *config_hash;
+} build_ctx;
+
+static int run_make(kreg_run_result *r, build_ctx *b, const char *dir, const char *const *targets,
+		    double timeout)
+{
+	const char *argv[16];
+	char *o = kreg_asprintf("O=%s", dir);
+	char *arch = kreg_asprintf("ARCH=%s", build_arch(b->cfg));
+	char *cross = b->cfg->build.cross_compile && *b->cfg->build.cross_compile ?
+		kreg_asprintf("CROSS_COMPILE=%s", b->cfg->build.cross_compile) : NULL;
+	kreg_run_opts opts = { 0 };
+	size_t n = 0;
+	int error;
+
+	argv[n++] = "make";
+	argv[n++] = "-C";
+	argv[n++] = b->tree_dir;
+	argv[n++] = o;
+	argv[n++] = arch;
+	if (cross)
+		argv[n++] = cross;
+	for (size_t i = 0; targets[i] && n < 15; i++)
+		argv[n++] = targets[i];
+	argv[n] = NULL;
+	log_append(b->log, "\n$ make");
+	for (size_t i = 1; i < n; i++)
+		log_append(b->log, " %s", argv[i]);
+	log_append(b->log, "\n");
+	opts.argv = argv;
+	opts.out_path = b->log;
+	opts.append = 1;
+	opts.timeout = timeout;
+	opts.kill_grace = 5;
+	error = kreg_run(r, &opts);
+	free(cross);
+	free(arch);
+	free(o);
+	return error;
+}
+
+/* Make the .config in conf_dir; install it in obj_dir when it differs (so an
+ * unchanged config leaves make nothing to do). *why says what went wrong
+ * when the config cannot be made (a build failure, not kreg's). */
+static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropped)
+{
+	kreg_run_result r;
+	kreg_buf conf = KREG_BUF_INIT, frag = KREG_BUF_INIT, made = KREG_BUF_INIT;
+	char *conf_path = kreg_path_join(b->conf_dir, ".config"), *made_path = NULL;
+	char tree_sha[41];
+	char *obj_conf = kreg_path_join(b->obj_dir, ".config");
+	char desc[128];
+	int error = KREG_ERROR;
+
+	*why = NULL;
+	made_path = kreg_path_join(b->conf_dir, "kreg-made");
+	git_oid_tostr(tree_sha, sizeof(tree_sha), git_tree_id(b->tree));
+	if (kreg_mkdir_p(b->conf_dir, 0755) < 0 || kreg_mkdir_p(b->obj_dir, 0755) < 0)
+		goto done;
+	/* The config made for this config hash at another tree still holds
+	 * when no Kconfig file (or config target) changed in between. */
+	if (kreg_buf_read_file(&made, made_path) == 0 && made.len == 16 + 1 + 40 + 1 &&
+	    !strncmp(made.ptr, b->config_hash, 16) && kreg_path_exists(conf_path)) {
+		char old_sha[41];
+
+		memcpy(old_sha, made.ptr + 17, 40);
+		old_sha[40] = '\0';
+		if (!kconfig_changed(b->repo, old_sha, b->tree)) {
+			log_append(b->log, "kreg: no Kconfig change since %s: the config made then holds\n",
+				   old_sha);
+			goto install;
+		}
+	}
+	kreg_error_clear();
+	unlink(made_path);
+	if (base_is_target(b->kc->base)) {
+		const char *t[] = { b->kc->base, NULL };
+
+		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
+			goto done;
+		if (!r.exited || r.status) {
+			*why = kreg_asprintf("make %s: %s", b->kc->base,
+					     kreg_run_describe(&r, desc, sizeof(desc)));
+			error = 0;
+			goto done;
+		}
+	} else {
+		char *p = resolve_file(b->cfg, b->kc->base);
+
+		error = copy_file(p, conf_path);
+		free(p);
+		if (error < 0)
+			goto done;
+	}
+	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
+		goto done;
+	for (size_t i = 0; i < b->kc->nfragments; i++) {
+		char *p = resolve_file(b->cfg, b->kc->fragments[i]);
+		char *merged;
+
+		kreg_buf_clear(&frag);
+		error = kreg_buf_read_file(&frag, p);
+		free(p);
+		if (error < 0)
+			goto done;
+		merged = kreg_build_merge_config(kreg_buf_cstr(&conf), kreg_buf_cstr(&frag));
+		kreg_buf_clear(&conf);
+		kreg_buf_puts(&conf, merged);
+		free(merged);
+	}
+	if ((error = kreg_write_file_atomic(conf_path, conf.ptr, conf.len)) < 0)
+		goto done;
+	{
+		const char *t[] = { "olddefconfig", NULL };
+
+		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
+			goto done;
+		if (!r.exited || r.status) {
+			*why = kreg_asprintf("make olddefconfig: %s",
+					     kreg_run_describe(&r, desc, sizeof(desc)));
+			error = 0;
+			goto done;
+		}
+	}
+	kreg_buf_clear(&conf);
+	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
+		goto done;
+	for (size_t i = 0; i < b->kc->nfragments; i++) {
+		char *p = resolve_file(b->cfg, b->kc->fragments[i]);
+		char **d = NULL;
+		size_t nd = 0;
+
+		kreg_buf_clear(&frag);
+		error = kreg_buf_read_file(&frag, p);
+		free(p);
+		if (error < 0)
+			goto done;
+		kreg_build_check_config(&d, &nd, kreg_buf_cstr(&conf), kreg_buf_cstr(&frag));
+		for (size_t j = 0; j < nd; j++) {
+			*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
+			(*dropped)[(*ndropped)++] = d[j];
+			log_append(b->log, "kreg: %s: %s did not survive olddefconfig\n",
+				   b->kc->fragments[i], d[j]);
+		}
+		free(d);
+	}
+	if (*ndropped) {
+		kreg_buf w = KREG_BUF_INIT;
+
+		for (size_t i = 0; i < *ndropped; i++)
+			kreg_buf_printf(&w, "%s%s", i ? ", " : "", (*dropped)[i]);
+		*why = kreg_asprintf("kernel config '%s': fragment options not kept by olddefconfig: %s",
+				     b->kc->name, w.ptr);
+		kreg_buf_free(&w);
+		error = 0;
+		goto done;
+	}
+	kreg_buf_clear(&made);
+	kreg_buf_printf(&made, "%s %s\n", b->config_hash, tree_sha);
+	if ((error = kreg_write_file_atomic(made_path, made.ptr, made.len)) < 0)
+		goto done;
+install:
+	if (!files_equal(conf_path, obj_conf)) {
+		log_append(b->log, "kreg: installing the new .config in %s\n", b->obj_dir);
+		error = copy_file(conf_path, obj_conf);
+	} else {
+		log_append(b->log, "kreg: .config unchanged\n");
+		error = 0;
+	}
+done:
+	kreg_buf_free(&made);
+	kreg_buf_free(&frag);
+	kreg_buf_free(&conf);
+	free(made_path);
+	free(obj_conf);
+	free(conf_path);
+	return error;
+}
+
+/* An absolute path under data_dir. */
+static char *data_path(const kreg_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *data_path(const kreg_config *cfg, const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	char cwd[PATH_MAX];
+	va_list ap;
+
+	if (cfg->data_dir[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		kreg_buf_printf(&b, "%s/", cwd);
+	kreg_buf_printf(&b, "%s/", cfg->data_dir);
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return kreg_buf_detach(&b);
+}
+
+static int lock_file(int *fd, const char *path)
+{
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0) {
+		kreg_error_errno("%s: cannot open the lock", path);
+		return KREG_ERROR;
+	}
+	while (flock(*fd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		kreg_error_errno("%s: cannot lock", path);
+		close(*fd);
+		*fd = -1;
+		return KREG_ERROR;
+	}
+	return 0;
+}
+
+/* A cached row that answers the request: OK with its bzImage present, or
+ * a failure not caused by a timeout (when not forced). */
+static int row_answers(const kreg_db_build *row, int force)
+{
+	if (!strcmp(row->status, "ok")) {
+		char *p = row->artifact ? kreg_path_join(row->artifact, "bzImage") : NULL;
+		int there = p && kreg_path_exists(p);
+
+		free(p);
+		return there;
+	}
+	if (!strcmp(row->status, "failed"))
+		return !force && !(row->error && (strstr(row->error, "timed out") ||
+						   strstr(row->error, "interrupted")));
+	return 0;
+}
+
+static void fill_from_row(kreg_build_result *out, const kreg_db_build *row)
+{
+	out->build_id = row->id;
+	out->status = strcmp(row->status, "ok") ? KREG_BUILD_FAILED : KREG_BUILD_OK;
+	free(out->artifact);
+	out->artifact = row->artifact ? kreg_strdup(row->artifact) : NULL;
+	free(out->bzimage);
+	out->bzimage = out->status == KREG_BUILD_OK && row->artifact ?
+		kreg_path_join(row->artifact, "bzImage") : NULL;
+	free(out->log);
+	out->log = row->artifact ? kreg_path_join(row->artifact, "build.log") : NULL;
+	free(out->error);
+	out->error = row->error ? kreg_strdup(row->error) : NULL;
+	free(out->log_tail);
+	out->log_tail = row->log_tail ? kreg_strdup(row->log_tail) : NULL;
+	out->build_seconds = row->seconds;
+}
+
+int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
+	       const kreg_build_request *req)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	kreg_db_build row = { 0 };
+	build_ctx b = { 0 };
+	char *lock_path = NULL, *index_path = NULL, *art_dir = NULL, *tmp_dir = NULL;
+	char *why = NULL, *image_rel = NULL;
+	double start = kreg_now_mono(), build_start;
+	int error = KREG_ERROR, lock_fd = -1, rewritten = 0, have_row = 0;
+	kreg_run_result r;
+	char desc[128];
+
+	memset(out, 0, sizeof(*out));
+	git_libgit2_init();
+	b.cfg = cfg;
+	b.config_hash = out->config_hash;
+	b.kc = req->kconfig ? req->kconfig : kreg_build_kconfig(cfg, NULL);
+	out->config_name = kreg_strdup(b.kc->name);
+	if ((error = config_hash(out->config_hash, cfg, b.kc)) < 0)
+		goto done;
+	if (git_repository_open(&repo, req->repo_path) < 0) {
+		error = git_fail("cannot open the repository", req->repo_path);
+		goto done;
+	}
+	if (git_revparse_single(&obj, repo, req->rev) < 0 ||
+	    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) < 0) {
+		git_fail("no such commit", req->rev);
+		kreg_error_set("%s: no commit '%s' in %s", req->repo, req->rev, req->repo_path);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	if (git_commit_tree(&tree, commit) < 0) {
+		error = git_fail("cannot read the tree", req->rev);
+		goto done;
+	}
+	git_oid_tostr(out->sha, sizeof(out->sha), git_commit_id(commit));
+	git_oid_tostr(out->tree, sizeof(out->tree), git_tree_id(tree));
+	b.repo = repo;
+	b.tree = tree;
+
+	/* The fast path: built already. */
+	error = kreg_db_build_find(db, &row, out->tree, out->config_hash);
+	if (error < 0 && error != KREG_ENOTFOUND)
+		goto done;
+	if (error == 0 && row_answers(&row, req->force)) {
+		fill_from_row(out, &row);
+		out->commit_id = row.commit_id;
+		out->cached = 1;
+		goto done_ok;
+	}
+	kreg_db_build_free(&row);
+	kreg_error_clear();
+
+	b.tree_dir = data_path(cfg, "trees/%s", req->repo);
+	b.obj_dir = data_path(cfg, "builds/%s/%s", req->repo, b.kc->name);
+	b.conf_dir = data_path(cfg, "builds/%s/%s.kconfig", req->repo, b.kc->name);
+	lock_path = data_path(cfg, "trees/%s.lock", req->repo);
+	index_path = data_path(cfg, "trees/%s.index", req->repo);
+	art_dir = data_path(cfg, "artifacts/%s-%s", out->tree, out->config_hash);
+	tmp_dir = kreg_asprintf("%s.tmp", art_dir);
+	if ((error = kreg_mkdir_p(b.tree_dir, 0755)) < 0 ||
+	    (error = kreg_mkdir_p(b.obj_dir, 0755)) < 0)
+		goto done;
+	{
+		char *ad = data_path(cfg, "artifacts");
+
+		error = kreg_mkdir_p(ad, 0755);
+		free(ad);
+		if (error < 0)
+			goto done;
+	}
+
+	/* One build per repo work tree at a time, across processes. */
+	if ((error = lock_file(&lock_fd, lock_path)) < 0)
+		goto done;
+	error = kreg_db_build_find(db, &row, out->tree, out->config_hash);
+	if (error < 0 && error != KREG_ENOTFOUND)
+		goto done;
+	if (error == 0 && row_answers(&row, req->force)) {
+		/* Another process built it while we waited. */
+		fill_from_row(out, &row);
+		out->commit_id = row.commit_id;
+		out->cached = 1;
+		goto done_ok;
+	}
+	kreg_db_build_free(&row);
+	kreg_error_clear();
+
+	if ((error = record_commit(db, &out->commit_id, req, commit)) < 0)
+		goto done;
+	if ((error = kreg_db_build_start(db, &out->build_id, out->commit_id, out->tree,
+					 b.kc->name, out->config_hash)) < 0)
+		goto done;
+	have_row = 1;
+	build_start = kreg_now_mono();
+
+	if ((error = kreg_rm_rf(tmp_dir)) < 0 || (error = kreg_mkdir_p(tmp_dir, 0755)) < 0)
+		goto done;
+	b.log = kreg_path_join(tmp_dir, "build.log");
+	log_append(b.log, "kreg: building %s (%s) commit %s tree %s, config %s (%s)\n",
+		   req->repo, req->repo_path, out->sha, out->tree, b.kc->name, out->config_hash);
+
+	if ((error = checkout(repo, tree, b.tree_dir, index_path, &rewritten)) < 0)
+		goto done;
+	log_append(b.log, "kreg: checked out in %.1f s%s\n", kreg_now_mono() - build_start,
+		   rewritten ? " (every file written)" : "");
+	if ((error = make_config(&b, &why, &out->dropped, &out->ndropped)) < 0)
+		goto done;
+	if (!why) {
+		const char *t[3];
+		char *jobs = kreg_asprintf("-j%d", cfg->build.make_jobs > 0 ? cfg->build.make_jobs :
+					   (int)sysconf(_SC_NPROCESSORS_ONLN));
+		double timeout = cfg->build.timeout > 0 ? cfg->build.timeout : 3600;
+
+		t[0] = jobs;
+		t[1] = build_target(cfg);
+		t[2] = NULL;
+		error = run_make(&r, &b, b.obj_dir, t, timeout);
+		free(jobs);
+		if (error < 0)
+			goto done;
+		if (r.timed_out) {
+			why = kreg_asprintf("make %s timed out after %.0f s", build_target(cfg), timeout);
+		} else if (!r.exited || r.status) {
+			char *first = log_first_error(b.log);
+
+			why = kreg_asprintf("make %s failed (%s)%s%s", build_target(cfg),
+					    kreg_run_describe(&r, desc, sizeof(desc)),
+					    first ? ": " : "", first ? first : "");
+			free(first);
+		}
+	}
+	if (!why) {
+		kreg_run_opts o = { 0 };
+		char *odir = kreg_asprintf("O=%s", b.obj_dir);
+		char *arch = kreg_asprintf("ARCH=%s", build_arch(cfg));
+		const char *argv[] = { "make", "-s", "-C", b.tree_dir, odir, arch, "image_name", NULL };
+		char *img, *src;
+
+		o.argv = argv;
+		o.timeout = 60;
+		error = kreg_run_capture(&r, &image_rel, &o);
+		free(arch);
+		free(odir);
+		if (error < 0)
+			goto done;
+		img = image_rel;
+		while (*img && isspace((unsigned char)*img))
+			img++;
+		img[strcspn(img, "\n")] = '\0';
+		src = kreg_path_join(b.obj_dir, *img ? img : "arch/x86/boot/bzImage");
+		if (!kreg_str_endswith(src, "Image") || !kreg_path_exists(src)) {
+			free(src);
+			src = kreg_path_join(b.obj_dir, "arch/x86/boot/bzImage");
+		}
+		{
+			char *dst = kreg_path_join(tmp_dir, "bzImage");
+
+			error = copy_file(src, dst);
+			free(dst);
+		}
+		free(src);
+		if (error < 0)
+			goto done;
+	}
+	{
+		char *from = kreg_path_join(b.obj_dir, ".config");
+		char *to = kreg_path_join(tmp_dir, ".config");
+
+		if (!kreg_path_exists(from)) {
+			free(from);
+			from = kreg_path_join(b.conf_dir, ".config");
+		}
+		if (kreg_path_exists(from) && copy_file(from, to) < 0)
+			log_warn("%s", kreg_error_last());
+		free(from);
+		free(to);
+	}
+	out->build_seconds = kreg_now_mono() - build_start;
+	log_append(b.log, "kreg: %s in %.1f s\n", why ? why : "built", out->build_seconds);
+	if ((error = kreg_rm_rf(art_dir)) < 0)
+		goto done;
+	if (rename(tmp_dir, art_dir) < 0) {
+		error = KREG_ERROR;
+		kreg_error_errno("%s: cannot rename to %s", tmp_dir, art_dir);
+		goto done;
+	}
+	out->artifact = kreg_strdup(art_dir);
+	out->log = kreg_path_join(art_dir, "build.log");
+	if (why) {
+		out->status = KREG_BUILD_FAILED;
+		out->error = why;
+		why = NULL;
+		out->log_tail = file_tail(out->log, LOG_TAIL_LINES);
+	} else {
+		out->status = KREG_BUILD_OK;
+		out->bzimage = kreg_path_join(art_dir, "bzImage");
+	}
+	error = kreg_db_build_finish(db, out->build_id, out->status == KREG_BUILD_OK ? "ok" : "failed",
+				     out->artifact, out->log_tail, out->error, out->build_seconds);
+	if (error < 0)
+		goto done;
+	have_row = 0;
+done_ok:
+	error = 0;
+done:
+	if (have_row) {
+		/* kreg's own failure mid-build: the row says so, and a later
+		 * build tries again (only "ok" rows and real failures stay). */
+		kreg_db_build_finish(db, out->build_id, "failed", NULL, NULL,
+				     "build interrupted by an error of kreg", 0);
+	}
+	out->seconds = kreg_now_mono() - start;
+	if (lock_fd >= 0)
+		close(lock_fd);
+	free(image_rel);
+	free(why);
+	free(tmp_dir);
+	free(art_dir);
+	free(index_path);
+	free(lock_path);
+	free(b.log);
+	free(b.conf_dir);
+	free(b.obj_dir);
+	free(b.tree_dir);
+	kreg_db_build_free(&row);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	git_object_free(obj);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return error;
+}
+
+void kreg_build_result_free(kreg_build_result *r)
+{
+	if (!r)
+		return;
+	free(r->config_name);
+	free(r->artifact);
+	free(r->bzimage);
+	free(r->log);
+	free(r->error);
+	free(r->log_tail);
+	for (size_t i = 0; i < r->ndropped; i++)
+		free(r->dropped[i]);
+	free(r->dropped);
+	memset(r, 0, sizeof(*r));
+}

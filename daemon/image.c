@@ -1,0 +1,518 @@
+/* The guest initramfs: a cpio newc writer, the programs and their shared
+ * libraries (found with ldd), and the /init that runs a job. */
+#include "image.h"
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Programs of the image: where they go in the guest; the host's are found
+ * in PATH (and the sbin directories). */
+static const struct {
+	const char *name;
+	const char *guest;
+} programs[] = {
+	{ "busybox", "/bin/busybox" },
+	{ "fio", "/usr/bin/fio" },
+	{ "dbench", "/usr/bin/dbench" },
+	{ "mke2fs", "/sbin/mke2fs" },
+};
+
+/* Data files the programs read, copied when present. */
+static const char *const data_files[] = {
+	"/usr/share/dbench/client.txt",
+};
+
+static const char init_script[] =
+	"#!/bin/sh\n"
+	"# kreg guest init (written by kreg image build): run the job delivered in\n"
+	"# /kreg/job, print its output between markers on the console, power off.\n"
+	"export PATH=/bin:/sbin:/usr/bin:/usr/sbin\n"
+	"export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/ceph\n"
+	"export HOME=/root\n"
+	"/bin/busybox mkdir -p /proc /sys /dev /tmp /mnt /root\n"
+	"/bin/busybox mount -t proc proc /proc\n"
+	"/bin/busybox --install -s /bin\n"
+	"mount -t sysfs sysfs /sys\n"
+	"mount -t devtmpfs devtmpfs /dev 2>/dev/null\n"
+	"mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n"
+	"mount -t tmpfs tmpfs /tmp\n"
+	"echo \"" KREG_GUEST_INIT " $(uname -r)\"\n"
+	"off() {\n"
+	"\tsync\n"
+	"\techo \"" KREG_GUEST_POWEROFF " $(cut -d' ' -f1 /proc/uptime)\"\n"
+	"\t# qemu runs with -no-reboot: a reboot ends it (no ACPI needed)\n"
+	"\treboot -f\n"
+	"\tsleep 10\n"
+	"}\n"
+	"fail() {\n"
+	"\techo \"" KREG_GUEST_SETUP_FAILED " $*\"\n"
+	"\toff\n"
+	"}\n"
+	"J=/kreg/job\n"
+	"R=/kreg/run\n"
+	"mkdir -p $R\n"
+	"[ -f $J/argv ] || fail \"no job in the image ($J/argv)\"\n"
+	"mnt=\n"
+	"if [ -f $J/disk ]; then\n"
+	"\tread dev fs mnt < $J/disk\n"
+	"\t[ -b \"/dev/$dev\" ] || fail \"no test disk /dev/$dev\"\n"
+	"\tcase \"$fs\" in\n"
+	"\traw) mnt= ;;\n"
+	"\text2|ext3|ext4)\n"
+	"\t\t/sbin/mke2fs -q -F -t \"$fs\" -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 \"/dev/$dev\" || fail \"mke2fs -t $fs /dev/$dev failed\"\n"
+	"\t\tmkdir -p \"$mnt\" && mount -t \"$fs\" -o noinit_itable \"/dev/$dev\" \"$mnt\" ||\n"
+	"\t\t\tfail \"cannot mount /dev/$dev ($fs) on $mnt\" ;;\n"
+	"\t*)\n"
+	"\t\t\"mkfs.$fs\" \"/dev/$dev\" || fail \"mkfs.$fs /dev/$dev failed\"\n"
+	"\t\tmkdir -p \"$mnt\" && mount -t \"$fs\" \"/dev/$dev\" \"$mnt\" ||\n"
+	"\t\t\tfail \"cannot mount /dev/$dev ($fs) on $mnt\" ;;\n"
+	"\tesac\n"
+	"fi\n"
+	"out=$R/$(cat $J/stdout)\n"
+	"parse=$R/$(cat $J/parse)\n"
+	"set --\n"
+	"while IFS= read -r a || [ -n \"$a\" ]; do set -- \"$@\" \"$a\"; done < $J/argv\n"
+	"cd $R\n"
+	"echo \"" KREG_GUEST_JOB_START " $(cut -d' ' -f1 /proc/uptime)\"\n"
+	"\"$@\" > \"$out\" 2>&1\n"
+	"rc=$?\n"
+	"cd /\n"
+	"# The output ends with a line feed so the end marker is a line of its own.\n"
+	"nl() { [ -s \"$1\" ] && [ -n \"$(tail -c 1 \"$1\")\" ] && echo; }\n"
+	"echo \"" KREG_GUEST_OUT_BEGIN "\"\n"
+	"[ -f \"$parse\" ] && cat \"$parse\" && nl \"$parse\"\n"
+	"echo \"" KREG_GUEST_OUT_END "\"\n"
+	"if [ \"$out\" != \"$parse\" ]; then\n"
+	"\techo \"" KREG_GUEST_LOG_BEGIN "\"\n"
+	"\ttail -n 100 \"$out\" && nl \"$out\"\n"
+	"\techo \"" KREG_GUEST_LOG_END "\"\n"
+	"fi\n"
+	"echo \"" KREG_GUEST_EXIT " $rc\"\n"
+	"[ -n \"$mnt\" ] && umount \"$mnt\"\n"
+	"off\n";
+
+const char *kreg_image_init_script(void)
+{
+	return init_script;
+}
+
+/* ---- cpio newc ---- */
+
+typedef struct {
+	FILE *f;
+	const char *path;
+	unsigned ino;
+	char **dirs;		/* directories written so far */
+	size_t ndirs, adirs;
+	unsigned long long bytes;
+	int failed;
+} cpio;
+
+static void cpio_pad(cpio *c, unsigned long long n)
+{
+	static const char zero[4];
+
+	if (n % 4 && fwrite(zero, 1, 4 - n % 4, c->f) != 4 - n % 4)
+		c->failed = 1;
+	c->bytes += n % 4 ? 4 - n % 4 : 0;
+}
+
+static void cpio_entry(cpio *c, const char *name, unsigned mode, const void *data,
+		       size_t len, unsigned rmaj, unsigned rmin)
+{
+	char hdr[111];
+	size_t nlen = strlen(name) + 1;
+
+	/* magic ino mode uid gid nlink mtime filesize maj min rmaj rmin namesize check */
+	snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
+		 c->ino++, mode, 0u, 0u, (mode & 0170000) == 0040000 ? 2u : 1u, 0u,
+		 (unsigned)len, 0u, 0u, rmaj, rmin, (unsigned)nlen, 0u);
+	if (fwrite(hdr, 1, 110, c->f) != 110 || fwrite(name, 1, nlen, c->f) != nlen)
+		c->failed = 1;
+	c->bytes += 110 + nlen;
+	cpio_pad(c, 110 + nlen);
+	if (len && fwrite(data, 1, len, c->f) != len)
+		c->failed = 1;
+	c->bytes += len;
+	cpio_pad(c, len);
+}
+
+/* Every parent directory of path (relative to /, no leading slash), once. */
+static void cpio_parents(cpio *c, const char *path)
+{
+	char *p = kreg_strdup(path);
+
+	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+		int seen = 0;
+
+		*s = '\0';
+		for (size_t i = 0; i < c->ndirs && !seen; i++)
+			seen = !strcmp(c->dirs[i], p);
+		if (!seen) {
+			KREG_ARRAY_GROW(c->dirs, c->ndirs + 1, c->adirs);
+			c->dirs[c->ndirs++] = kreg_strdup(p);
+			cpio_entry(c, p, 0040755, NULL, 0, 0, 0);
+		}
+		*s = '/';
+	}
+	free(p);
+}
+
+static const char *rel(const char *guest_path)
+{
+	while (*guest_path == '/')
+		guest_path++;
+	return guest_path;
+}
+
+static void cpio_dir(cpio *c, const char *guest_path)
+{
+	char *p = kreg_asprintf("%s/", rel(guest_path));
+
+	cpio_parents(c, p);
+	free(p);
+}
+
+static void cpio_file(cpio *c, const char *guest_path, const void *data, size_t len,
+		      unsigned mode)
+{
+	cpio_parents(c, rel(guest_path));
+	cpio_entry(c, rel(guest_path), 0100000 | (mode & 07777), data, len, 0, 0);
+}
+
+static void cpio_symlink(cpio *c, const char *guest_path, const char *target)
+{
+	cpio_parents(c, rel(guest_path));
+	cpio_entry(c, rel(guest_path), 0120777, target, strlen(target), 0, 0);
+}
+
+static void cpio_trailer(cpio *c)
+{
+	cpio_entry(c, "TRAILER!!!", 0, NULL, 0, 0, 0);
+}
+
+static void cpio_free(cpio *c)
+{
+	for (size_t i = 0; i < c->ndirs; i++)
+		free(c->dirs[i]);
+	free(c->dirs);
+}
+
+/* ---- finding what goes in ---- */
+
+/* The host's program name: PATH, then the sbin directories. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs = kreg_asprintf("%s:/usr/local/sbin:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+	char *save = NULL, *found = NULL;
+
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = kreg_path_join(*d ? d : ".", name);
+
+		if (access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(dirs);
+	return found;
+}
+
+/* The shared libraries a program loads, as ldd lists them (the loader
+ * included), appended to *libs when new. */
+static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *prog)
+{
+	const char *argv[] = { "ldd", prog, NULL };
+	kreg_run_opts o = { 0 };
+	kreg_run_result r;
+	char *out = NULL, *save = NULL;
+	int error;
+
+	o.argv = argv;
+	o.timeout = 60;
+	if ((error = kreg_run_capture(&r, &out, &o)) < 0)
+		return error;
+	if (!r.exited || (r.status && !strstr(out, "not a dynamic executable"))) {
+		kreg_error_set("ldd %s failed: %s", prog, out);
+		free(out);
+		return KREG_ERROR;
+	}
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *arrow = strstr(line, "=> "), *p, *end;
+		int seen = 0;
+
+		p = arrow ? arrow + 3 : line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '/')
+			continue;	/* linux-vdso, "not found", "statically linked" */
+		end = strstr(p, " (");
+		if (end)
+			*end = '\0';
+		for (size_t i = 0; i < *n && !seen; i++)
+			seen = !strcmp((*libs)[i], p);
+		if (!seen) {
+			KREG_ARRAY_GROW(*libs, *n + 1, *alloc);
+			(*libs)[(*n)++] = kreg_strdup(p);
+		}
+	}
+	if (strstr(out, "not found")) {
+		kreg_error_set("ldd %s: a library is missing on this machine", prog);
+		free(out);
+		return KREG_ERROR;
+	}
+	free(out);
+	return 0;
+}
+
+static int add_host_file(cpio *c, const char *host_path, const char *guest_path, unsigned mode,
+			 kreg_image_info *info)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	int error;
+
+	/* kreg_buf_read_file follows symlinks: the guest gets the real file
+	 * under the name the loader asks for. */
+	if ((error = kreg_buf_read_file(&b, host_path)) == 0) {
+		cpio_file(c, guest_path, b.ptr, b.len, mode);
+		info->files++;
+	}
+	kreg_buf_free(&b);
+	return error;
+}
+
+char *kreg_image_path(const kreg_config *cfg, const kreg_host_cfg *hc)
+{
+	if (hc && hc->image && *hc->image)
+		return kreg_strdup(hc->image);
+	return kreg_config_data_path(cfg, "images/kreg-initrd.cpio");
+}
+
+static int make_parent(const char *path)
+{
+	char *dir = kreg_strdup(path), *slash = strrchr(dir, '/');
+	int error = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		error = kreg_mkdir_p(dir, 0755);
+	}
+	free(dir);
+	return error;
+}
+
+/* What the image is made of: the init script and each program's size and
+ * mtime (an upgraded fio makes a new image). Caller frees. */
+static char *image_stamp(void)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	uint64_t h;
+
+	kreg_buf_puts(&b, init_script);
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		char *p = find_program(programs[i].name);
+		struct stat st;
+
+		if (p && stat(p, &st) == 0)
+			kreg_buf_printf(&b, "%s %lld %lld\n", p, (long long)st.st_size,
+					(long long)st.st_mtime);
+		free(p);
+	}
+	h = kreg_hash64(b.ptr, b.len, 0);
+	kreg_buf_free(&b);
+	return kreg_asprintf("%016llx\n", (unsigned long long)h);
+}
+
+static int write_stamp(const char *path)
+{
+	char *sp = kreg_asprintf("%s.stamp", path), *stamp = image_stamp();
+	int error = kreg_write_file_atomic(sp, stamp, strlen(stamp));
+
+	free(stamp);
+	free(sp);
+	return error;
+}
+
+int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *info)
+{
+	static const char *const dirs[] = { "/proc", "/sys", "/dev", "/tmp", "/mnt", "/root",
+					    "/kreg/job", "/kreg/run", "/etc", NULL };
+	kreg_image_info dummy;
+	cpio c = { 0 };
+	char **libs = NULL, *tmp = NULL, *progs[sizeof(programs) / sizeof(programs[0])] = { 0 };
+	size_t nlibs = 0, alibs = 0;
+	int error = KREG_ERROR;
+
+	(void)cfg;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		progs[i] = find_program(programs[i].name);
+		if (!progs[i]) {
+			kreg_error_set("guest image: no '%s' on this machine (PATH, /sbin, /usr/sbin);"
+				       " install it (make deps)", programs[i].name);
+			error = KREG_ENOTFOUND;
+			goto done;
+		}
+		if ((error = add_libraries(&libs, &nlibs, &alibs, progs[i])) < 0)
+			goto done;
+	}
+	if ((error = make_parent(path)) < 0)
+		goto done;
+	tmp = kreg_asprintf("%s.tmp.%d", path, (int)getpid());
+	c.path = tmp;
+	c.f = fopen(tmp, "wb");
+	if (!c.f) {
+		kreg_error_errno("%s: cannot create", tmp);
+		error = KREG_ERROR;
+		goto done;
+	}
+	for (size_t i = 0; dirs[i]; i++)
+		cpio_dir(&c, dirs[i]);
+	/* The console, before devtmpfs is mounted: init's first output. */
+	cpio_entry(&c, "dev/console", 0020600, NULL, 0, 5, 1);
+	cpio_file(&c, "/init", init_script, strlen(init_script), 0755);
+	cpio_file(&c, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 30, 0644);
+	cpio_file(&c, "/etc/group", "root:x:0:\n", 10, 0644);
+	cpio_symlink(&c, "/bin/sh", "busybox");
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
+		if ((error = add_host_file(&c, progs[i], programs[i].guest, 0755, info)) < 0)
+			goto done;
+	cpio_symlink(&c, "/sbin/mkfs.ext4", "mke2fs");
+	for (size_t i = 0; i < nlibs; i++) {
+		if ((error = add_host_file(&c, libs[i], libs[i], 0755, info)) < 0)
+			goto done;
+		info->libraries++;
+	}
+	for (size_t i = 0; i < sizeof(data_files) / sizeof(data_files[0]); i++)
+		if (kreg_path_exists(data_files[i]) &&
+		    (error = add_host_file(&c, data_files[i], data_files[i], 0644, info)) < 0)
+			goto done;
+	cpio_trailer(&c);
+	info->bytes = c.bytes;
+	if (c.failed || fflush(c.f) != 0 || fsync(fileno(c.f)) != 0) {
+		kreg_error_errno("%s: cannot write", tmp);
+		error = KREG_ERROR;
+		goto done;
+	}
+	fclose(c.f);
+	c.f = NULL;
+	if (rename(tmp, path) < 0) {
+		kreg_error_errno("%s: cannot rename to %s", tmp, path);
+		error = KREG_ERROR;
+		goto done;
+	}
+	if (write_stamp(path) < 0)
+		log_warn("%s", kreg_error_last());
+	log_info("guest image %s: %zu files (%zu libraries), %.1f MB", path, info->files,
+		 info->libraries, (double)info->bytes / 1e6);
+	error = 0;
+done:
+	if (c.f) {
+		fclose(c.f);
+		unlink(tmp);
+	}
+	cpio_free(&c);
+	free(tmp);
+	for (size_t i = 0; i < nlibs; i++)
+		free(libs[i]);
+	free(libs);
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		free(progs[i]);
+	return error;
+}
+
+int kreg_image_ensure(const kreg_config *cfg, const char *path)
+{
+	char *sp = kreg_asprintf("%s.stamp", path), *stamp = NULL;
+	kreg_buf have = KREG_BUF_INIT;
+	int error = 0;
+
+	if (!kreg_path_exists(path)) {
+		log_info("guest image %s missing: building it", path);
+		error = kreg_image_build(cfg, path, NULL);
+	} else if (kreg_buf_read_file(&have, sp) == 0) {
+		/* kreg made it: make it again when its parts changed. An image
+		 * without a stamp is someone else's and used as it is. */
+		stamp = image_stamp();
+		if (strcmp(have.ptr, stamp)) {
+			log_info("guest image %s is out of date: building it again", path);
+			error = kreg_image_build(cfg, path, NULL);
+		}
+	} else {
+		kreg_error_clear();
+	}
+	kreg_buf_free(&have);
+	free(stamp);
+	free(sp);
+	return error;
+}
+
+int kreg_image_with_files(const char *out_path, const char *base,
+			  const kreg_image_file *files, size_t nfiles)
+{
+	FILE *in = NULL;
+	cpio c = { 0 };
+	char buf[1 << 16];
+	size_t n;
+	int error = KREG_ERROR;
+
+	in = fopen(base, "rb");
+	if (!in) {
+		kreg_error_errno("%s: cannot open the guest image", base);
+		return KREG_ERROR;
+	}
+	c.path = out_path;
+	c.f = fopen(out_path, "wb");
+	if (!c.f) {
+		kreg_error_errno("%s: cannot create", out_path);
+		goto done;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		if (fwrite(buf, 1, n, c.f) != n) {
+			c.failed = 1;
+			break;
+		}
+		c.bytes += n;
+	}
+	if (ferror(in)) {
+		kreg_error_errno("%s: cannot read", base);
+		goto done;
+	}
+	/* The kernel reads archives on 4-byte boundaries. */
+	cpio_pad(&c, c.bytes);
+	c.ino = 1u << 20;
+	for (size_t i = 0; i < nfiles; i++)
+		cpio_file(&c, files[i].path, files[i].data, files[i].len,
+			  files[i].mode ? files[i].mode : 0644);
+	cpio_trailer(&c);
+	if (c.failed || fflush(c.f) != 0) {
+		kreg_error_errno("%s: cannot write", out_path);
+		goto done;
+	}
+	error = 0;
+done:
+	if (c.f && fclose(c.f) != 0 && !error) {
+		kreg_error_errno("%s: cannot write", out_path);
+		error = KREG_ERROR;
+	}
+	if (error)
+		unlink(out_path);
+	cpio_free(&c);
+	fclose(in);
+	return error;
+}

@@ -1,0 +1,64 @@
+/* The guest image of the qemu hosts: an initramfs (cpio newc, uncompressed)
+ * with busybox, fio, dbench, mke2fs, the shared libraries they load, and an
+ * /init that runs the job delivered in /kreg/job, prints its raw output
+ * between markers on the serial console and powers the guest off.
+ *
+ * The base image is built once (`kreg image build`); each run appends a
+ * small second archive with the job (the kernel unpacks concatenated
+ * archives in order), so the base is never rebuilt for a job.
+ *
+ * Per-run archive layout:
+ *   /kreg/job/argv     the program's argv, one argument per line
+ *   /kreg/job/stdout   name of the file (in /kreg/run) stdout+stderr go to
+ *   /kreg/job/parse    name of the file (in /kreg/run) printed as the output
+ *   /kreg/job/disk     "DEV FS MOUNTPOINT" (FS "raw": not formatted), optional
+ *   /kreg/run/...      the plan's files; the program runs in /kreg/run */
+#ifndef KREG_IMAGE_H
+#define KREG_IMAGE_H
+
+#include "config/config.h"
+
+#include <stddef.h>
+
+/* What /init prints on the console (each on a line of its own). */
+#define KREG_GUEST_INIT		"KREG-GUEST: init"	/* + " <uname -r>" */
+#define KREG_GUEST_SETUP_FAILED	"KREG-GUEST: setup failed:"
+#define KREG_GUEST_JOB_START	"KREG-GUEST: job start"	/* + " <uptime>" */
+#define KREG_GUEST_OUT_BEGIN	"KREG-OUTPUT-BEGIN"
+#define KREG_GUEST_OUT_END	"KREG-OUTPUT-END"
+#define KREG_GUEST_LOG_BEGIN	"KREG-LOG-BEGIN"
+#define KREG_GUEST_LOG_END	"KREG-LOG-END"
+#define KREG_GUEST_EXIT		"KREG-GUEST: exit"	/* + " <status>" */
+#define KREG_GUEST_POWEROFF	"KREG-GUEST: poweroff"	/* + " <uptime>" */
+
+typedef struct {
+	char *path;		/* in the guest, absolute */
+	const char *data;
+	size_t len;
+	unsigned mode;		/* permission bits (0644, 0755) */
+} kreg_image_file;
+
+typedef struct {
+	size_t files;		/* regular files in the image */
+	size_t libraries;	/* of which shared libraries */
+	unsigned long long bytes;
+} kreg_image_info;
+
+/* The image a host boots with: its configured image, else
+ * <data_dir>/images/kreg-initrd.cpio. Caller frees. */
+char *kreg_image_path(const kreg_config *cfg, const kreg_host_cfg *hc);
+
+/* Build the base image at path (atomically: a reader never sees half). */
+int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *info);
+/* Build it when missing. */
+int kreg_image_ensure(const kreg_config *cfg, const char *path);
+
+/* Write out_path: the base image followed by an archive of files (their
+ * parent directories included). */
+int kreg_image_with_files(const char *out_path, const char *base,
+			  const kreg_image_file *files, size_t nfiles);
+
+/* The /init script (for tests and `kreg image show`). */
+const char *kreg_image_init_script(void);
+
+#endif

@@ -1,0 +1,208 @@
+#!/bin/bash
+# The qemu host end to end: Debian's linux 6.1 committed into a git
+# repository, built with the shipped config, booted in qemu, a short fio
+# random read run, its samples in the database; then each failure class
+# (a job that fails, a guest that hangs, a kernel that panics, a commit that
+# does not build, a config option that does not survive) recorded as such,
+# and the host usable after each. One clean kernel build, the rest
+# incremental or cached.
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/5x-kernel.sh"
+
+command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
+command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
+kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
+plan 54
+
+D="$SCRATCH/data"
+mkdir -p disks
+host() {  # name timeout
+	cat <<YAML
+  - name: $1
+    backend: qemu
+    cpus: 1
+    memory: 1G
+    timeout: $2
+    kvm: auto
+    disk: $SCRATCH/disks/$1.img
+    disk_size: 256M
+YAML
+}
+cat > kreg.yaml <<YAML
+data_dir: $D
+repos:
+  - name: linux
+    url: $KERNEL_GIT
+build:
+  make_jobs: 2
+  timeout: 40m
+  configs:
+    - name: qemu
+      base: tinyconfig
+      fragments:
+        - $KREG_SRC/config/kernel/qemu-guest.config
+        - $KREG_SRC/config/kernel/fio-dbench.config
+        - $KREG_SRC/config/kernel/ext4.config
+    - name: bad
+      base: tinyconfig
+      fragments:
+        - $KREG_SRC/config/kernel/qemu-guest.config
+        - $SCRATCH/bad.config
+hosts:
+$(host vm1 5m)
+$(host vm2 5m)
+$(host vmshort 45s)
+  - name: noqemu
+    backend: qemu
+    qemu: false
+    disk: $SCRATCH/disks/noqemu.img
+YAML
+printf 'CONFIG_KREG_NO_SUCH_OPTION=y\n' > bad.config
+export KREG_CONFIG="$SCRATCH/kreg.yaml"
+
+atom() {  # name rw ioengine runtime
+	cat > "$1.yaml" <<YAML
+suite: fio-basic
+testcase: fio-basic
+category: benchmark
+runtime: $4
+nr_task: 1
+fs: ext4
+fio-setup-basic:
+  rw: $2
+  bs: 4k
+  ioengine: $3
+  iodepth: 1
+  test_size: 16m
+  time_based: 1
+  testfile: y
+fio:
+YAML
+}
+atom randread randread sync 3s
+atom fails randread kreg_no_such_engine 3s
+atom hangs randread sync 600s
+
+# The mirror kreg keeps of the repo, made here by a local clone (hard links)
+# rather than a fetch of 1.3 GB of objects.
+mkdir -p "$D/repos" && git clone -q --mirror "$KERNEL_GIT" "$D/repos/linux.git"
+
+q() { sqlite3 "$D/kreg.db" "$@"; }
+last_run() { q "SELECT status FROM runs ORDER BY id DESC LIMIT 1"; }
+last_error() { q "SELECT error FROM runs ORDER BY id DESC LIMIT 1"; }
+last_out() { q "SELECT output FROM runs ORDER BY id DESC LIMIT 1"; }
+
+# 1. Build the first commit: a clean build.
+run_kreg build --repo linux --commit master
+is "$RC" 0 "kreg build of linux 6.1 exits 0"; [ "$RC" = 0 ] || echo "$ERR" | tail -20 | sed 's/^/# /'
+art=$OUT
+like "$art" "^$D/artifacts/[0-9a-f]{40}-[0-9a-f]{16}\$" "it prints the artifact directory (tree-confighash)"
+ok "the artifact holds bzImage" test -s "$art/bzImage"
+ok "and the .config" grep -q '^CONFIG_VIRTIO_BLK=y' "$art/.config"
+ok "with every fragment option (io_uring, AIO, ext4)" \
+	grep -q '^CONFIG_IO_URING=y' "$art/.config"
+ok "and the build log" grep -q 'bzImage is ready' "$art/build.log"
+is "$(q "SELECT status || ' ' || config_name FROM builds")" "ok qemu" "the builds table records it"
+is "$(q "SELECT tree FROM builds")" "$(git -C "$KERNEL_GIT" rev-parse master^{tree})" \
+	"keyed by the commit's tree"
+log_sum=$(sha256sum "$art/build.log")
+
+# 2. The same again: the cache answers, nothing is built.
+run_kreg build --repo linux --commit master
+is "$RC" 0 "a second kreg build exits 0"
+is "$OUT" "$art" "with the same artifact"
+is "$(q "SELECT count(*) FROM builds")" 1 "and no new build row"
+is "$(sha256sum "$art/build.log")" "$log_sum" "and the artifact untouched"
+
+# 2b. Two processes want the same new kernel at once: it is built once.
+"$KREG" build --repo linux --commit block >b1.out 2>b1.err &
+p1=$!
+"$KREG" build --repo linux --commit block >b2.out 2>b2.err &
+p2=$!
+wait $p1; rc1=$?
+wait $p2; rc2=$?
+is "$rc1 $rc2" "0 0" "two concurrent kreg build of a new commit both succeed"
+is "$(cat b1.out)" "$(cat b2.out)" "with the same artifact"
+btree=$(git -C "$KERNEL_GIT" rev-parse block^{tree})
+is "$(q "SELECT count(*) FROM builds WHERE tree = '$btree'")" 1 "built once (one row)"
+is "$(grep -c '^kreg: building' "$(cat b1.out)/build.log")" 1 "by one process (one build in the log)"
+ok "incrementally: block/blk-core.c compiled" grep -q 'CC      block/blk-core.o' "$(cat b1.out)/build.log"
+ok "and not the rest" bash -c "! grep -q 'CC      mm/page_alloc.o' '$(cat b1.out)/build.log'"
+ok "the config was not made again (no Kconfig change)" grep -q 'no Kconfig change' "$(cat b1.out)/build.log"
+
+# 3. The guest image.
+run_kreg image build
+is "$RC" 0 "kreg image build exits 0"
+img=$OUT
+ok "the image exists" test -s "$img"
+
+# 4. fio random read in the guest; samples in the database.
+run_kreg job run randread.yaml --host vm1 --repo linux --commit master
+is "$RC" 0 "kreg job run on the qemu host exits 0"; [ "$RC" = 0 ] || echo "$ERR" | tail -5 | sed 's/^/# /'
+is "$(last_run)" ok "the run is recorded ok"
+iops=$(q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE m.name = 'fio.read_iops' ORDER BY s.run_id DESC LIMIT 1")
+like "$iops" '^[0-9.]+$' "its fio.read_iops sample is in the database ($iops)"
+ok "and is above zero" awk -v v="$iops" 'BEGIN { exit !(v > 0) }'
+out=$(last_out)
+ok "the serial console is kept in the run's directory" grep -q 'KREG-GUEST: init' "$out/console.log"
+ok "the raw fio output too" grep -q '"jobs"' "$out/fio.json"
+ok "the guest booted kreg's kernel" grep -q 'Linux version 6.1' "$out/console.log"
+is "$(stat -c %s disks/vm1.img)" $((256 * 1024 * 1024)) "the test disk was made with the configured size"
+ok "the per-run initramfs is removed" test ! -e "$out/initrd.cpio"
+
+# 5. A job that fails.
+run_kreg job run fails.yaml --host vm1 --repo linux --commit master
+is "$RC" 1 "a failing job exits 1"
+is "$(last_run)" job_failed "and is recorded as job_failed"
+like "$(last_error)" "fio exited with status [1-9]" "with the program's status"
+
+# 6. A guest that hangs past its timeout.
+run_kreg job run hangs.yaml --host vmshort --repo linux --commit master
+is "$RC" 1 "a hung guest exits 1"
+is "$(last_run)" infra_failed "and is recorded as infra_failed"
+like "$(last_error)" "timed out after [0-9]+ s .*hung in the job" "saying it timed out in the job"
+ok "no qemu is left behind" bash -c "! pgrep -f 'disks/[v]mshort.img' >/dev/null"
+run_kreg job run randread.yaml --host vmshort --repo linux --commit master
+is "$(last_run)" ok "the same host runs the next job"
+
+# 6b. qemu that will not start.
+run_kreg job run randread.yaml --host noqemu --repo linux --commit master
+is "$(last_run)" infra_failed "qemu that will not start is infra_failed"
+like "$(last_error)" "qemu would not start" "and says so"
+
+# 7. A kernel that panics at boot: built incrementally from the same tree.
+run_kreg job run randread.yaml --host vm1 --repo linux --commit panic
+is "$RC" 1 "a kernel that panics exits 1"
+is "$(last_run)" kernel_failed "and is recorded as kernel_failed"
+like "$(last_error)" "Kernel panic - not syncing: kreg test: panic at boot" "naming the panic"
+plog=$(q "SELECT artifact FROM builds ORDER BY id DESC LIMIT 1")/build.log
+ok "the panic commit's build compiled init/main.c" grep -q 'CC      init/main.o' "$plog"
+ok "and not the rest of the kernel" bash -c "! grep -q 'CC      mm/page_alloc.o' '$plog'"
+
+# 8. Two qemu hosts side by side, after the panic: both usable.
+"$KREG" job run randread.yaml --host vm1 --repo linux --commit master >r1.out 2>r1.err &
+p1=$!
+"$KREG" job run randread.yaml --host vm2 --repo linux --commit master >r2.out 2>r2.err &
+p2=$!
+wait $p1; rc1=$?
+wait $p2; rc2=$?
+is "$rc1 $rc2" "0 0" "two qemu hosts run side by side"
+is "$(q "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id
+	 WHERE r.status = 'ok' AND h.name IN ('vm1', 'vm2') AND r.id > (SELECT max(id) - 2 FROM runs)")" 2 \
+	"both runs are recorded ok"
+
+# 9. A commit that does not build: a recorded failure with its log.
+run_kreg build --repo linux --commit broken
+is "$RC" 1 "a commit that does not compile exits 1"
+like "$ERR" "kreg_test_does_not_compile|blk-core" "naming the error"
+is "$(q "SELECT status FROM builds ORDER BY id DESC LIMIT 1")" failed "the builds table says failed"
+like "$(q "SELECT log_tail FROM builds ORDER BY id DESC LIMIT 1")" "Error|error" "with the log's tail"
+run_kreg build --repo linux --commit broken
+like "$ERR" "cached result" "the failure is cached, not rebuilt"
+
+# 10. A fragment option olddefconfig drops is named.
+run_kreg build --repo linux --commit master --config bad
+is "$RC" 1 "a config losing a fragment option fails the build"
+like "$ERR" "CONFIG_KREG_NO_SUCH_OPTION=y \\(now: not set\\)" "naming the option"
+done_testing

@@ -1,0 +1,70 @@
+# Shared by the 5x kernel tests and the kernel benchmark: a git repository of
+# Debian's linux-source 6.1, made once and cached under build/ (extracting and
+# committing 75,000 files takes minutes; repeated runs reuse it).
+#
+#   . "$KREG_SRC/tests/integration/5x-kernel.sh"
+#   kernel_fixture || skip_all "..."
+#   $KERNEL_GIT            the repository (non-bare)
+#   $KERNEL_BASE           commit 1: the source as Debian ships it
+#   $KERNEL_BLOCK          commit 2 (child of 1): one block-layer file changed
+#   $KERNEL_PANIC          commit 3 (child of 1): panic() early in kernel_init
+#   $KERNEL_BROKEN         commit 4 (child of 1): a block-layer file that does not compile
+
+KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+KERNEL_CACHE=${KERNEL_CACHE:-$KREG_SRC/build/kernel-test}
+KERNEL_GIT=$KERNEL_CACHE/linux.git
+
+_kernel_git() {
+	GIT_AUTHOR_NAME="kreg test" GIT_AUTHOR_EMAIL="kreg@example.org" \
+	GIT_COMMITTER_NAME="kreg test" GIT_COMMITTER_EMAIL="kreg@example.org" \
+	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
+	git -C "$KERNEL_GIT" -c core.autocrlf=false -c gc.auto=0 "$@"
+}
+
+_kernel_fixture_make() {
+	local tmp="$KERNEL_CACHE/tmp.$$"
+
+	rm -rf "$KERNEL_GIT" "$tmp" && mkdir -p "$tmp" || return 1
+	tar -xJf "$KERNEL_TARBALL" -C "$tmp" || return 1
+	mv "$tmp/linux-source-6.1" "$KERNEL_GIT" && rmdir "$tmp" || return 1
+	# Debian's tarball ignores everything in its .gitignore (/*): add by force.
+	_kernel_git init -q -b master && _kernel_git add -Af . &&
+	_kernel_git commit -q -m "Linux 6.1 (Debian linux-source)" && touch "$KERNEL_CACHE/.done"
+}
+
+# _kernel_branch NAME FILE SED-SCRIPT CHECK SUBJECT: a child of master
+# changing one file, made once.
+_kernel_branch() {
+	_kernel_git rev-parse -q --verify "refs/heads/$1" >/dev/null && return 0
+	_kernel_git checkout -q -b "$1" master &&
+	sed -i "$3" "$KERNEL_GIT/$2" && grep -q "$4" "$KERNEL_GIT/$2" &&
+	_kernel_git commit -q -am "$5" && _kernel_git checkout -q master
+}
+
+_kernel_branches() {
+	_kernel_branch block block/blk-core.c \
+		's|^EXPORT_SYMBOL(blk_put_queue);|&\n/* kreg test: a one-file change in the block layer */|' \
+		"kreg test" "block: a one-file change for kreg's tests" &&
+	_kernel_branch panic init/main.c \
+		's|^static int __ref kernel_init(void \*unused)$|&\n{\n\tpanic("kreg test: panic at boot");\n}\nstatic int __ref __maybe_unused kreg_unused_kernel_init(void *unused)|' \
+		"kreg test: panic" "init: panic at boot, for kreg's tests" &&
+	_kernel_branch broken block/blk-core.c \
+		's|^EXPORT_SYMBOL(blk_put_queue);|&\nkreg_test_does_not_compile;|' \
+		"kreg_test_does_not_compile" "block: a change that does not compile, for kreg's tests"
+}
+
+kernel_fixture() {
+	[ -f "$KERNEL_TARBALL" ] || { echo "# no $KERNEL_TARBALL"; return 1; }
+	command -v git >/dev/null || { echo "# no git"; return 1; }
+	mkdir -p "$KERNEL_CACHE" || return 1
+	(
+		flock 9
+		[ -f "$KERNEL_CACHE/.done" ] || _kernel_fixture_make >&2 || exit 1
+		_kernel_branches >&2
+	) 9>"$KERNEL_CACHE/.lock" || return 1
+	[ -f "$KERNEL_CACHE/.done" ] || return 1
+	KERNEL_BASE=$(_kernel_git rev-parse master) &&
+	KERNEL_BLOCK=$(_kernel_git rev-parse block) &&
+	KERNEL_PANIC=$(_kernel_git rev-parse panic) &&
+	KERNEL_BROKEN=$(_kernel_git rev-parse broken)
+}

@@ -11,7 +11,7 @@ is "$OUT" "configuration OK" "and says configuration OK"
 no_sanitizer_report "no sanitizer report on the example"
 run_kreg config show "$example"
 printf '%s\n' "$OUT" > example-shown.yaml
-like "$OUT" "^    fragments: \[$KREG_SRC/config/kernel/qemu-guest.config, " \
+like "$OUT" "^ +fragments: \[$KREG_SRC/config/kernel/qemu-guest.config, " \
 	"show resolves the example's fragments next to it"
 run_kreg config check example-shown.yaml
 is "$OUT" "configuration OK" "and what it prints of the example checks clean"

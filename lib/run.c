@@ -52,7 +52,9 @@ static _Noreturn void child_exec(const kreg_run_opts *o, char **envp, int in_fd,
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 	}
-	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+	if (dup2(in_fd, 0) < 0)
+		goto fail;
+	if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0))
 		goto fail;
 	if (o->cwd && chdir(o->cwd) < 0)
 		goto fail;
@@ -121,9 +123,9 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 	if (o->out_path)
 		out_fd = open(o->out_path, O_WRONLY | O_CREAT | O_CLOEXEC |
 			      (o->append ? O_APPEND : O_TRUNC), 0644);
-	else
+	else if (!o->inherit_output)
 		out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (out_fd < 0) {
+	if (out_fd < 0 && (o->out_path || !o->inherit_output)) {
 		kreg_error_errno("%s: cannot open for writing",
 				 o->out_path ? o->out_path : "/dev/null");
 		goto done;

@@ -11,6 +11,7 @@ typedef struct {
 	const char *stdin_path;		/* NULL: /dev/null */
 	const char *out_path;		/* stdout and stderr go here (created/truncated); NULL: /dev/null */
 	int append;			/* append to out_path instead of truncating */
+	int inherit_output;		/* no out_path: keep the caller's stdout and stderr */
 	double timeout;			/* seconds; 0: none */
 	double kill_grace;		/* seconds between SIGTERM and SIGKILL; 0: 2 s */
 } kreg_run_opts;

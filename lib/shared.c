@@ -1,0 +1,43 @@
+#include "shared.h"
+#include "err.h"
+#include "mem.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KREG_SHAREDIR
+#define KREG_SHAREDIR "/usr/local/share/kreg"
+#endif
+
+char *kreg_shared_file(const char *installed, const char *source)
+{
+	static const char *const up[] = { "", "/..", "/../..", NULL };
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *p = kreg_path_join(KREG_SHAREDIR, installed);
+
+	if (kreg_path_exists(p))
+		return p;
+	free(p);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		for (size_t i = 0; up[i]; i++) {
+			char real[PATH_MAX];
+
+			p = kreg_asprintf("%s%s/%s", exe, up[i], source);
+			if (realpath(p, real)) {
+				free(p);
+				return kreg_strdup(real);
+			}
+			free(p);
+		}
+	}
+	kreg_error_set("cannot find the shipped file %s (looked in %s and beside the kreg binary)",
+		       installed, KREG_SHAREDIR);
+	return NULL;
+}

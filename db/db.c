@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 /* Migrations: migrations[i] takes the schema from version i to i + 1.
  * Append only; a released entry is never edited. */
@@ -175,9 +177,29 @@ static const char *const migrations[] = {
 
 _Static_assert(NMIGRATIONS == KREG_DB_VERSION, "one migration per schema version");
 
+/* SQLite says "disk I/O error" when it cannot grow the WAL or its index on
+ * a full file system: say what the operator must fix. */
+static const char *full_disk_hint(const kreg_db *db)
+{
+	char dir[PATH_MAX];
+	struct statvfs sv;
+	char *slash;
+	int code = sqlite3_errcode(db->h) & 0xff;
+
+	if (code != SQLITE_FULL && code != SQLITE_IOERR && code != SQLITE_CANTOPEN)
+		return "";
+	snprintf(dir, sizeof(dir), "%s", db->path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &sv) == 0 && sv.f_bavail == 0)
+		return " (the file system holding the database is full)";
+	return "";
+}
+
 int kreg_db__error(kreg_db *db, const char *what)
 {
-	kreg_error_set("%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+	kreg_error_set("%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h), full_disk_hint(db));
 	return KREG_ERROR;
 }
 

@@ -2,22 +2,19 @@
 # kreg config check / show: OK on the example, one FILE:LINE:COL: line per
 # problem on stderr and exit 1 otherwise.
 . "$KREG_SRC/tests/lib.sh"
-plan 29
+plan 31
 
 example="$KREG_SRC/config/kreg.example.yaml"
-if [ -e "$KREG_SRC/jobs/fio-rand-4k.yaml" ] && [ -e "$KREG_SRC/config/kernel/qemu-guest.config" ]; then
-	run_kreg config check "$example"
-	is "$RC" 0 "the example passes the check"
-	is "$OUT" "configuration OK" "and says configuration OK"
-else
-	# XXX until the shipped jobs and kernel fragments are merged: the
-	# example's only problems are those files
-	run_kreg config check "$example"
-	is "$RC" 1 "the example waits for the shipped jobs and fragments"
-	unlike "$(printf '%s\n' "$ERR" | grep -v "cannot read 'kernel/\|cannot find '")" . \
-		"and has no other problem"
-fi
+run_kreg config check "$example"
+is "$RC" 0 "the example passes the check"
+is "$OUT" "configuration OK" "and says configuration OK"
 no_sanitizer_report "no sanitizer report on the example"
+run_kreg config show "$example"
+printf '%s\n' "$OUT" > example-shown.yaml
+like "$OUT" "^ +fragments: \[$KREG_SRC/config/kernel/qemu-guest.config, " \
+	"show resolves the example's fragments next to it"
+run_kreg config check example-shown.yaml
+is "$OUT" "configuration OK" "and what it prints of the example checks clean"
 
 # A file with a typo'd key, a string where a number belongs, a bad size.
 cat > typo.yaml <<'YAML'

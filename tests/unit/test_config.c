@@ -732,23 +732,6 @@ static void dump_loads_back_the_same(void **state)
 	kreg_config_free(c2);
 }
 
-/* The example's only problems are the jobs and fragments other parts of
- * kreg ship, and they are indeed not there yet. */
-static int only_missing_shipped_files(const char *src)
-{
-	char *j = kreg_path_join(src ? src : ".", "jobs/fio-rand-4k.yaml");
-	char *k = kreg_path_join(src ? src : ".", "config/kernel/qemu-guest.config");
-	int missing = !kreg_path_exists(j) || !kreg_path_exists(k);
-
-	free(j);
-	free(k);
-	for (size_t i = 0; i < P.count; i++)
-		if (!strstr(P.items[i].message, "cannot read 'kernel/") &&
-		    !strstr(P.items[i].message, "cannot find '"))
-			return 0;
-	return missing;
-}
-
 static void the_example_loads(void **state)
 {
 	const char *src = getenv("KREG_SRC");
@@ -758,16 +741,9 @@ static void the_example_loads(void **state)
 	(void)state;
 	path = kreg_path_join(src ? src : ".", "config/kreg.example.yaml");
 	kreg_config_problems_free(&P);
-	if (kreg_config_load(&c, path, &P) < 0 && !only_missing_shipped_files(src)) {
+	if (kreg_config_load(&c, path, &P) < 0) {
 		print_problems();
 		fail_msg("%s does not load: %s", path, kreg_error_last());
-	}
-	if (!c) {
-		/* XXX until the shipped jobs and kernel fragments are merged:
-		 * everything else in the example is right */
-		print_message("# example: waiting for jobs/ and config/kernel/\n");
-		free(path);
-		return;
 	}
 	assert_int_equal(c->nrepos, 2);
 	assert_int_equal(c->build.nconfigs, 2);

@@ -42,6 +42,7 @@ typedef struct {
 	char *error;		/* why the build failed (log tail), or NULL */
 	int cached;		/* 1 when nothing had to be built */
 	double seconds;
+	int64_t build_id;	/* the builds row (qemu, ssh); 0 when none */
 } kreg_host_kernel;
 
 typedef struct {

@@ -85,6 +85,7 @@ static int qemu_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_com
 		goto done;
 	out->cached = res.cached;
 	out->seconds = res.seconds;
+	out->build_id = res.build_id;
 	if (res.status == KREG_BUILD_OK) {
 		out->status = KREG_PREPARE_OK;
 		out->artifact = kreg_strdup(res.artifact);

@@ -313,7 +313,8 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 
 	results = kreg_calloc((size_t)nruns, sizeof(*results));
 	for (long long i = 0; i < nruns; i++) {
-		kreg_db_run_key key = { job_id, host_id, commit_id, 0, kernel.artifact, NULL };
+		kreg_db_run_key key = { job_id, host_id, commit_id, kernel.build_id, kernel.artifact,
+					NULL };
 		kreg_host_result res = { 0 };
 		kreg_host_request req = { 0 };
 		char *sub = NULL, *dir = NULL, *atom_path = NULL;

@@ -12,7 +12,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 56
+plan 57
 
 D="$SCRATCH/data"
 mkdir -p disks
@@ -144,6 +144,8 @@ iops=$(q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
 	 WHERE m.name = 'fio.read_iops' ORDER BY s.run_id DESC LIMIT 1")
 like "$iops" '^[0-9.]+$' "its fio.read_iops sample is in the database ($iops)"
 ok "and is above zero" awk -v v="$iops" 'BEGIN { exit !(v > 0) }'
+is "$(q "SELECT b.artifact FROM runs r JOIN builds b ON b.id = r.build_id ORDER BY r.id DESC LIMIT 1")" \
+	"$art" "the run names the build it booted"
 out=$(last_out)
 ok "the serial console is kept in the run's directory" grep -q 'KREG-GUEST: init' "$out/console.log"
 ok "the raw fio output too" grep -q '"jobs"' "$out/fio.json"

@@ -371,7 +371,8 @@ static int run_once(driver *d, int *kernel_failed, int64_t step_id, int64_t comm
 	kreg_host_request req = { .atom = d->atom, .atom_name = d->b.job, .commit = &hc,
 				  .kernel = kernel, .run_index = run_index };
 	kreg_db_run_key key = { .job_id = d->b.job_id, .host_id = d->b.host_id,
-				.commit_id = commit_id, .kernel = d->sim ? "sim" : NULL };
+				.commit_id = commit_id, .build_id = kernel ? kernel->build_id : 0,
+				.kernel = d->sim ? "sim" : NULL };
 	kreg_host_result res;
 	char *runs_dir = kreg_config_data_path(d->cfg, "runs"), *name = NULL, *out_dir = NULL;
 	int64_t run_id;

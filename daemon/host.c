@@ -1,9 +1,11 @@
 /* The host interface: dispatch to the backend a host's configuration names. */
 #include "host_backend.h"
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +87,23 @@ int kreg_host_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *
 {
 	memset(out, 0, sizeof(*out));
 	return h->ops->run(h, out, req);
+}
+
+void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *fmt, ...)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	kreg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < b.len; i++)
+		if (b.ptr[i] == '\n')
+			b.ptr[i] = ' ';
+	out->status = status;
+	free(out->error);
+	out->error = kreg_buf_detach(&b);
+	kreg_samples_clear(&out->samples);
 }
 
 void kreg_host_kernel_free(kreg_host_kernel *k)

@@ -20,6 +20,11 @@ struct kreg_host_ops {
 	int (*run)(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
 };
 
+/* Mark out failed with status and a one-line message (new lines folded),
+ * dropping any samples: what every backend does when a run goes wrong. */
+void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 extern const struct kreg_host_ops kreg_host_local_ops;
 extern const struct kreg_host_ops kreg_host_qemu_ops;
 extern const struct kreg_host_ops kreg_host_ssh_ops;

@@ -94,27 +94,6 @@ static char *last_line(const char *path)
 	return s;
 }
 
-static void set_status(kreg_host_result *out, kreg_run_status st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_status(kreg_host_result *out, kreg_run_status st, const char *fmt, ...)
-{
-	kreg_buf b = KREG_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	kreg_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	/* one line */
-	for (size_t i = 0; i < b.len; i++)
-		if (b.ptr[i] == '\n')
-			b.ptr[i] = ' ';
-	out->status = st;
-	free(out->error);
-	out->error = kreg_buf_detach(&b);
-	kreg_samples_clear(&out->samples);
-}
-
 static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
 {
 	const kreg_host_cfg *hc = h->hc;
@@ -135,12 +114,12 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 
 		if (stat(hc->target, &st) < 0 && errno == ENOENT && inside_data_dir(h->cfg, hc->target) &&
 		    kreg_mkdir_p(hc->target, 0755) < 0) {
-			set_status(out, KREG_RUN_INFRA_FAILED, "host %s: %s", hc->name, kreg_error_last());
+			kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "host %s: %s", hc->name, kreg_error_last());
 			out->seconds = kreg_now_mono() - t0;
 			return 0;
 		}
 		if (stat(hc->target, &st) < 0) {
-			set_status(out, KREG_RUN_INFRA_FAILED, "host %s: target '%s': %s", hc->name,
+			kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "host %s: target '%s': %s", hc->name,
 				   hc->target, strerror(errno));
 			out->seconds = kreg_now_mono() - t0;
 			return 0;
@@ -148,12 +127,12 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 	}
 	if (kreg_job_plan(&plan, req->atom, &po) < 0) {
 		/* the atom or the host's configuration cannot make a run */
-		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		return 0;
 	}
 	for (size_t i = 0; i < plan.nfiles; i++)
 		if ((error = write_plan_file(req->out_dir, &plan.files[i])) < 0) {
-			set_status(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
+			kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
 			goto done;
 		}
 	out_path = kreg_path_join(req->out_dir, plan.stdout_name);
@@ -167,11 +146,11 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 		  req->out_dir, ro.timeout);
 	error = kreg_run(&rr, &ro);
 	if (error < 0) {
-		set_status(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
+		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
 		goto done;
 	}
 	if (rr.timed_out) {
-		set_status(out, KREG_RUN_INFRA_FAILED, "%s timed out after %.0f s (host %s)",
+		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s timed out after %.0f s (host %s)",
 			   plan.program, ro.timeout, hc->name);
 		goto done;
 	}
@@ -180,13 +159,13 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 		char *tail = last_line(out_path);
 
 		kreg_run_describe(&rr, desc, sizeof(desc));
-		set_status(out, KREG_RUN_JOB_FAILED, "%s failed (%s)%s%s", plan.program, desc,
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s failed (%s)%s%s", plan.program, desc,
 			   tail ? ": " : "", tail ? tail : "");
 		free(tail);
 		goto done;
 	}
 	if (kreg_parse_file(&out->samples, plan.parser, parse_path) < 0) {
-		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		goto done;
 	}
 	out->status = KREG_RUN_OK;

@@ -232,21 +232,6 @@ static int write_run_file(const char *dir, const char *name, const char *data, s
 	return error;
 }
 
-static void set_status(kreg_host_result *out, kreg_run_status s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_status(kreg_host_result *out, kreg_run_status s, const char *fmt, ...)
-{
-	kreg_buf b = KREG_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	kreg_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	out->status = s;
-	free(out->error);
-	out->error = kreg_buf_detach(&b);
-}
-
 /* Read what the guest printed and decide what happened. */
 static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *plan,
 		    const char *out_dir, const char *console_path, const char *qemu_log,
@@ -294,9 +279,8 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 		char *path = kreg_path_join(out_dir, plan->parse_name);
 
 		if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
-			set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 			kreg_error_clear();
-			kreg_samples_clear(&out->samples);
 		}
 		free(path);
 	}
@@ -382,7 +366,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 		if (fs && !strcmp(fs, "raw"))
 			fs = NULL;
 		if (fs && strspn(fs, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(fs)) {
-			set_status(out, KREG_RUN_JOB_FAILED, "fs '%s': not a file system name", fs);
+			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "fs '%s': not a file system name", fs);
 			error = 0;
 			goto done;
 		}
@@ -414,7 +398,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 		free(why);
 	}
 	if (!planned) {
-		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();
 		error = 0;
 		goto done;
@@ -427,7 +411,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 			goto done;
 	if ((error = job_files(&files, &nfiles, &argv_text, &disk_line, &plan, fs,
 			       hc->disk && *hc->disk)) < 0) {
-		set_status(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		error = 0;
 		goto done;
 	}
@@ -504,7 +488,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 		 accel, cpus, mem, req->atom_name ? req->atom_name : "the job");
 	error = kreg_run(&r, &o);
 	if (error < 0) {
-		set_status(out, KREG_RUN_INFRA_FAILED, "qemu would not start: %s", kreg_error_last());
+		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "qemu would not start: %s", kreg_error_last());
 		kreg_error_clear();
 		error = 0;
 		goto done;

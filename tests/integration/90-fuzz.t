@@ -16,7 +16,7 @@ for t in $targets; do
 	# new inputs go to the scratch folder, never into the source tree
 	args=("new-$name")
 	[ -d "$corpus" ] && args+=("$corpus")
-	"$t" -runs=2000 -max_total_time=10 -timeout=10 -rss_limit_mb=2048 \
+	"$t" -runs=2000 -max_total_time=10 -timeout=60 -rss_limit_mb=2048 \
 		-print_final_stats=0 "${args[@]}" >"$name.log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || tail -25 "$name.log" | sed 's/^/# /'

@@ -33,24 +33,7 @@ int kreg_db_repo_id(kreg_db *db, int64_t *id, const char *name, const char *url)
 
 int kreg_db_repo_find(kreg_db *db, int64_t *id, const char *name)
 {
-	sqlite3_stmt *st;
-	int rc, error = KREG_ERROR;
-
-	if (kreg_db__prepare(db, &st, "SELECT id FROM repos WHERE name = ?1") < 0)
-		return KREG_ERROR;
-	kreg_db__bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		error = 0;
-	} else if (rc == SQLITE_DONE) {
-		kreg_error_set("no repo named '%s' in %s", name, db->path);
-		error = KREG_ENOTFOUND;
-	} else {
-		kreg_db__error(db, "cannot read repo");
-	}
-	sqlite3_finalize(st);
-	return error;
+	return kreg_db__find_id(db, id, "SELECT id FROM repos WHERE name = ?1", name, "repo");
 }
 
 int kreg_db_commit_put(kreg_db *db, int64_t *id, const kreg_commit_row *c)

@@ -257,6 +257,29 @@ int kreg_db__exec(kreg_db *db, const char *sql)
 	return 0;
 }
 
+int kreg_db__find_id(kreg_db *db, int64_t *id, const char *sql, const char *name,
+		   const char *what)
+{
+	sqlite3_stmt *st;
+	int rc, error = KREG_ERROR;
+
+	if (kreg_db__prepare(db, &st, sql) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		kreg_error_set("no %s named '%s' in %s", what, name, db->path);
+		error = KREG_ENOTFOUND;
+	} else {
+		kreg_db__error(db, what);
+	}
+	sqlite3_finalize(st);
+	return error;
+}
+
 int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);

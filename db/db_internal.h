@@ -31,6 +31,10 @@ void kreg_db__done(kreg_db *db, sqlite3_stmt *st);
 int kreg_db__exec(kreg_db *db, const char *sql);
 /* Set the error from the handle's last message, prefixed with what. */
 int kreg_db__error(kreg_db *db, const char *what);
+/* The id of the one row sql (with ?1 = name) selects; KREG_ENOTFOUND with
+ * "no <what> named '<name>'" when none. */
+int kreg_db__find_id(kreg_db *db, int64_t *id, const char *sql, const char *name,
+		     const char *what);
 /* Step a statement expected to finish (INSERT/UPDATE/DELETE). */
 int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what);
 /* Bind text or NULL. */

@@ -47,32 +47,9 @@ done:
 	return error;
 }
 
-static int find_id(kreg_db *db, int64_t *id, const char *sql, const char *name,
-		   const char *what)
-{
-	sqlite3_stmt *st;
-	int rc, error = KREG_ERROR;
-
-	if (kreg_db__prepare(db, &st, sql) < 0)
-		return KREG_ERROR;
-	kreg_db__bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		error = 0;
-	} else if (rc == SQLITE_DONE) {
-		kreg_error_set("no %s named '%s' in %s", what, name, db->path);
-		error = KREG_ENOTFOUND;
-	} else {
-		kreg_db__error(db, what);
-	}
-	sqlite3_finalize(st);
-	return error;
-}
-
 int kreg_db_job_find(kreg_db *db, int64_t *id, const char *name)
 {
-	return find_id(db, id, "SELECT id FROM jobs WHERE name = ?1 ORDER BY id DESC LIMIT 1",
+	return kreg_db__find_id(db, id, "SELECT id FROM jobs WHERE name = ?1 ORDER BY id DESC LIMIT 1",
 		       name, "job");
 }
 
@@ -107,7 +84,7 @@ done:
 
 int kreg_db_host_find(kreg_db *db, int64_t *id, const char *name)
 {
-	return find_id(db, id, "SELECT id FROM hosts WHERE name = ?1", name, "host");
+	return kreg_db__find_id(db, id, "SELECT id FROM hosts WHERE name = ?1", name, "host");
 }
 
 int kreg_db_metric_id(kreg_db *db, int64_t *id, const char *name)

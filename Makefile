@@ -103,11 +103,13 @@ $(REL)/tests/%: $(REL)/tests/bench/%.o $(REL)/libkreg.a
 FUZZ_CC ?= clang
 $(FUZ)/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(BASE_CFLAGS) -Wno-unused-command-line-argument -g -O1 \
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) -Wno-unused-command-line-argument -g -O1 \
 		-fsanitize=fuzzer-no-link,address,undefined $(PKG_CFLAGS) -c -o $@ $<
 
 $(FUZ)/fuzz_%: $(FUZ)/tests/fuzz/fuzz_%.o $(patsubst %.c,$(FUZ)/%.o,$(LIB_SRCS))
-	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
 tests: $(SAN)/kreg $(UNIT_BINS)
 

@@ -796,6 +796,29 @@ static void fill_from_row(kreg_build_result *out, const kreg_db_build *row)
 	out->build_seconds = row->seconds;
 }
 
+/* 1 when the builds table already answers for out's tree and config
+ * hash (out is filled from the row), 0 when it must be built, <0 on error. */
+static int answer_from_cache(kreg_db *db, kreg_build_result *out, int force)
+{
+	kreg_db_build row = { 0 };
+	int error = kreg_db_build_find(db, &row, out->tree, out->config_hash);
+
+	if (error == KREG_ENOTFOUND) {
+		kreg_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	error = row_answers(&row, force);
+	if (error) {
+		fill_from_row(out, &row);
+		out->commit_id = row.commit_id;
+		out->cached = 1;
+	}
+	kreg_db_build_free(&row);
+	return error;
+}
+
 int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	       const kreg_build_request *req)
 {
@@ -803,7 +826,6 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	git_object *obj = NULL;
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
-	kreg_db_build row = { 0 };
 	build_ctx b = { 0 };
 	char *lock_path = NULL, *index_path = NULL, *art_dir = NULL, *tmp_dir = NULL;
 	char *why = NULL, *image_rel = NULL;
@@ -841,17 +863,10 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	b.tree = tree;
 
 	/* The fast path: built already. */
-	error = kreg_db_build_find(db, &row, out->tree, out->config_hash);
-	if (error < 0 && error != KREG_ENOTFOUND)
+	if ((error = answer_from_cache(db, out, req->force)) < 0)
 		goto done;
-	if (error == 0 && row_answers(&row, req->force)) {
-		fill_from_row(out, &row);
-		out->commit_id = row.commit_id;
-		out->cached = 1;
+	if (error == 1)
 		goto done_ok;
-	}
-	kreg_db_build_free(&row);
-	kreg_error_clear();
 
 	b.tree_dir = data_path(cfg, "trees/%s", req->repo);
 	b.obj_dir = data_path(cfg, "builds/%s/%s", req->repo, b.kc->name);
@@ -875,18 +890,11 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	/* One build per repo work tree at a time, across processes. */
 	if ((error = lock_file(&lock_fd, lock_path)) < 0)
 		goto done;
-	error = kreg_db_build_find(db, &row, out->tree, out->config_hash);
-	if (error < 0 && error != KREG_ENOTFOUND)
+	/* Another process may have built it while we waited. */
+	if ((error = answer_from_cache(db, out, req->force)) < 0)
 		goto done;
-	if (error == 0 && row_answers(&row, req->force)) {
-		/* Another process built it while we waited. */
-		fill_from_row(out, &row);
-		out->commit_id = row.commit_id;
-		out->cached = 1;
+	if (error == 1)
 		goto done_ok;
-	}
-	kreg_db_build_free(&row);
-	kreg_error_clear();
 
 	if ((error = record_commit(db, &out->commit_id, req, commit)) < 0)
 		goto done;
@@ -1025,7 +1033,6 @@ done:
 	free(b.conf_dir);
 	free(b.obj_dir);
 	free(b.tree_dir);
-	kreg_db_build_free(&row);
 	git_tree_free(tree);
 	git_commit_free(commit);
 	git_object_free(obj);

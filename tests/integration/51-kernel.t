@@ -171,7 +171,8 @@ run_kreg job run hangs.yaml --host vmshort --repo linux --commit master
 is "$RC" 1 "a hung guest exits 1"
 is "$(last_run)" infra_failed "and is recorded as infra_failed"
 like "$(last_error)" "timed out after [0-9]+ s .*hung in the job" "saying it timed out in the job"
-ok "no qemu is left behind" bash -c "! pgrep -f 'disks/[v]mshort.img' >/dev/null"
+# (this scratch directory's disk only: other runs of this test may be going on)
+ok "no qemu is left behind" bash -c "! pgrep -f '$SCRATCH/disks/[v]mshort.img' >/dev/null"
 run_kreg job run randread.yaml --host vmshort --repo linux --commit master
 is "$(last_run)" ok "the same host runs the next job"
 

@@ -32,7 +32,7 @@ LDLIBS := $(PKG_LIBS) -lm
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -O1 -g
 
-ROOMS := lib config db jobs stats daemon bisect web
+ROOMS := lib config db jobs stats bisect kernel hosts usecase daemon report web mail
 LIB_SRCS := $(sort $(foreach r,$(ROOMS),$(wildcard $(r)/*.c)))
 CMD_SRCS := $(sort $(wildcard cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

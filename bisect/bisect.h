@@ -3,7 +3,7 @@
  * and the commit graph, kreg_bisect_next() answers what to do next ("N more
  * runs at commit X, as step / verify-culprit / ...") or that it is done
  * (found X with confidence c; inconclusive: one of {...}; not reproduced;
- * failed). The driver (daemon/bisect_driver.h) does the runs, stores them and
+ * failed). The driver (usecase/bisect_driver.h) does the runs, stores them and
  * asks again, so a bisection killed anywhere resumes from its rows and reuses
  * every sample.
  *

@@ -1,8 +1,8 @@
 /* kreg bisect: start, resume, status and log of bisections. The work is
- * daemon/bisect_driver.c (running) and bisect/ (deciding). */
+ * usecase/bisect_driver.c (running) and bisect/ (deciding). */
 #include "cmd.h"
 
-#include "daemon/bisect_driver.h"
+#include "usecase/bisect_driver.h"
 #include "db/bisect.h"
 #include "lib/err.h"
 #include "lib/mem.h"

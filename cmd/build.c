@@ -1,8 +1,8 @@
 /* kreg build: the kernel of a commit, built or found in the cache. */
 #include "cmd.h"
 
-#include "daemon/build.h"
-#include "daemon/repo.h"
+#include "kernel/build.h"
+#include "kernel/repo.h"
 #include "lib/err.h"
 #include "lib/log.h"
 

@@ -1,7 +1,7 @@
 /* kreg image: the guest initramfs of the qemu hosts. */
 #include "cmd.h"
 
-#include "daemon/image.h"
+#include "kernel/image.h"
 #include "lib/err.h"
 
 #include <getopt.h>

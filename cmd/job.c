@@ -2,8 +2,8 @@
  * program output, and run an atom on a host, storing its samples. */
 #include "cmd.h"
 
-#include "daemon/host.h"
-#include "daemon/repo.h"
+#include "hosts/host.h"
+#include "kernel/repo.h"
 #include "db/results.h"
 #include "jobs/job.h"
 #include "jobs/parse.h"

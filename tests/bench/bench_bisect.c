@@ -5,7 +5,7 @@
  * history and a merge-heavy one of about 1000 commits. Each trial picks a
  * culprit, a seed and (in the unbuildable cells) which commits fail to build,
  * then drives bisect/ in-process: samples are drawn with the sim backend's
- * own model (daemon/host_sim.h: kreg_sim_draw, kreg_sim_build_fails), so a
+ * own model (hosts/host_sim.h: kreg_sim_draw, kreg_sim_build_fails), so a
  * trial is what `kreg bisect` on a sim host would do, without the database.
  *
  *   KREG_BENCH_TRIALS=N         trials per cell (default 100)
@@ -15,7 +15,7 @@
  *   KREG_BENCH_DEBUG=1          print every trial that did not name the culprit, step by step */
 #include "bisect/bisect.h"
 #include "bisect/graph.h"
-#include "daemon/host_sim.h"
+#include "hosts/host_sim.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 

@@ -1,4 +1,4 @@
-/* daemon/build and daemon/image: kconfig fragments merged and checked, the
+/* kernel/build and kernel/image: kconfig fragments merged and checked, the
  * per-run initramfs archive appended to the base. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/build.h"
-#include "daemon/image.h"
+#include "kernel/build.h"
+#include "kernel/image.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/util.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/host.h"
+#include "hosts/host.h"
 #include "db/results.h"
 #include "jobs/job.h"
 #include "lib/err.h"

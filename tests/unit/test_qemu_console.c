@@ -1,4 +1,4 @@
-/* daemon/qemu_console: real serial consoles of qemu runs (tests/fixtures/
+/* hosts/qemu_console: real serial consoles of qemu runs (tests/fixtures/
  * qemu) read into the run statuses a user sees. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/qemu_console.h"
+#include "hosts/qemu_console.h"
 #include "jobs/parse.h"
 #include "lib/buf.h"
 #include "lib/sample.h"

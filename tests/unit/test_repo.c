@@ -1,11 +1,11 @@
-/* daemon/repo: a bare mirror of a real git repository, fetched with libgit2. */
+/* kernel/repo: a bare mirror of a real git repository, fetched with libgit2. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/repo.h"
+#include "kernel/repo.h"
 #include "db/commits.h"
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -1,8 +1,8 @@
-/* Private to daemon/: what each backend file provides to host.c. */
+/* Private to hosts/: what each backend file provides to host.c. */
 #ifndef KREG_HOST_BACKEND_H
 #define KREG_HOST_BACKEND_H
 
-#include "host.h"
+#include "hosts/host.h"
 
 struct kreg_host {
 	const kreg_config *cfg;

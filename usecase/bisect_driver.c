@@ -1,7 +1,7 @@
 /* The bisection driver (see bisect_driver.h). */
-#include "bisect_driver.h"
-#include "host.h"
-#include "repo.h"
+#include "usecase/bisect_driver.h"
+#include "hosts/host.h"
+#include "kernel/repo.h"
 
 #include "bisect/bisect.h"
 #include "bisect/graph.h"

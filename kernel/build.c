@@ -1,5 +1,5 @@
 /* Kernel builds: checkout (libgit2), config (base + fragments), make, cache. */
-#include "build.h"
+#include "kernel/build.h"
 
 #include "db/builds.h"
 #include "db/commits.h"

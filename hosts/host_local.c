@@ -1,6 +1,6 @@
 /* The local backend: run an atom's plan on the machine kreg runs on, under
  * the running kernel, in the host's configured target. */
-#include "host_backend.h"
+#include "hosts/host_backend.h"
 
 #include "jobs/job.h"
 #include "jobs/parse.h"

@@ -1,5 +1,5 @@
 /* Kernel trees: a bare mirror per configured repo, fetched with libgit2. */
-#include "repo.h"
+#include "kernel/repo.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

@@ -1,14 +1,14 @@
-/* The qemu backend: build the commit's kernel (daemon/build), boot it with
+/* The qemu backend: build the commit's kernel (kernel/build), boot it with
  * the guest image plus the job, capture the serial console, and tell apart
  * the job failing, the kernel failing and the infrastructure failing.
  *
  * KVM when it works; on hosts where /dev/kvm is there but broken, a short
  * probe (cached in <data_dir>/qemu/kvm-probe) sends the runs to TCG. */
-#include "host_backend.h"
+#include "hosts/host_backend.h"
 
-#include "build.h"
-#include "image.h"
-#include "qemu_console.h"
+#include "kernel/build.h"
+#include "kernel/image.h"
+#include "hosts/qemu_console.h"
 #include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/parse.h"

@@ -1,11 +1,11 @@
 /* Reading a qemu guest's serial console: what the kernel and kreg's /init
- * said (daemon/image.h's markers), and the verdict of a run from it and
+ * said (kernel/image.h's markers), and the verdict of a run from it and
  * from how qemu ended. Pure functions over text, for the qemu backend and
  * its tests. */
 #ifndef KREG_QEMU_CONSOLE_H
 #define KREG_QEMU_CONSOLE_H
 
-#include "host.h"
+#include "hosts/host.h"
 #include "lib/run.h"
 
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* The ssh backend: filled in by a later change. */
-#include "host_backend.h"
+#include "hosts/host_backend.h"
 
 #include "lib/err.h"
 

@@ -1,6 +1,6 @@
 /* The guest initramfs: a cpio newc writer, the programs and their shared
  * libraries (found with ldd), and the /init that runs a job. */
-#include "image.h"
+#include "kernel/image.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

@@ -1,7 +1,7 @@
 /* Reading a qemu guest's serial console. */
-#include "qemu_console.h"
+#include "hosts/qemu_console.h"
 
-#include "image.h"
+#include "kernel/image.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -1,5 +1,5 @@
 /* The sim backend: builds nothing, boots nothing; each run draws the
- * configured metrics from a seeded model of the commit (daemon/host_sim.h).
+ * configured metrics from a seeded model of the commit (hosts/host_sim.h).
  *
  * A commit's effects are those of every ancestor-or-self that carries one:
  * named in the host's sim_effects (by sha or unique prefix) or by a trailer
@@ -10,8 +10,8 @@
  * Besides the drawn failure rates, a commit's own "Sim-Build: fails" or
  * "Sim-Boot: fails" trailer makes it fail to build or boot, for tests that
  * need a given commit broken. */
-#include "host_backend.h"
-#include "host_sim.h"
+#include "hosts/host_backend.h"
+#include "hosts/host_sim.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

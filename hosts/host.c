@@ -1,5 +1,5 @@
 /* The host interface: dispatch to the backend a host's configuration names. */
-#include "host_backend.h"
+#include "hosts/host_backend.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

@@ -1,6 +1,8 @@
 /* kreg build: the kernel of a commit, built or found in the cache. */
 #include "cmd.h"
 
+#include "jobs/job.h"
+#include "jobs/needs.h"
 #include "kernel/build.h"
 #include "kernel/repo.h"
 #include "lib/err.h"
@@ -8,17 +10,23 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-	"usage: kreg build --repo NAME --commit REV [--config NAME] [--force]\n"
+	"usage: kreg build --repo NAME --commit REV [--config NAME] [--job ATOM.yaml]\n"
+	"                  [--config-only] [--force]\n"
 	"\n"
 	"Builds the kernel of REV (a sha, a unique prefix, a branch) of the configured\n"
 	"repo NAME with the kernel config NAME (default: the first of build.configs),\n"
 	"or finds it in the artifact cache, and prints the artifact directory\n"
 	"(bzImage, .config, build.log). A commit that does not build exits 1 with\n"
 	"the reason and the end of its log; the failure is cached like a success\n"
-	"(--force builds it again).\n";
+	"(--force builds it again).\n"
+	"\n"
+	"--job adds what the atom needs of its kernel (fs:, need_kconfig:) to the\n"
+	"config, as `kreg job run` does. --config-only stops after the .config and\n"
+	"prints its path (<data_dir>/configs/<tree>-<hash>.config).\n";
 
 int cmd_build(int argc, char **argv)
 {
@@ -27,11 +35,15 @@ int cmd_build(int argc, char **argv)
 		{ "commit", required_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'k' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "config-only", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *repo_name = NULL, *rev = NULL, *kconfig_name = NULL;
+	const char *repo_name = NULL, *rev = NULL, *kconfig_name = NULL, *job = NULL;
 	kreg_build_request req = { 0 };
+	kreg_atom *atom = NULL;
+	char *needs = NULL;
 	kreg_build_result res = { 0 };
 	kreg_config *cfg = NULL;
 	kreg_repo *repo = NULL;
@@ -49,6 +61,8 @@ int cmd_build(int argc, char **argv)
 		case 'C': rev = optarg; break;
 		case 'k': kconfig_name = optarg; break;
 		case 'f': req.force = 1; break;
+		case 'j': job = optarg; break;
+		case 'o': req.config_only = 1; break;
 		default: return kreg_cmd_usage(usage, NULL);
 		}
 	}
@@ -72,6 +86,10 @@ int cmd_build(int argc, char **argv)
 			       cfg->path);
 		goto done;
 	}
+	if (job && (kreg_atom_load(&atom, job, cfg->job_path, cfg->njob_path) < 0 ||
+		    kreg_atom_kconfig_needs(&needs, atom) < 0))
+		goto fail;
+	req.needs = needs;
 	if (kreg_cmd_open_db(&db, cfg, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
 		goto done;
 	if (kreg_repo_open(&repo, cfg, repo_name) < 0)
@@ -89,8 +107,9 @@ int cmd_build(int argc, char **argv)
 	if (kreg_build(&res, cfg, db, &req) < 0)
 		goto fail;
 	if (res.status != KREG_BUILD_OK) {
-		kreg_cmd_error("%s %.12s (config %s) does not build%s: %s", repo_name, res.sha,
-			       res.config_name, res.cached ? " (cached result)" : "",
+		kreg_cmd_error("%s %.12s (config %s) does not %s%s: %s", repo_name, res.sha,
+			       res.config_name, req.config_only ? "configure" : "build",
+			       res.cached ? " (cached result)" : "",
 			       res.error ? res.error : "unknown");
 		if (res.log_tail && *res.log_tail)
 			fprintf(stderr, "--- end of %s\n%s\n---\n", res.log ? res.log : "the log",
@@ -98,14 +117,16 @@ int cmd_build(int argc, char **argv)
 		goto done;
 	}
 	log_info("%s %.12s config %s: %s in %.2f s", repo_name, res.sha, res.config_name,
-		 res.cached ? "cached" : "built", res.seconds);
-	printf("%s\n", res.artifact);
+		 res.cached ? "cached" : req.config_only ? "configured" : "built", res.seconds);
+	printf("%s\n", req.config_only ? res.config : res.artifact);
 	ret = KREG_EXIT_OK;
 	goto done;
 fail:
 	kreg_cmd_error(NULL);
 done:
 	kreg_build_result_free(&res);
+	kreg_atom_free(atom);
+	free(needs);
 	kreg_repo_close(repo);
 	kreg_db_close(db);
 	kreg_config_free(cfg);

@@ -299,6 +299,7 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 		hcommit.repo_path = kreg_repo_path(repo);
 		hcommit.sha = sha;
 		hcommit.kconfig = cfg->build.nconfigs ? cfg->build.configs[0].name : NULL;
+		hcommit.atom = atom;
 		if (kreg_host_prepare(host, &kernel, &hcommit) < 0) {
 			kreg_cmd_error(NULL);
 			goto done;

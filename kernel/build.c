@@ -132,7 +132,8 @@ static const char *build_target(const kreg_config *cfg)
 }
 
 /* The config hash: what decides the .config, besides the tree. */
-static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_cfg *kc)
+static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_cfg *kc,
+		       const char *needs)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	int error = KREG_ERROR;
@@ -164,6 +165,10 @@ static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_
 			goto done;
 		}
 	}
+	/* The job's needs count as one more fragment: the same text in a
+	 * fragment file gives the same kernel. */
+	if (needs && *needs)
+		kreg_buf_printf(&b, "\nfragment %zu\n%s", kc->nfragments, needs);
 	h = kreg_hash64(b.ptr, b.len, 0);
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 	error = 0;
@@ -295,6 +300,67 @@ int kreg_build_check_config(char ***out, size_t *n, const char *config, const ch
 		p = *e ? e + 1 : e;
 	}
 	return 0;
+}
+
+char *kreg_build_needs_beyond(const char *fragment, const char *needs)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p = needs ? needs : "";
+
+	while (*p) {
+		const char *e = strchr(p, '\n'), *name, *at, *at_end;
+		size_t len;
+		int unset;
+
+		if (!e)
+			e = p + strlen(p);
+		if (config_line_option(p, e, &name, &len, &unset)) {
+			at = config_find(fragment, name, len, &at_end);
+			if (!at || (size_t)(at_end - at) != (size_t)(e - p) ||
+			    strncmp(at, p, (size_t)(e - p))) {
+				kreg_buf_put(&b, p, (size_t)(e - p));
+				kreg_buf_putc(&b, '\n');
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	return b.ptr ? kreg_buf_detach(&b) : kreg_strdup("");
+}
+
+/* The name of a config plus needs: "qemu+F2FS_FS,XFS_FS" (a hash of the
+ * needs when that would be long). Caller frees. */
+static char *needs_label(const char *name, const char *needs)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p = needs;
+
+	if (!needs || !*needs)
+		return kreg_strdup(name);
+	kreg_buf_printf(&b, "%s+", name);
+	while (*p) {
+		const char *e = strchr(p, '\n'), *opt;
+		size_t len;
+		int unset;
+
+		if (!e)
+			e = p + strlen(p);
+		if (config_line_option(p, e, &opt, &len, &unset)) {
+			const char *val = opt + len + 1;
+
+			if (b.ptr[b.len - 1] != '+')
+				kreg_buf_putc(&b, ',');
+			kreg_buf_printf(&b, "%s%.*s", unset ? "no-" : "", (int)(len - 7), opt + 7);
+			if (!unset && !(e - val == 1 && *val == 'y'))
+				kreg_buf_printf(&b, "=%.*s", (int)(e - val), val);
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (b.len > 64) {
+		kreg_buf_clear(&b);
+		kreg_buf_printf(&b, "%s+needs-%08llx", name,
+				(unsigned long long)(kreg_hash64(needs, strlen(needs), 0) & 0xffffffffu));
+	}
+	return kreg_buf_detach(&b);
 }
 
 /* ---- small file helpers ---- */
@@ -548,6 +614,8 @@ typedef struct {
 	git_repository *repo;
 	git_tree *tree;		/* being built */
 	const char *config_hash;
+	const char *needs;	/* the job's needs beyond the fragments, or "" */
+	const char *label;	/* the config's name with its needs */
 } build_ctx;
 
 static int run_make(kreg_run_result *r, build_ctx *b, const char *dir, const char *const *targets,
@@ -586,6 +654,100 @@ static int run_make(kreg_run_result *r, build_ctx *b, const char *dir, const cha
 	free(arch);
 	free(o);
 	return error;
+}
+
+/* What the Kconfig entry of option (CONFIG_ stripped) depends on, with each
+ * symbol's value in config as menuconfig shows it: "depends on BLOCK [=y]
+ * && XFS_FS [=n]"; "no such option in this tree" when no Kconfig file
+ * defines it. Caller frees. */
+static char *kconfig_depends(build_ctx *b, const char *opt, size_t len, const char *config)
+{
+	char *e1 = kreg_asprintf("config %.*s", (int)len, opt);
+	char *e2 = kreg_asprintf("menuconfig %.*s", (int)len, opt);
+	const char *argv[] = { "grep", "-rlx", "--include=Kconfig*", "-e", e1, "-e", e2,
+			       b->tree_dir, NULL };
+	kreg_run_opts o = { 0 };
+	kreg_run_result r;
+	kreg_buf text = KREG_BUF_INIT, deps = KREG_BUF_INIT;
+	char *files = NULL, *res = NULL;
+	const char *p;
+	int in = 0;
+
+	o.argv = argv;
+	o.timeout = 120;
+	if (kreg_run_capture(&r, &files, &o) < 0 || !files || !*files) {
+		kreg_error_clear();
+		res = kreg_strdup("no such option in this tree");
+		goto done;
+	}
+	files[strcspn(files, "\n")] = '\0';
+	if (kreg_buf_read_file(&text, files) < 0) {
+		kreg_error_clear();
+		goto done;
+	}
+	for (p = kreg_buf_cstr(&text); *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n;
+
+		if (!e)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if ((n == strlen(e1) && !strncmp(p, e1, n)) || (n == strlen(e2) && !strncmp(p, e2, n))) {
+			in = 1;
+		} else if (in && n && *p != ' ' && *p != '\t') {
+			in = 0;
+		} else if (in) {
+			const char *q = p;
+
+			while (q < e && (*q == ' ' || *q == '\t'))
+				q++;
+			if (e - q > 11 && !strncmp(q, "depends on ", 11)) {
+				q += 11;
+				if (deps.len)
+					kreg_buf_puts(&deps, " && ");
+				while (q < e) {
+					if (isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_') {
+						const char *t = q, *at, *at_end;
+
+						while (q < e && (isupper((unsigned char)*q) ||
+								 isdigit((unsigned char)*q) || *q == '_'))
+							q++;
+						kreg_buf_put(&deps, t, (size_t)(q - t));
+						if (isupper((unsigned char)*t)) {
+							char *name = kreg_asprintf("CONFIG_%.*s", (int)(q - t), t);
+							const char *v = "n";
+							size_t vl = 1;
+
+							at = config_find(config, name, strlen(name), &at_end);
+							if (at && *at != '#') {
+								v = at + strlen(name) + 1;
+								vl = (size_t)(at_end - v);
+							}
+							kreg_buf_printf(&deps, " [=%.*s]", (int)vl, v);
+							free(name);
+						}
+					} else if (*q == '#') {
+						break;
+					} else {
+						kreg_buf_putc(&deps, *q++);
+					}
+				}
+				kreg_buf_rtrim(&deps);
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (deps.len)
+		res = kreg_asprintf("depends on %s", deps.ptr);
+	else
+		res = kreg_asprintf("no 'depends on' in %s", files + strlen(b->tree_dir) + 1);
+done:
+	kreg_buf_free(&deps);
+	kreg_buf_free(&text);
+	free(files);
+	free(e2);
+	free(e1);
+	return res ? res : kreg_strdup("its dependencies could not be read");
 }
 
 /* Make the .config in conf_dir; install it in obj_dir when it differs (so an
@@ -657,6 +819,14 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		kreg_buf_puts(&conf, merged);
 		free(merged);
 	}
+	if (b->needs && *b->needs) {
+		char *merged = kreg_build_merge_config(kreg_buf_cstr(&conf), b->needs);
+
+		log_append(b->log, "kreg: the job needs:\n%s", b->needs);
+		kreg_buf_clear(&conf);
+		kreg_buf_puts(&conf, merged);
+		free(merged);
+	}
 	if ((error = kreg_write_file_atomic(conf_path, conf.ptr, conf.len)) < 0)
 		goto done;
 	{
@@ -703,6 +873,38 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		kreg_buf_free(&w);
 		error = 0;
 		goto done;
+	}
+	if (b->needs && *b->needs) {
+		kreg_buf w = KREG_BUF_INIT;
+		char **d = NULL;
+		size_t nd = 0;
+
+		kreg_build_check_config(&d, &nd, kreg_buf_cstr(&conf), b->needs);
+		for (size_t j = 0; j < nd; j++) {
+			const char *opt = d[j] + (d[j][0] == '#' ? 2 : 0) + 7;
+			size_t len = strspn(opt, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			char *dep = kconfig_depends(b, opt, len, kreg_buf_cstr(&conf));
+			char *full;
+
+			/* "CONFIG_X=y (now: not set)" -> "...(now: not set; depends on ...)" */
+			d[j][strlen(d[j]) - 1] = '\0';
+			full = kreg_asprintf("%s; %s)", d[j], dep);
+			free(dep);
+			free(d[j]);
+			log_append(b->log, "kreg: the job needs %s: olddefconfig did not keep it\n", full);
+			kreg_buf_printf(&w, "%s%s", j ? ", " : "", full);
+			*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
+			(*dropped)[(*ndropped)++] = full;
+		}
+		free(d);
+		if (nd) {
+			*why = kreg_asprintf("kernel config '%s': options the job needs not kept by "
+					     "olddefconfig: %s", b->label, w.ptr);
+			kreg_buf_free(&w);
+			error = 0;
+			goto done;
+		}
+		kreg_buf_free(&w);
 	}
 	kreg_buf_clear(&made);
 	kreg_buf_printf(&made, "%s %s\n", b->config_hash, tree_sha);
@@ -819,6 +1021,74 @@ static int answer_from_cache(kreg_db *db, kreg_build_result *out, int force)
 	return error;
 }
 
+/* Every fragment of kc, merged in order. */
+static int fragments_text(kreg_buf *out, const kreg_config *cfg, const kreg_kconfig_cfg *kc)
+{
+	kreg_buf frag = KREG_BUF_INIT;
+	char *cur = kreg_strdup("");
+	int error = 0;
+
+	for (size_t i = 0; i < kc->nfragments && !error; i++) {
+		char *p = resolve_file(cfg, kc->fragments[i]), *merged;
+
+		kreg_buf_clear(&frag);
+		if ((error = kreg_buf_read_file(&frag, p)) < 0) {
+			error_prefix("kernel config '%s': fragment: %s", kc->name);
+		} else {
+			merged = kreg_build_merge_config(cur, kreg_buf_cstr(&frag));
+			free(cur);
+			cur = merged;
+		}
+		free(p);
+	}
+	kreg_buf_puts(out, cur);
+	free(cur);
+	kreg_buf_free(&frag);
+	return error;
+}
+
+/* --config-only: check the commit out and make its .config (no make of the
+ * kernel, no builds row); the .config goes to
+ * <data_dir>/configs/<tree>-<hash>.config. Called with the lock held. */
+static int config_only(kreg_build_result *out, build_ctx *b, const kreg_build_request *req,
+		       const char *index_path)
+{
+	char *dir = data_path(b->cfg, "configs"), *tmp = NULL, *why = NULL, *from = NULL;
+	int error, rewritten = 0;
+
+	out->config = kreg_asprintf("%s/%s-%s.config", dir, out->tree, out->config_hash);
+	tmp = kreg_asprintf("%s/%s-%s.log", dir, out->tree, out->config_hash);
+	if ((error = kreg_mkdir_p(dir, 0755)) < 0)
+		goto done;
+	unlink(tmp);
+	b->log = kreg_strdup(tmp);
+	log_append(b->log, "kreg: making the config of %s commit %s, config %s (%s)\n", req->repo,
+		   out->sha, b->label, out->config_hash);
+	if ((error = checkout(b->repo, b->tree, b->tree_dir, index_path, &rewritten)) < 0)
+		goto done;
+	if ((error = make_config(b, &why, &out->dropped, &out->ndropped)) < 0)
+		goto done;
+	from = kreg_path_join(b->conf_dir, ".config");
+	if (kreg_path_exists(from) && (error = copy_file(from, out->config)) < 0)
+		goto done;
+	out->log = kreg_strdup(b->log);
+	if (why) {
+		out->status = KREG_BUILD_FAILED;
+		out->error = why;
+		why = NULL;
+		out->log_tail = file_tail(out->log, LOG_TAIL_LINES);
+	} else {
+		out->status = KREG_BUILD_OK;
+	}
+	error = 0;
+done:
+	free(from);
+	free(why);
+	free(tmp);
+	free(dir);
+	return error;
+}
+
 int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	       const kreg_build_request *req)
 {
@@ -828,7 +1098,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	git_tree *tree = NULL;
 	build_ctx b = { 0 };
 	char *lock_path = NULL, *index_path = NULL, *art_dir = NULL, *tmp_dir = NULL;
-	char *why = NULL, *image_rel = NULL;
+	char *why = NULL, *image_rel = NULL, *extra = NULL;
 	double start = kreg_now_mono(), build_start;
 	int error = KREG_ERROR, lock_fd = -1, rewritten = 0, have_row = 0;
 	kreg_run_result r;
@@ -839,8 +1109,19 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	b.cfg = cfg;
 	b.config_hash = out->config_hash;
 	b.kc = req->kconfig ? req->kconfig : kreg_build_kconfig(cfg, NULL);
-	out->config_name = kreg_strdup(b.kc->name);
-	if ((error = config_hash(out->config_hash, cfg, b.kc)) < 0)
+	if (req->needs && *req->needs) {
+		kreg_buf frags = KREG_BUF_INIT;
+
+		error = fragments_text(&frags, cfg, b.kc);
+		extra = error < 0 ? NULL : kreg_build_needs_beyond(kreg_buf_cstr(&frags), req->needs);
+		kreg_buf_free(&frags);
+		if (error < 0)
+			goto done;
+	}
+	b.needs = extra ? extra : "";
+	out->config_name = needs_label(b.kc->name, b.needs);
+	b.label = out->config_name;
+	if ((error = config_hash(out->config_hash, cfg, b.kc, b.needs)) < 0)
 		goto done;
 	if (git_repository_open(&repo, req->repo_path) < 0) {
 		error = git_fail("cannot open the repository", req->repo_path);
@@ -863,14 +1144,15 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	b.tree = tree;
 
 	/* The fast path: built already. */
-	if ((error = answer_from_cache(db, out, req->force)) < 0)
+	/* (a config alone is answered by a built kernel's, not by a failure) */
+	if ((error = answer_from_cache(db, out, req->force || req->config_only)) < 0)
 		goto done;
 	if (error == 1)
 		goto done_ok;
 
 	b.tree_dir = data_path(cfg, "trees/%s", req->repo);
 	b.obj_dir = data_path(cfg, "builds/%s/%s", req->repo, b.kc->name);
-	b.conf_dir = data_path(cfg, "builds/%s/%s.kconfig", req->repo, b.kc->name);
+	b.conf_dir = data_path(cfg, "builds/%s/%s.kconfig", req->repo, b.label);
 	lock_path = data_path(cfg, "trees/%s.lock", req->repo);
 	index_path = data_path(cfg, "trees/%s.index", req->repo);
 	art_dir = data_path(cfg, "artifacts/%s-%s", out->tree, out->config_hash);
@@ -891,10 +1173,14 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	if ((error = lock_file(&lock_fd, lock_path)) < 0)
 		goto done;
 	/* Another process may have built it while we waited. */
-	if ((error = answer_from_cache(db, out, req->force)) < 0)
+	if ((error = answer_from_cache(db, out, req->force || req->config_only)) < 0)
 		goto done;
 	if (error == 1)
 		goto done_ok;
+	if (req->config_only) {
+		error = config_only(out, &b, req, index_path);
+		goto done;
+	}
 
 	if ((error = record_commit(db, &out->commit_id, req, commit)) < 0)
 		goto done;
@@ -1013,6 +1299,8 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	have_row = 0;
 done_ok:
 	error = 0;
+	if (out->artifact && !out->config)
+		out->config = kreg_path_join(out->artifact, ".config");
 done:
 	if (have_row) {
 		/* kreg's own failure mid-build: the row says so, and a later
@@ -1025,6 +1313,7 @@ done:
 		close(lock_fd);
 	free(image_rel);
 	free(why);
+	free(extra);
 	free(tmp_dir);
 	free(art_dir);
 	free(index_path);
@@ -1046,6 +1335,7 @@ void kreg_build_result_free(kreg_build_result *r)
 	if (!r)
 		return;
 	free(r->config_name);
+	free(r->config);
 	free(r->artifact);
 	free(r->bzimage);
 	free(r->log);

@@ -23,7 +23,10 @@ typedef struct {
 	const char *repo_path;		/* a git repository holding the commit */
 	const char *rev;		/* sha, unique prefix or rev-parse expression */
 	const kreg_kconfig_cfg *kconfig;	/* NULL: the first configured, else built-in */
+	const char *needs;		/* a job's needs: a fragment merged last (jobs/needs.h),
+					 * or NULL; what the config sets already adds nothing */
 	int force;			/* build again even when a failure is cached */
+	int config_only;		/* stop after the .config: no make, no builds row */
 } kreg_build_request;
 
 typedef enum {
@@ -39,13 +42,14 @@ typedef struct {
 	char sha[41];
 	char tree[41];
 	char config_hash[17];
-	char *config_name;
+	char *config_name;		/* the config's name, "+" the job's needs it adds */
+	char *config;			/* the .config made (config_only: <data_dir>/configs/...) */
 	char *artifact;			/* directory: bzImage, .config, build.log */
 	char *bzimage;			/* artifact/bzImage, NULL when failed */
 	char *log;			/* the build log (also when failed) */
 	char *error;			/* one line: why it failed */
 	char *log_tail;			/* the end of the log when it failed */
-	char **dropped;			/* fragment options olddefconfig did not keep */
+	char **dropped;			/* fragment (or needed) options olddefconfig did not keep */
 	size_t ndropped;
 	double seconds;			/* this call's wall time */
 	double build_seconds;		/* the build's own (from the row when cached) */
@@ -53,7 +57,15 @@ typedef struct {
 
 /* Build (or find in the cache) the kernel of req. <0 only for kreg's own
  * failures (no such commit, unreadable fragment, database), error set; a
- * commit that does not build is status KREG_BUILD_FAILED, return 0. */
+ * commit that does not build is status KREG_BUILD_FAILED, return 0.
+ *
+ * req->needs (a job's fs: and need_kconfig:, as config lines) is merged
+ * after the fragments; only the lines the fragments do not set already
+ * count, so a job that needs nothing more shares the config's kernel, and
+ * each distinct set of extra needs is a config of its own (hash and name:
+ * "qemu+F2FS_FS"). Its build directory is the config's, so a variant
+ * rebuilds only what its options change. A needed option olddefconfig
+ * drops fails the build, naming it and what it depends on. */
 int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	       const kreg_build_request *req);
 void kreg_build_result_free(kreg_build_result *r);
@@ -69,5 +81,8 @@ char *kreg_build_merge_config(const char *config, const char *fragment);
 /* The options of fragment that config does not have as asked: each entry
  * "CONFIG_X=y (now: not set)"; *out is the caller's (free each, then it). */
 int kreg_build_check_config(char ***out, size_t *n, const char *config, const char *fragment);
+/* The lines of needs that fragment does not set exactly so ("" when none).
+ * Caller frees. */
+char *kreg_build_needs_beyond(const char *fragment, const char *needs);
 
 #endif

@@ -367,7 +367,7 @@ static int run_once(driver *d, int *kernel_failed, int64_t step_id, int64_t comm
 		    const char *sha, const kreg_host_kernel *kernel, unsigned run_index)
 {
 	kreg_host_commit hc = { .repo = d->b.repo, .repo_path = kreg_repo_path(d->repo),
-				.sha = sha, .kconfig = d->kconfig };
+				.sha = sha, .kconfig = d->kconfig, .atom = d->atom };
 	kreg_host_request req = { .atom = d->atom, .atom_name = d->b.job, .commit = &hc,
 				  .kernel = kernel, .run_index = run_index };
 	kreg_db_run_key key = { .job_id = d->b.job_id, .host_id = d->b.host_id,
@@ -475,7 +475,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	kernel = prepared(d, &target);
 	if (!kernel) {
 		kreg_host_commit hc = { .repo = d->b.repo, .repo_path = kreg_repo_path(d->repo),
-					.sha = sha, .kconfig = d->kconfig };
+					.sha = sha, .kconfig = d->kconfig, .atom = d->atom };
 		kreg_host_kernel k;
 
 		if ((error = kreg_host_prepare(d->host, &k, &hc)) < 0)

@@ -11,6 +11,7 @@
 #include "hosts/qemu_console.h"
 #include "db/db.h"
 #include "jobs/job.h"
+#include "jobs/needs.h"
 #include "jobs/parse.h"
 #include "jobs/plan.h"
 #include "lib/buf.h"
@@ -65,6 +66,7 @@ static int qemu_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_com
 	kreg_build_request req = { 0 };
 	kreg_build_result res = { 0 };
 	kreg_db *db = NULL;
+	char *needs = NULL;
 	int error;
 
 	if (!kc) {
@@ -81,6 +83,9 @@ static int qemu_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_com
 	req.repo_path = c->repo_path;
 	req.rev = c->sha;
 	req.kconfig = kc;
+	if (c->atom && (error = kreg_atom_kconfig_needs(&needs, c->atom)) < 0)
+		goto done;
+	req.needs = needs;
 	if ((error = kreg_build(&res, h->cfg, db, &req)) < 0)
 		goto done;
 	out->cached = res.cached;
@@ -95,10 +100,12 @@ static int qemu_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_com
 					   res.log_tail && *res.log_tail ? "\n" : "",
 					   res.log_tail ? res.log_tail : "");
 	}
-	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha, kc->name,
+	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha,
+		 res.config_name ? res.config_name : kc->name,
 		 res.status == KREG_BUILD_OK ? "ok" : "build failed",
 		 res.cached ? " (cached)" : "", res.seconds);
 done:
+	free(needs);
 	kreg_build_result_free(&res);
 	kreg_db_close(db);
 	return error;
@@ -219,6 +226,32 @@ static int ensure_disk(const kreg_host_cfg *hc)
 	log_info("host %s: created the test disk %s (%llu MiB)", hc->name, hc->disk,
 		 (unsigned long long)(size >> 20));
 	return 0;
+}
+
+/* The smallest disk each file system's mkfs accepts (Debian 12's
+ * xfsprogs refuses under 300 MiB, btrfs-progs under about 114 MiB). */
+static uint64_t fs_min_size(const char *fs)
+{
+	if (!strcmp(fs, "xfs"))
+		return 300ull << 20;
+	if (!strcmp(fs, "btrfs"))
+		return 128ull << 20;
+	return 64ull << 20;
+}
+
+/* 1 (out says why) when the host's test disk is too small for fs. */
+static int disk_too_small(kreg_host_result *out, const kreg_host_cfg *hc, const char *fs)
+{
+	struct stat st;
+
+	if (stat(hc->disk, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= fs_min_size(fs))
+		return 0;
+	kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "host '%s': the test disk %s is %llu MiB, and "
+			"%s needs at least %llu MiB: give the host a larger disk_size (and remove "
+			"the disk to have it made again)", hc->name, hc->disk,
+			(unsigned long long)(st.st_size >> 20), fs,
+			(unsigned long long)(fs_min_size(fs) >> 20));
+	return 1;
 }
 
 /* ---- a run ---- */
@@ -362,11 +395,11 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	/* Where the job writes: the test disk, formatted only when the job
 	 * names a file system; a directory in memory when the host has none. */
 	if (hc->disk && *hc->disk) {
-		fs = kreg_atom_param(req->atom, NULL, "fs");
-		if (fs && !strcmp(fs, "raw"))
-			fs = NULL;
-		if (fs && strspn(fs, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(fs)) {
-			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "fs '%s': not a file system name", fs);
+		/* fs: in the atom, or the file system fxmark tests */
+		fs = kreg_atom_fs(req->atom);
+		if (fs && kreg_fs_check(fs) < 0) {
+			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+			kreg_error_clear();
 			error = 0;
 			goto done;
 		}
@@ -374,6 +407,10 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 		popts.target_is_dir = fs != NULL;
 		if ((error = ensure_disk(hc)) < 0)
 			goto done;
+		if (fs && disk_too_small(out, hc, fs)) {
+			error = 0;
+			goto done;
+		}
 	} else {
 		popts.target = "/tmp";
 		popts.target_is_dir = 1;

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* Where Debian's dbench keeps its load files (client.txt), here and in
+ * kreg's guest image. */
+#define KREG_DBENCH_LOADDIR "/usr/share/dbench"
 
 static void plan_arg(kreg_plan *p, const char *s)
 {
@@ -344,6 +349,92 @@ static const char fxmark_driver[] =
 	"print('kreg: this fxmark has no configuration %s:%s:%s:%s:%s' % (media, fstype, test, ncore, dio))\n"
 	"sys.exit(2)\n";
 
+/* fxmark's dbench tests without a checkout: dbench as fxmark's
+ * bin/run-dbench.py runs it (`dbench NCORE -t DURATION -c <load>.txt -D
+ * <root>`), its Throughput (MB/s) reported as fxmark reports it, one line
+ * under "# ncpu secs works works/sec": NCORE DURATION 0 THROUGHPUT. The
+ * script is kreg's own text; the atom's values reach it only as arguments,
+ * checked to be plain names and numbers. */
+static const char fxmark_dbench_script[] =
+	"# Written by kreg: fxmark's dbench test without an fxmark checkout.\n"
+	"# dbench runs as fxmark's bin/run-dbench.py runs it; fxmark.log gets\n"
+	"# fxmark's section for it (LKP's fxmark parser reads it).\n"
+	"# Arguments: SECTION NCORE DURATION LOADFILE DIRECTORY\n"
+	"sec=$1 ncore=$2 secs=$3 load=$4 dir=$5\n"
+	"[ -r \"$load\" ] || { echo \"kreg: no dbench load file $load\"; exit 2; }\n"
+	"[ -d \"$dir\" ] || { echo \"kreg: no directory $dir\"; exit 2; }\n"
+	"dbench \"$ncore\" -t \"$secs\" -c \"$load\" -D \"$dir\" > dbench.out 2>&1\n"
+	"rc=$?\n"
+	"cat dbench.out\n"
+	"[ $rc -eq 0 ] || { echo \"kreg: dbench exited with status $rc\"; exit $rc; }\n"
+	"tp=$(sed -n 's/^ *Throughput \\([0-9][0-9.]*\\) MB\\/sec.*/\\1/p' dbench.out | tail -n 1)\n"
+	"[ -n \"$tp\" ] || { echo \"kreg: no Throughput line in dbench's output\"; exit 1; }\n"
+	"{\n"
+	"\techo \"## $sec\"\n"
+	"\techo \"# ncpu secs works works/sec\"\n"
+	"\techo\n"
+	"\techo \"$ncore $secs 0 $tp\"\n"
+	"} > fxmark.log\n";
+
+static int plan_fxmark_dbench(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o,
+			      const char *const v[5], double secs)
+{
+	const char *workload = v[2] + strlen("dbench_");
+	char *load = kreg_asprintf("%s/%s.txt", KREG_DBENCH_LOADDIR, workload);
+	long long ncore;
+	int is_dir, error = KREG_EINVAL;
+	kreg_buf script = KREG_BUF_INIT;
+
+	if (access(load, R_OK) < 0) {
+		kreg_error_set("%s: fxmark's %s runs dbench with its %s.txt load file, which is "
+			       "not on this machine (%s); Debian's dbench ships client.txt",
+			       a->name, v[2], workload, load);
+		goto done;
+	}
+	if (kreg_job_parse_count(&ncore, v[3], o->cpus, "fxmark thread_nr") < 0)
+		goto done;
+	if (ncore < 1 || ncore > 1024) {
+		kreg_error_set("%s: fxmark thread_nr %lld is out of range (1-1024)", a->name, ncore);
+		goto done;
+	}
+	if (strcmp(v[4], "bufferedio") && strcmp(v[4], "directio")) {
+		kreg_error_set("%s: fxmark directio '%s': bufferedio or directio", a->name, v[4]);
+		goto done;
+	}
+	if (secs < 1 || secs > 1e6) {
+		kreg_error_set("%s: duration %g s is out of range", a->name, secs);
+		goto done;
+	}
+	if ((error = target_kind(o, &is_dir)) < 0)
+		goto done;
+	if (!is_dir) {
+		kreg_error_set("%s: fxmark's %s runs dbench in a directory on the file system under "
+			       "test, and the host's target '%s' is not one", a->name, v[2], o->target);
+		error = KREG_EINVAL;
+		goto done;
+	}
+	p->program = kreg_strdup("fxmark");
+	kreg_buf_puts(&script, fxmark_dbench_script);
+	plan_file(p, "kreg-fxmark-dbench.sh", &script, 0);
+	plan_arg(p, "sh");
+	plan_arg(p, "kreg-fxmark-dbench.sh");
+	/* fxmark's section: media:fs:test:ncore:iomode (LKP's fxmark order) */
+	plan_argf(p, "%s:%s:%s:%lld:%s", v[0], v[1], v[2], ncore, v[4]);
+	plan_argf(p, "%lld", ncore);
+	plan_argf(p, "%.0f", ceil(secs));
+	plan_arg(p, load);
+	plan_arg(p, o->target);
+	p->stdout_name = kreg_strdup("fxmark-dbench.log");
+	p->parser = kreg_strdup("fxmark");
+	p->parse_name = kreg_strdup("fxmark.log");
+	p->seconds = secs * 1.2 + 30;
+	error = 0;
+done:
+	kreg_buf_free(&script);
+	free(load);
+	return error;
+}
+
 static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
 {
 	static const char *const keys[] = { "media", "fstype", "test", "thread_nr", "directio" };
@@ -353,12 +444,6 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 	int is_dir, error;
 	kreg_buf drv = KREG_BUF_INIT;
 
-	if (!o->fxmark || !*o->fxmark) {
-		kreg_error_set("%s: fxmark runs from an fxmark checkout (bin/run-fxmark.py), and "
-			       "none is configured: set 'fxmark: /path/to/fxmark' in kreg.yaml",
-			       a->name);
-		return KREG_EINVAL;
-	}
 	for (size_t i = 0; i < 5; i++) {
 		v[i] = kreg_atom_param(a, "fxmark", keys[i]);
 		if (!v[i])
@@ -376,6 +461,17 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 	}
 	if (kreg_atom_param_seconds(&secs, a, "fxmark", "duration", 30) < 0)
 		return KREG_EINVAL;
+	if (!o->fxmark || !*o->fxmark) {
+		/* Without a checkout, kreg runs the tests that wrap dbench
+		 * itself; fxmark's own micro-benchmarks need fxmark. */
+		if (!strncmp(v[2], "dbench_", 7) && v[2][7])
+			return plan_fxmark_dbench(p, a, o, v, secs);
+		kreg_error_set("%s: fxmark's %s runs from an fxmark checkout (bin/run-fxmark.py), "
+			       "and none is configured: set 'fxmark: /path/to/fxmark' in kreg.yaml "
+			       "(without one kreg runs fxmark's dbench tests only: dbench_client)",
+			       a->name, v[2]);
+		return KREG_EINVAL;
+	}
 	if (strcmp(v[0], "mem")) {
 		if ((error = target_kind(o, &is_dir)) < 0)
 			return error;

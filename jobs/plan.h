@@ -13,7 +13,9 @@
  *   kreg_plan_free(&plan);
  *
  * Nothing is written outside the target the host's configuration names
- * and the run directory; nothing is ever formatted. */
+ * and the run directory; nothing is ever formatted (a qemu host formats
+ * its test disk itself, before the plan runs). Without an fxmark checkout
+ * fxmark's dbench tests run dbench directly, writing fxmark's log. */
 #ifndef KREG_JOBS_PLAN_H
 #define KREG_JOBS_PLAN_H
 

@@ -27,12 +27,45 @@ static const struct {
 	{ "fio", "/usr/bin/fio" },
 	{ "dbench", "/usr/bin/dbench" },
 	{ "mke2fs", "/sbin/mke2fs" },
+	/* the file systems a job's test disk may get (fs: in the atom) */
+	{ "mkfs.xfs", "/sbin/mkfs.xfs" },
+	{ "mkfs.btrfs", "/sbin/mkfs.btrfs" },
+	{ "mkfs.f2fs", "/sbin/mkfs.f2fs" },
 };
 
 /* Data files the programs read, copied when present. */
 static const char *const data_files[] = {
 	"/usr/share/dbench/client.txt",
 };
+
+/* Format a test disk with a job's file system and mount it: a shell
+ * function, the same text wherever the test runs (the guest's /init here;
+ * an ssh host's target: kreg_image_disk_setup_script()). Errors go to
+ * stdout, one line. */
+#define DISK_SETUP_SH \
+	"disk_setup() {  # DEV FS MOUNTPOINT\n" \
+	"\tgrep -qw \"$2\" /proc/filesystems ||\n" \
+	"\t\t{ echo \"the kernel has no $2 file system (is it in the kernel config?)\"; return 1; }\n" \
+	"\tcase \"$2\" in\n" \
+	"\text2|ext3|ext4)\n" \
+	"\t\tset -- \"$@\" noinit_itable\n" \
+	"\t\tmke2fs -q -F -t \"$2\" -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 \"$1\" ;;\n" \
+	"\txfs|btrfs|f2fs)\n" \
+	"\t\t# -f: a disk is reused and holds the last run's file system\n" \
+	"\t\tset -- \"$@\" defaults\n" \
+	"\t\t\"mkfs.$2\" -f \"$1\" ;;\n" \
+	"\t*)\n" \
+	"\t\techo \"kreg formats ext2, ext3, ext4, xfs, btrfs and f2fs, not '$2'\"; return 1 ;;\n" \
+	"\tesac > /tmp/mkfs.log 2>&1 ||\n" \
+	"\t\t{ echo \"mkfs of $1 ($2) failed: $(tail -n 3 /tmp/mkfs.log | tr '\\n' ' ')\"; return 1; }\n" \
+	"\tmkdir -p \"$3\" && mount -t \"$2\" -o \"$4\" \"$1\" \"$3\" ||\n" \
+	"\t\t{ echo \"cannot mount $1 ($2) on $3\"; return 1; }\n" \
+	"}\n"
+
+const char *kreg_image_disk_setup_script(void)
+{
+	return DISK_SETUP_SH;
+}
 
 static const char init_script[] =
 	"#!/bin/sh\n"
@@ -60,6 +93,7 @@ static const char init_script[] =
 	"\techo \"" KREG_GUEST_SETUP_FAILED " $*\"\n"
 	"\toff\n"
 	"}\n"
+	DISK_SETUP_SH
 	"J=/kreg/job\n"
 	"R=/kreg/run\n"
 	"mkdir -p $R\n"
@@ -68,17 +102,11 @@ static const char init_script[] =
 	"if [ -f $J/disk ]; then\n"
 	"\tread dev fs mnt < $J/disk\n"
 	"\t[ -b \"/dev/$dev\" ] || fail \"no test disk /dev/$dev\"\n"
-	"\tcase \"$fs\" in\n"
-	"\traw) mnt= ;;\n"
-	"\text2|ext3|ext4)\n"
-	"\t\t/sbin/mke2fs -q -F -t \"$fs\" -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 \"/dev/$dev\" || fail \"mke2fs -t $fs /dev/$dev failed\"\n"
-	"\t\tmkdir -p \"$mnt\" && mount -t \"$fs\" -o noinit_itable \"/dev/$dev\" \"$mnt\" ||\n"
-	"\t\t\tfail \"cannot mount /dev/$dev ($fs) on $mnt\" ;;\n"
-	"\t*)\n"
-	"\t\t\"mkfs.$fs\" \"/dev/$dev\" || fail \"mkfs.$fs /dev/$dev failed\"\n"
-	"\t\tmkdir -p \"$mnt\" && mount -t \"$fs\" \"/dev/$dev\" \"$mnt\" ||\n"
-	"\t\t\tfail \"cannot mount /dev/$dev ($fs) on $mnt\" ;;\n"
-	"\tesac\n"
+	"\tif [ \"$fs\" = raw ]; then\n"
+	"\t\tmnt=\n"
+	"\telse\n"
+	"\t\twhy=$(disk_setup \"/dev/$dev\" \"$fs\" \"$mnt\") || fail \"$why\"\n"
+	"\tfi\n"
 	"fi\n"
 	"out=$R/$(cat $J/stdout)\n"
 	"parse=$R/$(cat $J/parse)\n"

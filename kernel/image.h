@@ -1,5 +1,6 @@
 /* The guest image of the qemu hosts: an initramfs (cpio newc, uncompressed)
- * with busybox, fio, dbench, mke2fs, the shared libraries they load, and an
+ * with busybox, fio, dbench, mkfs for ext4, xfs, btrfs and f2fs, the shared
+ * libraries they load, and an
  * /init that runs the job delivered in /kreg/job, prints its raw output
  * between markers on the serial console and powers the guest off.
  *
@@ -60,5 +61,12 @@ int kreg_image_with_files(const char *out_path, const char *base,
 
 /* The /init script (for tests and `kreg image show`). */
 const char *kreg_image_init_script(void);
+
+/* The shell function /init formats and mounts the test disk with:
+ * `disk_setup DEV FS MOUNTPOINT` (ext2/3/4, xfs, btrfs, f2fs; the kernel
+ * must have FS), printing one line and failing when it cannot. A backend
+ * whose test runs elsewhere (an ssh host's target device) runs the same
+ * text there. */
+const char *kreg_image_disk_setup_script(void);
 
 #endif

@@ -453,7 +453,7 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 			return KREG_EINVAL;
 		}
 		for (const unsigned char *c = (const unsigned char *)v[i]; *c; c++)
-			if (!isalnum(*c) && !strchr("_-*", *c)) {
+			if (!isalnum(*c) && !strchr("_-*%", *c)) {
 				kreg_error_set("%s: fxmark %s '%s' is not a plain name", a->name,
 					       keys[i], v[i]);
 				return KREG_EINVAL;

@@ -5,6 +5,7 @@
 #include "stats/stats.h"
 
 #include "lib/err.h"
+#include "lib/log.h"
 #include "lib/mem.h"
 
 #include <jansson.h>
@@ -263,6 +264,7 @@ typedef struct {
 	const kreg_stats_series **s;	/* per column, NULL when missing */
 	kreg_stats_cmp *cmp;		/* per other column (index - 1) */
 	int shown;
+	int bad;			/* not compared: a value is not finite (reason in cmp) */
 } row;
 
 /* Every metric in column order of first appearance. */
@@ -286,6 +288,7 @@ static row *collect_rows(size_t *nrows, kreg_stats_matrix *const *cols, size_t n
 			rows[n].s = kreg_calloc(ncols, sizeof(*rows[n].s));
 			rows[n].cmp = kreg_calloc(ncols, sizeof(*rows[n].cmp));
 			rows[n].shown = 0;
+			rows[n].bad = 0;
 			for (size_t k = 0; k < ncols; k++)
 				rows[n].s[k] = kreg_stats_matrix_get(cols[k], m);
 			n++;
@@ -314,9 +317,20 @@ static int judge_rows(row *rows, size_t nrows, size_t ncols, const kreg_stats_ta
 		for (size_t c = 1; c < ncols; c++) {
 			const kreg_stats_series *b = r->s[0], *s = r->s[c];
 
-			if ((error = kreg_stats_compare(&r->cmp[c], o ? o->stats : NULL, r->metric,
-							b ? b->values : NULL, b ? b->n : 0,
-							s ? s->values : NULL, s ? s->n : 0)) < 0)
+			error = kreg_stats_compare(&r->cmp[c], o ? o->stats : NULL, r->metric,
+						   b ? b->values : NULL, b ? b->n : 0,
+						   s ? s->values : NULL, s ? s->n : 0);
+			if (error == KREG_EINVAL) {
+				/* one bad metric (an infinity stored by an old kreg)
+				 * is reported; the others are still compared */
+				r->bad = r->shown = 1;
+				r->cmp[c].verdict = KREG_VERDICT_UNKNOWN;
+				snprintf(r->cmp[c].reason, sizeof(r->cmp[c].reason),
+					 "not compared: %s", kreg_error_last());
+				log_warn("compare: %s", r->cmp[c].reason);
+				continue;
+			}
+			if (error < 0)
 				return error;
 			if (kreg_stats_verdict_changed(r->cmp[c].verdict) || r->cmp[c].unsettled)
 				r->shown = 1;
@@ -461,6 +475,16 @@ int kreg_stats_table(kreg_buf *out, size_t *nshown, kreg_stats_matrix *const *co
 		if (!r->shown)
 			continue;
 		shown++;
+		if (r->bad) {
+			for (size_t c = 1; c < ncols; c++)
+				if (r->cmp[c].verdict == KREG_VERDICT_UNKNOWN &&
+				    !strncmp(r->cmp[c].reason, "not compared: ", 14)) {
+					kreg_buf_printf(out, "%*s  %s (%s)\n", first, "", r->metric,
+							r->cmp[c].reason);
+					break;
+				}
+			continue;
+		}
 		put_mean(out, r->s[0]);
 		for (size_t c = 1; c < ncols; c++) {
 			put_change(out, r->metric, r->s[0], r->s[c], r->cmp[c].unsettled);

@@ -438,9 +438,42 @@ static void matrix_files(void **state)
 	assert_non_null(strstr(kreg_error_last(), "/nonexistent/m.json"));
 }
 
+/* issue 13 item 4: an infinity stored by an older kreg spoils its own
+ * metric, reported as not compared; every other metric is still compared
+ * and printed. */
+static void a_bad_metric_spares_the_rest(void **state)
+{
+	kreg_stats_matrix *cols[2] = { kreg_stats_matrix_new("base"), kreg_stats_matrix_new("new") };
+	kreg_stats_table_opts o = { .all = 1 };
+	kreg_buf out = KREG_BUF_INIT;
+	size_t shown = 0;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		kreg_stats_matrix_add(cols[0], "dbench.throughput_MB/s", INFINITY);
+		kreg_stats_matrix_add(cols[1], "dbench.throughput_MB/s", 100 + i);
+		kreg_stats_matrix_add(cols[0], "dbench.max_latency", 10 + i);
+		kreg_stats_matrix_add(cols[1], "dbench.max_latency", 10 + i);
+	}
+	assert_int_equal(kreg_stats_table(&out, &shown, cols, 2, &o), 0);
+	assert_int_equal(shown, 2);
+	assert_non_null(strstr(out.ptr, "dbench.throughput_MB/s (not compared: "
+				       "dbench.throughput_MB/s: base value 1 is not a finite number)"));
+	assert_non_null(strstr(out.ptr, "  dbench.max_latency\n"));
+	assert_null(strstr(out.ptr, "inf"));
+	kreg_buf_clear(&out);
+	assert_int_equal(kreg_stats_table_json(&out, &shown, cols, 2, &o), 0);
+	assert_non_null(strstr(out.ptr, "\"reason\": \"not compared: "));
+	assert_non_null(strstr(out.ptr, "\"metric\": \"dbench.max_latency\""));
+	kreg_buf_free(&out);
+	kreg_stats_matrix_free(cols[0]);
+	kreg_stats_matrix_free(cols[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_bad_metric_spares_the_rest),
 		cmocka_unit_test(lkp_big_regression_is_changed),
 		cmocka_unit_test(lkp_small_diff_is_not_changed),
 		cmocka_unit_test(lkp_rule_parts),

@@ -41,7 +41,8 @@ static const char *const data_files[] = {
 /* Format a test disk with a job's file system and mount it: a shell
  * function, the same text wherever the test runs (the guest's /init here;
  * an ssh host's target: kreg_image_disk_setup_script()). Errors go to
- * stdout, one line. */
+ * stdout, one line. The tools by their /sbin path: busybox's applets
+ * (/bin/mke2fs in the guest) come first in PATH. */
 #define DISK_SETUP_SH \
 	"disk_setup() {  # DEV FS MOUNTPOINT\n" \
 	"\tgrep -qw \"$2\" /proc/filesystems ||\n" \
@@ -49,11 +50,11 @@ static const char *const data_files[] = {
 	"\tcase \"$2\" in\n" \
 	"\text2|ext3|ext4)\n" \
 	"\t\tset -- \"$@\" noinit_itable\n" \
-	"\t\tmke2fs -q -F -t \"$2\" -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 \"$1\" ;;\n" \
+	"\t\t/sbin/mke2fs -q -F -t \"$2\" -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 \"$1\" ;;\n" \
 	"\txfs|btrfs|f2fs)\n" \
 	"\t\t# -f: a disk is reused and holds the last run's file system\n" \
 	"\t\tset -- \"$@\" defaults\n" \
-	"\t\t\"mkfs.$2\" -f \"$1\" ;;\n" \
+	"\t\t\"/sbin/mkfs.$2\" -f \"$1\" ;;\n" \
 	"\t*)\n" \
 	"\t\techo \"kreg formats ext2, ext3, ext4, xfs, btrfs and f2fs, not '$2'\"; return 1 ;;\n" \
 	"\tesac > /tmp/mkfs.log 2>&1 ||\n" \

@@ -9,6 +9,7 @@
 #   $KERNEL_BLOCK          commit 2 (child of 1): one block-layer file changed
 #   $KERNEL_PANIC          commit 3 (child of 1): panic() early in kernel_init
 #   $KERNEL_BROKEN         commit 4 (child of 1): a block-layer file that does not compile
+#   branch fxmark-kblockd  (child of 1): kblockd_mod_delayed_work_on waits >= 1 tick
 
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 KERNEL_CACHE=${KERNEL_CACHE:-$KREG_SRC/build/kernel-test}
@@ -50,7 +51,12 @@ _kernel_branches() {
 		"kreg test: panic" "init: panic at boot, for kreg's tests" &&
 	_kernel_branch broken block/blk-core.c \
 		's|^EXPORT_SYMBOL(blk_put_queue);|&\nkreg_test_does_not_compile;|' \
-		"kreg_test_does_not_compile" "block: a change that does not compile, for kreg's tests"
+		"kreg_test_does_not_compile" "block: a change that does not compile, for kreg's tests" &&
+	# docs/fxmark.md: the demo's block-layer regression in the spirit of
+	# cb2ac2912a (kblockd work waits at least one tick)
+	_kernel_branch fxmark-kblockd block/blk-core.c \
+		's|return mod_delayed_work_on(cpu, kblockd_workqueue, dwork, delay);|return mod_delayed_work_on(cpu, kblockd_workqueue, dwork, max(delay, 1UL));|' \
+		'dwork, max(delay, 1UL));' "block: kblockd work waits at least one tick (kreg's fxmark measurement)"
 }
 
 kernel_fixture() {

@@ -220,7 +220,7 @@ static const enum_val kvm_enum[] = {
 	{ "no", KREG_KVM_OFF }, { NULL, 0 },
 };
 static const enum_val direction_enum[] = {
-	{ "higher", KREG_DIR_HIGHER }, { "lower", KREG_DIR_LOWER }, { NULL, 0 },
+	{ "higher", KREG_CFG_DIR_HIGHER }, { "lower", KREG_CFG_DIR_LOWER }, { NULL, 0 },
 };
 static const char *const log_words[] = { "error", "warn", "info", "debug", NULL };
 static const char *const distribution_words[] = { "normal", "lognormal", NULL };

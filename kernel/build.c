@@ -1304,7 +1304,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	if ((error = record_commit(db, &out->commit_id, req, commit)) < 0)
 		goto done;
 	if ((error = kreg_db_build_start(db, &out->build_id, out->commit_id, out->tree,
-					 b.kc->name, out->config_hash)) < 0)
+					 b.label, out->config_hash)) < 0)
 		goto done;
 	have_row = 1;
 	build_start = kreg_now_mono();
@@ -1313,7 +1313,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 		goto done;
 	b.log = kreg_path_join(tmp_dir, "build.log");
 	log_append(b.log, "kreg: building %s (%s) commit %s tree %s, config %s (%s)\n",
-		   req->repo, req->repo_path, out->sha, out->tree, b.kc->name, out->config_hash);
+		   req->repo, req->repo_path, out->sha, out->tree, b.label, out->config_hash);
 
 	if ((error = take_shared(out, tmp_dir, &why)) < 0)
 		goto done;

@@ -266,6 +266,11 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 		put_clean(s->subject);
 		if (s->of_sha[0] && strcmp(s->of_sha, s->sha))
 			printf("  [reverts %.12s]", s->of_sha);
+		if (s->detail && strstr(s->detail, " for=")) {
+			printf("  [for: ");
+			put_clean(strstr(s->detail, " for=") + 5);
+			putchar(']');
+		}
 		if (s->detail && !strncmp(s->detail, "does not", 8)) {
 			printf("  [");
 			put_clean(s->detail);

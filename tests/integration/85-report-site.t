@@ -39,7 +39,7 @@ lab_check text "$REG"
 like "$CHECK_OUT" "block: reduce kblockd_mod_delayed_work_on\(\) CPU consumption" "the culprit's subject"
 like "$CHECK_OUT" "$CULPRIT" "its full sha"
 like "$CHECK_OUT" "Bart Demo <a16@example.org>" "its author"
-like "$CHECK_OUT" "-2[0-9]\.[0-9]% +[0-9]+ ± +[0-9]+% +-2[0-9]\.[0-9]% .*fio.read_iops" \
+like "$CHECK_OUT" "-[12][0-9]\.[0-9]% +[0-9]+( ± +[0-9]+%)? +-[12][0-9]\.[0-9]% .*fio.read_iops" \
 	"the 0-day comparison table: culprit's parent, culprit and head"
 like "$CHECK_OUT" "kreg bisect start --repo src --good $ROOT --bad $HEAD_SHA --job $ATOM --host simhost" \
 	"how to reproduce it with kreg commands"
@@ -51,7 +51,7 @@ is "$(grep -c '<g class="pt' "$TREND")" "$(git -C "$LAB/src" rev-list --first-pa
 like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12} block: reduce" \
 	"the culprit is marked, its <title> naming sha and subject"
 lab_check text "$SITE/commit-$CULPRIT.html"
-like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-2[0-9]\.[0-9]%regression" \
+like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-[12][0-9]\.[0-9]%regression" \
 	"the culprit's commit page: the metric against its baseline, a regression"
 lab_check text "$SITE/host-flaky.html"
 like "$CHECK_OUT" "infra_failed" "the flaky host's page lists its infrastructure failures"

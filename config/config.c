@@ -374,6 +374,7 @@ static const field mail_fields[] = {
 	  .def = "the password never goes in the configuration: put it in a file "
 		 "readable only by kreg and name that file in password_file" },
 	{ .key = "tls", .type = T_BOOL, .off = O(kreg_mail_cfg, tls), .def = "false" },
+	{ .key = "ca_file", .type = T_PATH, .off = O(kreg_mail_cfg, ca_file) },
 	{ .key = "override_to", .type = T_STR, .off = O(kreg_mail_cfg, override_to) },
 	{ .key = "reported_by", .type = T_STR, .off = O(kreg_mail_cfg, reported_by) },
 	{ .key = "maintainers", .type = T_BOOL, .off = O(kreg_mail_cfg, maintainers), .def = "true" },

@@ -156,6 +156,7 @@ typedef struct {
 	char *username;
 	char *password_file;	/* the password never goes in the YAML */
 	int tls;		/* require STARTTLS */
+	char *ca_file;		/* CA certificates to trust for the server's; default: the system's */
 	char *override_to;	/* everything to this address instead (a lab that reads first) */
 	char *reported_by;	/* the Reported-by: tag; default: from */
 	int maintainers;	/* mail who the tree's MAINTAINERS names, default 1 */

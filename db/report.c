@@ -684,3 +684,29 @@ void kreg_db_report_queue_free(kreg_db_report_work_count *counts, kreg_db_report
 	}
 	free(items);
 }
+
+int kreg_db_report_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
+			       const char *config_name)
+{
+	sqlite3_stmt *st;
+	int rc, error;
+
+	*artifact = NULL;
+	if (kreg_db__prepare(db, &st, "SELECT artifact FROM builds WHERE commit_id = ?1"
+			     " AND status = 'ok' AND artifact IS NOT NULL"
+			     " AND (?2 IS NULL OR config_name = ?2) ORDER BY id DESC LIMIT 1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, commit_id);
+	kreg_db__bind_text(st, 2, config_name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*artifact = kreg_db__column_strdup(st, 0);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		error = KREG_ENOTFOUND;
+	} else {
+		error = kreg_db__error(db, "cannot read builds");
+	}
+	sqlite3_finalize(st);
+	return error;
+}

@@ -62,6 +62,12 @@ typedef struct {
 int kreg_db_report_mail_get(kreg_db *db, kreg_db_report_mail *out, int64_t regression_id);
 void kreg_db_report_mail_free(kreg_db_report_mail *m);
 
+/* The artifact directory of the newest successful build of a commit (with
+ * that kernel config name when config_name is not NULL); KREG_ENOTFOUND
+ * when it was not built here. */
+int kreg_db_report_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
+			       const char *config_name);
+
 /* The newest bisection of a regression; 0 when none. */
 int kreg_db_report_bisection_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id);
 

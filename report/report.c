@@ -447,7 +447,7 @@ static void reproduce_load(kreg_report_regression *r)
 	char *atom = kreg_asprintf("%s.yaml", r->job);
 	size_t alloc = 0;
 
-	reproduce_add(r, &alloc, kreg_asprintf("# the atom: save the job's YAML (below) as %s", atom));
+	reproduce_add(r, &alloc, kreg_asprintf("# save the atom's YAML (in the report) as %s", atom));
 	reproduce_add(r, &alloc, kreg_asprintf("kreg job run %s --host %s --runs 3 --repo %s --commit %s",
 					       atom, r->host, r->repo, r->culprit.parent && r->culprit.id ?
 					       r->culprit.parent : good));

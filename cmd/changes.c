@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "stats/changes.h"
 #include "stats/detect.h"
+#include "usecase/judge_opts.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -52,6 +53,7 @@ static const char *short_sha(char buf[13], const char *sha)
 typedef struct {
 	kreg_db *db;
 	const kreg_config *cfg;
+	kreg_stats_opts stats;	/* from cfg */
 	int64_t repo_id, job_id, host_id;
 	const char *head;
 	size_t limit;
@@ -79,7 +81,7 @@ static int one_metric(changes_ctx *x, const char *metric)
 	if ((error = kreg_stats_change_points(&cp, &ncp, &sh, NULL)) < 0)
 		goto done;
 	dopts.since = ncp ? cp[ncp - 1].index : 0;
-	if ((error = kreg_stats_detect(&det, &x->cfg->detect, metric, &sh, &dopts)) < 0)
+	if ((error = kreg_stats_detect(&det, &x->stats, metric, &sh, &dopts)) < 0)
 		goto done;
 	x->nfound += ncp;
 
@@ -203,6 +205,7 @@ int cmd_changes(int argc, char **argv)
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
 	x.cfg = cfg;
+	kreg_judge_stats_opts(&x.stats, cfg);
 	x.limit = (size_t)limit;
 	if (kreg_cmd_open_db(&x.db, cfg, KREG_DB_READONLY) < 0)
 		goto done;
@@ -301,6 +304,7 @@ done:
 	free(branch_head);
 	kreg_db_commit_free(&c);
 	kreg_db_close(x.db);
+	kreg_judge_stats_opts_free(&x.stats);
 	kreg_config_free(cfg);
 	return ret;
 }

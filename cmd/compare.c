@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "stats/compare.h"
 #include "stats/matrix.h"
+#include "usecase/judge_opts.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ int cmd_compare(int argc, char **argv)
 	};
 	const char *job = NULL, *host = NULL, *repo = NULL;
 	kreg_stats_table_opts topts = { 0 };
+	kreg_stats_opts sopts = { 0 };
 	kreg_stats_matrix **cols = NULL;
 	kreg_config *cfg = NULL;
 	kreg_db *db = NULL;
@@ -151,7 +153,8 @@ int cmd_compare(int argc, char **argv)
 		return kreg_cmd_usage(usage, "compare: --job and --host go together");
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	topts.cfg = &cfg->detect;
+	kreg_judge_stats_opts(&sopts, cfg);
+	topts.stats = &sopts;
 
 	cols = kreg_calloc((size_t)(argc - optind), sizeof(*cols));
 	for (int i = optind; i < argc; i++) {
@@ -206,6 +209,7 @@ done:
 	free(cols);
 	kreg_buf_free(&out);
 	kreg_db_close(db);
+	kreg_judge_stats_opts_free(&sopts);
 	kreg_config_free(cfg);
 	return ret;
 }

@@ -220,7 +220,7 @@ static const enum_val kvm_enum[] = {
 	{ "no", KREG_KVM_OFF }, { NULL, 0 },
 };
 static const enum_val direction_enum[] = {
-	{ "higher", KREG_DIR_HIGHER }, { "lower", KREG_DIR_LOWER }, { NULL, 0 },
+	{ "higher", KREG_CFG_DIR_HIGHER }, { "lower", KREG_CFG_DIR_LOWER }, { NULL, 0 },
 };
 static const char *const log_words[] = { "error", "warn", "info", "debug", NULL };
 static const char *const distribution_words[] = { "normal", "lognormal", NULL };
@@ -247,6 +247,7 @@ static const field repo_fields[] = {
 	{ .key = "poll_interval", .type = T_DURATION, .off = O(kreg_repo_cfg, poll_interval), .def = "300",
 	  .min = 1, .max = HUGE_VAL },
 	{ .key = "maintainers", .type = T_STRLIST, .off = O(kreg_repo_cfg, maintainers), C(kreg_repo_cfg, nmaintainers) },
+	{ .key = "commit_url", .type = T_STR, .off = O(kreg_repo_cfg, commit_url) },
 };
 SCHEMA(repo_schema, kreg_repo_cfg, repo_fields, repo_check);
 

@@ -18,6 +18,7 @@ typedef struct {
 	double poll_interval;	/* seconds */
 	char **maintainers;	/* extra recipients for this tree's reports */
 	size_t nmaintainers;
+	char *commit_url;	/* a commit's web page, "%s" standing for its sha; NULL: none */
 } kreg_repo_cfg;
 
 typedef struct {
@@ -108,12 +109,13 @@ typedef struct {
 	char *kconfig;		/* kernel config name, default the first */
 } kreg_job_cfg;
 
-/* Direction of good for metrics matching a glob. */
-typedef enum { KREG_DIR_UNKNOWN = 0, KREG_DIR_HIGHER = 1, KREG_DIR_LOWER = -1 } kreg_direction;
+/* Direction of good for metrics matching a glob, as kreg.yaml says it
+ * (stats/' kreg_direction has the same values; usecase/judge_opts.h maps). */
+typedef enum { KREG_CFG_DIR_UNSET = 0, KREG_CFG_DIR_HIGHER = 1, KREG_CFG_DIR_LOWER = -1 } kreg_cfg_direction;
 
 typedef struct {
 	char *pattern;		/* fnmatch(3) glob over the metric name */
-	kreg_direction direction;
+	kreg_cfg_direction direction;
 	double floor;		/* minimal relative change worth a verdict; <0: default */
 } kreg_metric_rule;
 

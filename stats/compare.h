@@ -3,9 +3,9 @@
 #ifndef KREG_STATS_COMPARE_H
 #define KREG_STATS_COMPARE_H
 
-#include "config/config.h"
 #include "lib/buf.h"
 #include "stats/matrix.h"
+#include "stats/stats.h"
 
 #include <stddef.h>
 
@@ -33,7 +33,12 @@ typedef struct {
 	kreg_verdict verdict;
 	double p_rank;		/* Mann-Whitney U, two-sided; 1 when not computed */
 	double p_welch;		/* Welch's t, two-sided; NAN when a side has < 2 runs */
-	int lkp_changed;	/* LKP's range non-overlap rule held */
+	int lkp_changed;	/* LKP's own rule, exactly: kreg_stats_lkp_changed() with
+				 * LKP's defaults, cur as its 'a' and base as its 'b' */
+	int ranges_apart;	/* kreg's variant of it: LKP's range test alone, on the
+				 * 10%-90% trimmed ranges from 10 runs a side up */
+	int unsettled;		/* UNKNOWN but suggestive (ranges apart, or rank p under
+				 * 0.25): shown in the table, marked, with runs_needed */
 	int runs_needed;	/* UNKNOWN: runs a side that would settle it */
 	int more_runs;		/* UNKNOWN: runs to add, both sides together */
 	char reason[160];	/* one line: why this verdict */
@@ -41,15 +46,15 @@ typedef struct {
 
 void kreg_stats_summarise(kreg_stats_summary *s, const double *v, size_t n);
 
-/* Judge cur against base for metric, with cfg's min_runs, floors, alpha and
- * direction rules (cfg may be NULL: 3 runs, 5%, alpha 0.01, LKP's
+/* Judge cur against base for metric, with opts' min_runs, floors, alpha and
+ * direction rules (opts may be NULL: 3 runs, 5%, alpha 0.01, LKP's
  * directions). A change is called only with min_runs a side, |change| at
  * or above the floor, LKP's range non-overlap rule (on 10%-trimmed ranges
  * from 10 runs a side up, so that more runs can settle it) and the rank
  * test at alpha; when the rank test cannot reach alpha at these sizes
  * (3 v 3: p >= 0.1), complete separation with Welch's p under alpha / 10
  * stands in for it. Returns <0 only on bad input (not finite values). */
-int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const char *metric,
+int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *opts, const char *metric,
 		       const double *base, size_t nbase, const double *cur, size_t ncur);
 
 /* "regression", "improvement", "no change", "change", "unknown" */
@@ -58,12 +63,18 @@ const char *kreg_stats_verdict_name(kreg_verdict v);
 int kreg_stats_verdict_changed(kreg_verdict v);
 
 typedef struct {
-	const kreg_detect_cfg *cfg;	/* may be NULL */
+	const kreg_stats_opts *stats;	/* may be NULL */
 	int all;			/* every metric, not only the changed ones */
 } kreg_stats_table_opts;
 
+/* The mark of an unsettled change in the table, after its %change. */
+#define KREG_STATS_UNSETTLED_MARK '?'
+
 /* The 0-day table: cols[0] is the base; each other column is compared to
- * it. Appends to out; *nshown (may be NULL) is how many metrics it lists. */
+ * it. A metric is listed when a column changed or is unsettled (marked '?'
+ * after its %change, with the runs a side that would settle it explained
+ * under the table), or every metric with opts->all. Appends to out;
+ * *nshown (may be NULL) is how many metrics it lists. */
 int kreg_stats_table(kreg_buf *out, size_t *nshown, kreg_stats_matrix *const *cols, size_t ncols,
 		     const kreg_stats_table_opts *opts);
 /* The same comparison as JSON: columns, and per metric each column's

@@ -1,6 +1,7 @@
 /* The detection step (see detect.h). */
 #include "usecase/detect.h"
 #include "usecase/bisect_driver.h"
+#include "usecase/judge_opts.h"
 
 #include "db/commits.h"
 #include "db/history.h"
@@ -88,6 +89,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_stats_detection det;
 	kreg_stats_detect_opts opts;
 	kreg_db_regression reg;
+	kreg_stats_opts so;
 	int64_t metric_id, bad_id, base_id;
 	int error, step_runs = cfg->detect.step_runs > 0 ? cfg->detect.step_runs : 3;
 
@@ -107,7 +109,10 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	opts.suggest = cfg->detect.suggest;
 	opts.step_runs = step_runs;
 	sh = (kreg_stats_history){ h.ncommits, h.offset, h.values };
-	if ((error = kreg_stats_detect(&det, &cfg->detect, metric, &sh, &opts)) < 0)
+	kreg_judge_stats_opts(&so, cfg);
+	error = kreg_stats_detect(&det, &so, metric, &sh, &opts);
+	kreg_judge_stats_opts_free(&so);
+	if (error < 0)
 		goto done;
 	if (det.action == KREG_DETECT_NONE || det.action == KREG_DETECT_WAIT)
 		say(progress, "detect: %s at %.12s: %s: %s", metric, head,

@@ -155,6 +155,12 @@ typedef struct {
 	char *username;
 	char *password_file;	/* the password never goes in the YAML */
 	int tls;		/* require STARTTLS */
+	char *override_to;	/* everything to this address instead (a lab that reads first) */
+	char *reported_by;	/* the Reported-by: tag; default: from */
+	int maintainers;	/* mail who the tree's MAINTAINERS names, default 1 */
+	int attempts;		/* tries before a message refused (5xx) is given up, default 5 */
+	double backoff;		/* seconds before the first retry, doubling, default 60 */
+	double timeout;		/* seconds for one SMTP session, default 60 */
 } kreg_mail_cfg;
 
 typedef struct {

@@ -582,7 +582,7 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 		log_warn("%d work item%s left running by an earlier daemon put back", taken,
 			 taken == 1 ? "" : "s");
 	/* Its workers died with it: their runs will never end. */
-	if ((error = kreg_db_runs_abandon(d.db, kreg_now() + 1, &taken)) < 0)
+	if ((error = kreg_db_runs_reap(d.db, &taken)) < 0)
 		goto done;
 	if (taken)
 		log_warn("%d run%s of an earlier daemon's workers marked infra_failed", taken,

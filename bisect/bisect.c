@@ -332,10 +332,22 @@ static unsigned more_runs(const machine *m, const node *x, unsigned budget);
 
 static void ask(kreg_bisect_action *out, kreg_bisect_role role, const node *x, unsigned runs)
 {
+	static const char *const why[] = {
+		[KREG_BISECT_ROLE_GOOD] = "the good end",
+		[KREG_BISECT_ROLE_BAD] = "the bad end",
+		[KREG_BISECT_ROLE_STEP] = "search",
+		[KREG_BISECT_ROLE_VERIFY_CULPRIT] = "verify: the culprit, runs of its own",
+		[KREG_BISECT_ROLE_VERIFY_PARENT] = "verify: a parent of the culprit, runs of its own",
+		[KREG_BISECT_ROLE_REVERT] = "verify: the culprit reverted on bad",
+	};
+
 	out->done = 0;
 	out->role = role;
 	out->commit = x->id;
 	out->runs = runs ? runs : 1;
+	out->why = why[role];
+	if (role == KREG_BISECT_ROLE_STEP && nvalues(x))
+		out->why = "search: not yet sure, more runs";
 }
 
 /* The ends are everyone's reference: they may run more than one commit. */
@@ -358,10 +370,14 @@ static void ask_more(machine *m, kreg_bisect_action *out, kreg_bisect_role role,
 		if (end != x && nruns(end) < end_budget(m, verifying)) {
 			ask(out, end == m->good ? KREG_BISECT_ROLE_GOOD : KREG_BISECT_ROLE_BAD, end,
 			    m->p->batch);
+			out->why = "a reference: this end has fewer samples than the commit judged";
 			return;
 		}
 	}
 	ask(out, role, x, more_runs(m, x, budget));
+	if (verifying)
+		out->why = role == KREG_BISECT_ROLE_VERIFY_CULPRIT ? "verify: the culprit, not yet sure" :
+			   "verify: a parent of the culprit, not yet sure";
 }
 
 /* Runs to ask at x: up to runs_per_step first, then a batch, within the
@@ -441,6 +457,7 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 		if (nruns(x) >= end_budget(m, 0))
 			x = x == m->good ? m->bad : m->good;
 		ask(out, x == m->good ? KREG_BISECT_ROLE_GOOD : KREG_BISECT_ROLE_BAD, x, p->batch);
+		out->why = "the ends: the regression not shown yet, more runs";
 		return 1;
 	}
 	done(out, KREG_BISECT_NOT_REPRODUCED,
@@ -717,6 +734,7 @@ static int resolve_conflicts(machine *m, kreg_bisect_action *out)
 				weaker = fabs(b->llr) <= fabs(gd->llr) ? b : gd;
 				if (nruns(weaker) < p->max_runs) {
 					ask(out, KREG_BISECT_ROLE_STEP, weaker, more_runs(m, weaker, p->max_runs));
+					out->why = "search: a bad commit is an ancestor of a good one";
 					return 1;
 				}
 				m->marks[weaker->gi] = KREG_BISECT_MARK_SKIP;
@@ -804,6 +822,8 @@ static void conclude_untested(machine *m, kreg_bisect_action *out, const kreg_bi
 
 		if (x && x->verdict == KREG_BISECT_UNKNOWN && nruns(x) < 2 * p->max_runs) {
 			ask_more(m, out, KREG_BISECT_ROLE_STEP, x, 2 * p->max_runs, 0);
+			if (out->role == KREG_BISECT_ROLE_STEP)
+				out->why = "search: a second budget, it blocks the answer";
 			return;
 		}
 	}

@@ -111,6 +111,7 @@ typedef struct {
 	git_oid commit;
 	unsigned runs;
 	int make_revert;
+	const char *why;	/* what the runs are for, in words (a static string) */
 
 	/* Done. */
 	kreg_bisect_outcome outcome;

@@ -266,6 +266,11 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 		put_clean(s->subject);
 		if (s->of_sha[0] && strcmp(s->of_sha, s->sha))
 			printf("  [reverts %.12s]", s->of_sha);
+		if (s->detail && strstr(s->detail, " for=")) {
+			printf("  [for: ");
+			put_clean(strstr(s->detail, " for=") + 5);
+			putchar(']');
+		}
 		if (s->detail && !strncmp(s->detail, "does not", 8)) {
 			printf("  [");
 			put_clean(s->detail);
@@ -322,7 +327,10 @@ int cmd_bisect(int argc, char **argv)
 	}
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	if (kreg_cmd_open_db(&db, cfg, !strcmp(sub, "start") ? KREG_DB_CREATE | KREG_DB_MIGRATE : 0) < 0)
+	/* status and log only read: a read-only database will do */
+	if (kreg_cmd_open_db(&db, cfg, !strcmp(sub, "start") ? KREG_DB_CREATE | KREG_DB_MIGRATE :
+				       !strcmp(sub, "status") || !strcmp(sub, "log") ?
+				       KREG_DB_READONLY : 0) < 0)
 		goto done;
 	if (!strcmp(sub, "start"))
 		ret = cmd_start(cfg, db, argc, argv);

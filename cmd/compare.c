@@ -175,7 +175,7 @@ int cmd_compare(int argc, char **argv)
 			goto done;
 		}
 		if (!db) {
-			if (kreg_cmd_open_db(&db, cfg, 0) < 0)
+			if (kreg_cmd_open_db(&db, cfg, KREG_DB_READONLY) < 0)
 				goto done;
 			if (resolve_repo(&repo_id, db, cfg, repo) < 0)
 				goto fail;

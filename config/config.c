@@ -1555,10 +1555,8 @@ int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *
 	}
 	close(fd);
 	fd = -1;
-	if (kreg_buf_read_file(&b, path) < 0) {
-		kreg_error_errno("%s: cannot read the configuration", path);
+	if (kreg_buf_read_file_max(&b, path, KREG_CONFIG_MAX_FILE, "a configuration file") < 0)
 		goto fail;
-	}
 	error = kreg_config_load_string(out, path, b.ptr, b.len, problems);
 	kreg_buf_free(&b);
 	return error;

@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A configuration file larger than this is refused (/dev/zero, a pipe). */
+#define KREG_CONFIG_MAX_FILE ((size_t)4 << 20)
+
 typedef struct {
 	char *name;		/* short name used in paths and e-mail subjects */
 	char *url;		/* anything libgit2 can fetch: path, file://, https:// */

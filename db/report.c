@@ -326,3 +326,387 @@ int kreg_db_report_bisection_of(kreg_db *db, int64_t *bisection_id, int64_t regr
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read bisections");
 }
+
+/* ---- the lab's overview ---- */
+
+int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT b.repo_id, r.name, b.name, b.head FROM branches b "
+			     "JOIN repos r ON r.id = b.repo_id WHERE b.head IS NOT NULL "
+			     "ORDER BY r.name, b.name") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_branch *b;
+
+		KREG_ARRAY_GROW(*out, *n + 1, alloc);
+		b = &(*out)[(*n)++];
+		memset(b, 0, sizeof(*b));
+		b->repo_id = sqlite3_column_int64(st, 0);
+		b->repo = kreg_db__column_strdup(st, 1);
+		b->branch = kreg_db__column_strdup(st, 2);
+		copy_sha(b->head, st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		kreg_db_report_branches_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot list branches");
+	}
+	return 0;
+}
+
+void kreg_db_report_branches_free(kreg_db_report_branch *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].repo);
+		free(v[i].branch);
+	}
+	free(v);
+}
+
+int kreg_db_report_pairs(kreg_db *db, kreg_db_report_pair **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT p.job_id, p.host_id, j.name, h.name FROM "
+			     "(SELECT DISTINCT job_id, host_id FROM runs WHERE status = 'ok' "
+			     "AND commit_id IS NOT NULL) p JOIN jobs j ON j.id = p.job_id "
+			     "JOIN hosts h ON h.id = p.host_id ORDER BY j.name, h.name") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_pair *p;
+
+		KREG_ARRAY_GROW(*out, *n + 1, alloc);
+		p = &(*out)[(*n)++];
+		p->job_id = sqlite3_column_int64(st, 0);
+		p->host_id = sqlite3_column_int64(st, 1);
+		p->job = kreg_db__column_strdup(st, 2);
+		p->host = kreg_db__column_strdup(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		kreg_db_report_pairs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot list jobs and hosts");
+	}
+	return 0;
+}
+
+void kreg_db_report_pairs_free(kreg_db_report_pair *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].job);
+		free(v[i].host);
+	}
+	free(v);
+}
+
+int kreg_db_report_metric_names(kreg_db *db, char ***names, size_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT id, name FROM metrics ORDER BY id") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (id < 0 || id > 100000000)
+			continue;
+		if ((size_t)id >= *n) {
+			*names = kreg_reallocarray(*names, (size_t)id + 1, sizeof(**names));
+			memset(*names + *n, 0, ((size_t)id + 1 - *n) * sizeof(**names));
+			*n = (size_t)id + 1;
+		}
+		(*names)[id] = kreg_db__column_strdup(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot list metrics");
+	}
+	return 0;
+}
+
+int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id,
+			   kreg_db_report_sample_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__prepare(db, &st, "SELECT r.commit_id, s.metric_id, s.value FROM runs r "
+			     "JOIN samples s ON s.run_id = r.id WHERE r.job_id = ?1 AND r.host_id = ?2 "
+			     "AND r.status = 'ok' AND r.commit_id IS NOT NULL "
+			     "ORDER BY r.commit_id, r.id") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, host_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (cb(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		       sqlite3_column_double(st, 2), arg))
+			break;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return kreg_db__error(db, "cannot read samples");
+	return 0;
+}
+
+int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT c.id, c.repo_id, c.sha, c.parents, c.subject, "
+			     "c.author_name, c.author_email, c.author_time, c.committer_time, "
+			     "c.id IN (SELECT commit_id FROM runs) FROM commits c ORDER BY c.id") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_commit *c;
+		const unsigned char *parents = sqlite3_column_text(st, 3);
+
+		KREG_ARRAY_GROW(*out, *n + 1, alloc);
+		c = &(*out)[(*n)++];
+		memset(c, 0, sizeof(*c));
+		c->id = sqlite3_column_int64(st, 0);
+		c->repo_id = sqlite3_column_int64(st, 1);
+		copy_sha(c->sha, st, 2);
+		if (parents)
+			snprintf(c->parent, sizeof(c->parent), "%.*s",
+				 (int)strcspn((const char *)parents, " "), (const char *)parents);
+		c->subject = kreg_db__column_strdup(st, 4);
+		c->author_name = kreg_db__column_strdup(st, 5);
+		c->author_email = kreg_db__column_strdup(st, 6);
+		c->author_time = sqlite3_column_int64(st, 7);
+		c->committer_time = sqlite3_column_int64(st, 8);
+		c->tested = sqlite3_column_int(st, 9);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		kreg_db_report_commits_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot list commits");
+	}
+	return 0;
+}
+
+void kreg_db_report_commits_free(kreg_db_report_commit *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].subject);
+		free(v[i].author_name);
+		free(v[i].author_email);
+	}
+	free(v);
+}
+
+int kreg_db_report_host_runs(kreg_db *db, kreg_db_report_run **out, size_t *n, int64_t host_id,
+			     size_t limit)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT r.id, r.commit_id, j.name, r.status, r.error, "
+			     "r.kernel, c.sha, r.started, r.finished FROM runs r "
+			     "JOIN jobs j ON j.id = r.job_id LEFT JOIN commits c ON c.id = r.commit_id "
+			     "WHERE r.host_id = ?1 ORDER BY r.id DESC LIMIT ?2") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, (int64_t)limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_run *r;
+
+		KREG_ARRAY_GROW(*out, *n + 1, alloc);
+		r = &(*out)[(*n)++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(st, 0);
+		r->commit_id = sqlite3_column_int64(st, 1);
+		r->job = kreg_db__column_strdup(st, 2);
+		r->status = kreg_db__column_strdup(st, 3);
+		r->error = kreg_db__column_strdup(st, 4);
+		r->kernel = kreg_db__column_strdup(st, 5);
+		copy_sha(r->sha, st, 6);
+		r->started = sqlite3_column_int64(st, 7);
+		r->finished = sqlite3_column_int64(st, 8);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		kreg_db_report_runs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot list the host's runs");
+	}
+	return 0;
+}
+
+void kreg_db_report_runs_free(kreg_db_report_run *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].job);
+		free(v[i].status);
+		free(v[i].error);
+		free(v[i].kernel);
+	}
+	free(v);
+}
+
+int kreg_db_report_host_counts(kreg_db *db, kreg_db_report_run_counts *out, int64_t host_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (kreg_db__prepare(db, &st, "SELECT status, count(*), max(id) FROM runs WHERE host_id = ?1 "
+			     "GROUP BY status") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, host_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+		int64_t count = sqlite3_column_int64(st, 1), last = sqlite3_column_int64(st, 2);
+
+		if (!s)
+			continue;
+		if (!strcmp(s, "ok"))
+			out->ok = count;
+		else if (!strcmp(s, "job_failed"))
+			out->job_failed = count;
+		else if (!strcmp(s, "kernel_failed"))
+			out->kernel_failed = count;
+		else if (!strcmp(s, "infra_failed"))
+			out->infra_failed = count;
+		else if (!strcmp(s, "running"))
+			out->running = count;
+		if (last > out->last)
+			out->last = last;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot count the host's runs");
+}
+
+int kreg_db_report_queue(kreg_db *db, kreg_db_report_work_count **counts, size_t *ncounts,
+			 kreg_db_report_work **items, size_t *nitems, size_t limit)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*counts = NULL;
+	*ncounts = 0;
+	*items = NULL;
+	*nitems = 0;
+	if (kreg_db__prepare(db, &st, "SELECT kind, state, count(*) FROM work GROUP BY kind, state "
+			     "ORDER BY kind, state") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_work_count *c;
+		const unsigned char *kind = sqlite3_column_text(st, 0), *state = sqlite3_column_text(st, 1);
+
+		KREG_ARRAY_GROW(*counts, *ncounts + 1, alloc);
+		c = &(*counts)[(*ncounts)++];
+		snprintf(c->kind, sizeof(c->kind), "%s", kind ? (const char *)kind : "");
+		snprintf(c->state, sizeof(c->state), "%s", state ? (const char *)state : "");
+		c->count = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	alloc = 0;
+	if (kreg_db__prepare(db, &st, "SELECT w.id, w.kind, w.state, w.error, c.sha, j.name, h.name, "
+			     "w.attempts, w.priority, w.updated FROM work w "
+			     "LEFT JOIN commits c ON c.id = w.commit_id LEFT JOIN jobs j ON j.id = w.job_id "
+			     "LEFT JOIN hosts h ON h.id = w.host_id WHERE w.state IN ('queued','running') "
+			     "ORDER BY w.state = 'running' DESC, w.priority DESC, w.id LIMIT ?1") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, (int64_t)limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_work *w;
+
+		KREG_ARRAY_GROW(*items, *nitems + 1, alloc);
+		w = &(*items)[(*nitems)++];
+		memset(w, 0, sizeof(*w));
+		w->id = sqlite3_column_int64(st, 0);
+		w->kind = kreg_db__column_strdup(st, 1);
+		w->state = kreg_db__column_strdup(st, 2);
+		w->error = kreg_db__column_strdup(st, 3);
+		copy_sha(w->sha, st, 4);
+		w->job = kreg_db__column_strdup(st, 5);
+		w->host = kreg_db__column_strdup(st, 6);
+		w->attempts = sqlite3_column_int(st, 7);
+		w->priority = sqlite3_column_int(st, 8);
+		w->updated = sqlite3_column_int64(st, 9);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+fail:
+	kreg_db__error(db, "cannot read the work queue");
+	kreg_db_report_queue_free(*counts, *items, *nitems);
+	*counts = NULL;
+	*items = NULL;
+	*ncounts = *nitems = 0;
+	return KREG_ERROR;
+}
+
+void kreg_db_report_queue_free(kreg_db_report_work_count *counts, kreg_db_report_work *items,
+			       size_t nitems)
+{
+	free(counts);
+	for (size_t i = 0; i < nitems; i++) {
+		free(items[i].kind);
+		free(items[i].state);
+		free(items[i].error);
+		free(items[i].job);
+		free(items[i].host);
+	}
+	free(items);
+}
+
+int kreg_db_report_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
+			       const char *config_name)
+{
+	sqlite3_stmt *st;
+	int rc, error;
+
+	*artifact = NULL;
+	if (kreg_db__prepare(db, &st, "SELECT artifact FROM builds WHERE commit_id = ?1"
+			     " AND status = 'ok' AND artifact IS NOT NULL"
+			     " AND (?2 IS NULL OR config_name = ?2) ORDER BY id DESC LIMIT 1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, commit_id);
+	kreg_db__bind_text(st, 2, config_name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*artifact = kreg_db__column_strdup(st, 0);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		error = KREG_ENOTFOUND;
+	} else {
+		error = kreg_db__error(db, "cannot read builds");
+	}
+	sqlite3_finalize(st);
+	return error;
+}

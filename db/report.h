@@ -62,7 +62,89 @@ typedef struct {
 int kreg_db_report_mail_get(kreg_db *db, kreg_db_report_mail *out, int64_t regression_id);
 void kreg_db_report_mail_free(kreg_db_report_mail *m);
 
+/* The artifact directory of the newest successful build of a commit (with
+ * that kernel config name when config_name is not NULL); KREG_ENOTFOUND
+ * when it was not built here. */
+int kreg_db_report_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
+			       const char *config_name);
+
 /* The newest bisection of a regression; 0 when none. */
 int kreg_db_report_bisection_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id);
+
+/* The branches polled, with a head (repo name, branch, head sha). */
+typedef struct {
+	int64_t repo_id;
+	char *repo, *branch;
+	char head[41];
+} kreg_db_report_branch;
+int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n);
+void kreg_db_report_branches_free(kreg_db_report_branch *v, size_t n);
+
+/* The (job, host) pairs with OK runs at a commit, with their names. */
+typedef struct {
+	int64_t job_id, host_id;
+	char *job, *host;
+} kreg_db_report_pair;
+int kreg_db_report_pairs(kreg_db *db, kreg_db_report_pair **out, size_t *n);
+void kreg_db_report_pairs_free(kreg_db_report_pair *v, size_t n);
+
+/* Every metric row: names[id] for id < n (NULL where no row). */
+int kreg_db_report_metric_names(kreg_db *db, char ***names, size_t *n);
+
+/* Every OK sample of (job, host) at a commit, ordered by commit id and run
+ * id (the index's order: no sort): cb is called once per sample; a
+ * non-zero return stops. */
+typedef int (*kreg_db_report_sample_cb)(int64_t commit_id, int64_t metric_id, double value,
+					void *arg);
+int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id,
+			   kreg_db_report_sample_cb cb, void *arg);
+
+/* Every commit row (kreg records only the commits it saw), with the fields
+ * a page shows; tested: it has runs (any status). */
+typedef struct {
+	int64_t id, repo_id;
+	int tested;
+	char sha[41];
+	char parent[41];		/* first parent, "" for a root */
+	char *subject, *author_name, *author_email;
+	int64_t author_time, committer_time;
+} kreg_db_report_commit;
+int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n);
+void kreg_db_report_commits_free(kreg_db_report_commit *v, size_t n);
+
+/* A host's runs, newest first (at most limit), and its counts by status. */
+typedef struct {
+	int64_t id, commit_id;
+	char *job, *status, *error, *kernel;
+	char sha[41];			/* "" without a commit */
+	int64_t started, finished;
+} kreg_db_report_run;
+int kreg_db_report_host_runs(kreg_db *db, kreg_db_report_run **out, size_t *n, int64_t host_id,
+			     size_t limit);
+void kreg_db_report_runs_free(kreg_db_report_run *v, size_t n);
+typedef struct {
+	int64_t ok, job_failed, kernel_failed, infra_failed, running;
+	int64_t last;			/* the newest run's id */
+} kreg_db_report_run_counts;
+int kreg_db_report_host_counts(kreg_db *db, kreg_db_report_run_counts *out, int64_t host_id);
+
+/* The work queue: counts by kind and state, and the items not done (at
+ * most limit, by priority). */
+typedef struct {
+	int64_t id;
+	char *kind, *state, *error;
+	char sha[41];
+	char *job, *host;
+	int attempts, priority;
+	int64_t updated;
+} kreg_db_report_work;
+typedef struct {
+	char kind[16], state[16];
+	int64_t count;
+} kreg_db_report_work_count;
+int kreg_db_report_queue(kreg_db *db, kreg_db_report_work_count **counts, size_t *ncounts,
+			 kreg_db_report_work **items, size_t *nitems, size_t limit);
+void kreg_db_report_queue_free(kreg_db_report_work_count *counts, kreg_db_report_work *items,
+			       size_t nitems);
 
 #endif

@@ -210,8 +210,9 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 		kreg_buf_puts(b, ")");
 	}
 	kreg_buf_putc(b, '\n');
-	kreg_buf_printf(b, "\tcompiler: %s\n", r->backend && !strcmp(r->backend, "sim") ?
-			"none (sim: no kernel is built)" : "the build host's gcc (see the kernel's .config)");
+	kreg_buf_printf(b, "\tcompiler: %s\n", r->compiler ? r->compiler :
+			r->backend && !strcmp(r->backend, "sim") ? "none (sim: no kernel is built)" :
+			"unknown (the kernel was not built here)");
 	kreg_buf_puts(b, "\n\n");
 	if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CULPRIT) {
 		kreg_buf_puts(b, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"

@@ -6,6 +6,7 @@
 #include "db/commits.h"
 #include "db/report.h"
 #include "db/results.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -446,7 +447,7 @@ static void reproduce_load(kreg_report_regression *r)
 	char *atom = kreg_asprintf("%s.yaml", r->job);
 	size_t alloc = 0;
 
-	reproduce_add(r, &alloc, kreg_asprintf("# the atom: save the job's YAML (below) as %s", atom));
+	reproduce_add(r, &alloc, kreg_asprintf("# save the atom's YAML (in the report) as %s", atom));
 	reproduce_add(r, &alloc, kreg_asprintf("kreg job run %s --host %s --runs 3 --repo %s --commit %s",
 					       atom, r->host, r->repo, r->culprit.parent && r->culprit.id ?
 					       r->culprit.parent : good));
@@ -463,6 +464,41 @@ static void reproduce_load(kreg_report_regression *r)
 }
 
 /* ---- the whole regression ---- */
+
+/* The compiler that built the kernel: the build's .config says. */
+static void compiler_load(kreg_report_regression *r, kreg_db *db)
+{
+	const kreg_report_commit *c[] = { &r->culprit, &r->bad };
+	static const char key[] = "CONFIG_CC_VERSION_TEXT=\"";
+
+	for (size_t i = 0; i < 2 && !r->compiler; i++) {
+		char *art = NULL, *path;
+		kreg_buf b = KREG_BUF_INIT;
+
+		if (!c[i]->id || kreg_db_report_artifact_of(db, &art, c[i]->id, r->kconfig) < 0) {
+			kreg_error_clear();
+			continue;
+		}
+		path = kreg_path_join(art, ".config");
+		if (kreg_buf_read_file(&b, path) == 0) {
+			const char *p = strstr(b.ptr, key);
+			if (p && (p == b.ptr || p[-1] == '\n')) {
+				p += sizeof(key) - 1;
+				const char *e = strchr(p, '"');
+				const char *nl = strchr(p, '\n');
+				if (e && (!nl || e < nl)) {
+					char *v = kreg_strndup(p, (size_t)(e - p));
+					r->compiler = kreg_report_printable(v, 200);
+					free(v);
+				}
+			}
+		}
+		kreg_error_clear();
+		kreg_buf_free(&b);
+		free(path);
+		free(art);
+	}
+}
 
 static void kconfig_load(kreg_report_regression *r, const kreg_config *cfg)
 {
@@ -574,6 +610,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	if (r->bisection_id && (error = bisection_load(r, db)) < 0)
 		goto done;
 	kconfig_load(r, cfg);
+	compiler_load(r, db);
 	if ((error = table_load(r, db, cfg, row.repo_id)) < 0)
 		goto done;
 	/* a bisection alone stores no change: the table's */
@@ -632,6 +669,7 @@ void kreg_report_regression_free(kreg_report_regression *r)
 	free(r->backend);
 	free(r->kconfig);
 	free(r->kconfig_base);
+	free(r->compiler);
 	for (size_t i = 0; i < r->nkconfig_fragments; i++)
 		free(r->kconfig_fragments[i]);
 	free(r->kconfig_fragments);

@@ -97,6 +97,8 @@ typedef struct {
 	char *kconfig_base;		/* from the configuration when it names it */
 	char **kconfig_fragments;
 	size_t nkconfig_fragments;
+	char *compiler;			/* CONFIG_CC_VERSION_TEXT of the culprit's (else
+					 * the bad commit's) kernel build; NULL: not built here */
 
 	/* The metric and its change. */
 	char *metric;

@@ -340,8 +340,8 @@ static kreg_host_kernel *prepared(driver *d, const git_oid *id)
 }
 
 /* The verdict and numbers of a commit, on its step row. */
-static int judge_step(driver *d, int64_t step_id, const git_oid *id, char *verdict_out,
-		      size_t vsize)
+static int judge_step(driver *d, int64_t step_id, const git_oid *id, const char *why,
+		      char *verdict_out, size_t vsize)
 {
 	kreg_bisect_state st;
 	kreg_bisect_judgement j;
@@ -360,6 +360,8 @@ static int judge_step(driver *d, int64_t step_id, const git_oid *id, char *verdi
 		kreg_buf_printf(&detail, " noise=%.3g%%", 100 * j.noise);
 	else if (j.noise > 0)
 		kreg_buf_printf(&detail, " noise=%.3g", j.noise);
+	if (why)	/* last: the rest of the line */
+		kreg_buf_printf(&detail, " for=%s", why);
 	error = kreg_db_bisect_step_update(d->db, step_id, 0, v, detail.ptr);
 	snprintf(verdict_out, vsize, "%s (%s)", v, detail.ptr);
 	kreg_buf_free(&detail);
@@ -549,7 +551,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 			break;
 	}
 judge:
-	if ((error = judge_step(d, step_id, &target, verdict, sizeof(verdict))) < 0)
+	if ((error = judge_step(d, step_id, &target, a->why, verdict, sizeof(verdict))) < 0)
 		goto done;
 	say(d, "    -> %s", verdict);
 done:

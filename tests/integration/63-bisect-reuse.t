@@ -5,7 +5,7 @@
 # noise is relative (issue 14, part 4).
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 10
+plan 13
 
 TRAILERS_33="Sim-Effect: $METRIC -96%"
 make_repo "$SCRATCH/src"
@@ -20,6 +20,12 @@ unlike "$(sql "SELECT group_concat(verdict) FROM bisect_steps WHERE bisection_id
 	"no step is left unknown at -96%"
 like "$(sql "SELECT detail FROM bisect_steps WHERE bisection_id = 1 AND role = 'step' LIMIT 1")" \
 	"noise=[0-9.]+%" "the noise is relative (log scale)"
+run_kreg bisect log 1
+like "$OUT" "^ +[0-9]+ +step +[0-9a-f]{12} .*\[for: search\]" "log: a step row says it was for the search"
+like "$OUT" "^ +[0-9]+ +verify-culprit +${SHA_33:0:12} .*\[for: verify: the culprit" \
+	"log: the culprit's re-run says it verifies the culprit"
+is "$(sql "SELECT max(seq) = count(*) FROM bisect_steps WHERE bisection_id = 1")" 1 \
+	"the log's sequence numbers have no gap"
 runs33=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$SHA_33'")
 
 # A second bisection over an overlapping range reaches commits run before.

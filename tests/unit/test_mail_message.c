@@ -169,6 +169,7 @@ static void message_threads_and_stays_safe(void **state)
 	r.base_mean = r.bad_mean = NAN;
 	r.host = (char *)"lab1";
 	r.job = (char *)"fxmark-dbench";
+	r.compiler = (char *)"gcc (Debian 12.2.0-14) 12.2.0";
 
 	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
 	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: "
@@ -187,6 +188,7 @@ static void message_threads_and_stays_safe(void **state)
 	assert_non_null(strstr(m.body, "kreg noticed a -66.0% regression of "
 				       "fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec on:"));
 	assert_non_null(strstr(m.body, "| Reported-by: kreg robot <kreg@lab.example.org>"));
+	assert_non_null(strstr(m.body, "\tcompiler: gcc (Debian 12.2.0-14) 12.2.0\n"));
 
 	/* the same regression: the same Message-ID; a follow-up threads under it */
 	assert_int_equal(kreg_mail_compose(&f, &cfg, &r, KREG_MAIL_FIXED, m.message_id, NULL, &rcpts, 0), 0);

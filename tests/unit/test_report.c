@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "db/bisect.h"
+#include "db/builds.h"
 #include "db/commits.h"
 #include "db/db.h"
 #include "db/db_internal.h"
@@ -251,6 +252,35 @@ static void regression_row(void **state)
 	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 7, 0), KREG_ENOTFOUND);
 }
 
+/* The compiler line: CONFIG_CC_VERSION_TEXT of the culprit's kernel build. */
+static void compiler_from_build(void **state)
+{
+	fixture *f = *state;
+	kreg_report_regression *r;
+	int64_t build;
+	char *art = kreg_path_join(f->dir, "art"), *cfgfile = kreg_path_join(art, ".config");
+	static const char config[] = "CONFIG_CC_VERSION_TEXT=\"gcc (Debian 12.2.0-14) 12.2.0\"\n"
+				     "CONFIG_CC_IS_GCC=y\n";
+
+	/* not built here: none */
+	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 0, f->bisection_id), 0);
+	assert_null(r->compiler);
+	char *kconfig = kreg_strdup(r->kconfig ? r->kconfig : "default");
+	kreg_report_regression_free(r);
+
+	assert_int_equal(kreg_mkdir_p(art, 0755), 0);
+	assert_int_equal(kreg_write_file_atomic(cfgfile, config, sizeof(config) - 1), 0);
+	assert_int_equal(kreg_db_build_start(f->db, &build, f->commits[2], "tree", kconfig, "hash"), 0);
+	free(kconfig);
+	assert_int_equal(kreg_db_build_finish(f->db, build, "ok", art, NULL, NULL, 1.0), 0);
+	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 0, f->bisection_id), 0);
+	assert_non_null(r->compiler);
+	assert_string_equal(r->compiler, "gcc (Debian 12.2.0-14) 12.2.0");
+	kreg_report_regression_free(r);
+	free(cfgfile);
+	free(art);
+}
+
 static void printable(void **state)
 {
 	char *s;
@@ -272,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(bisection_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(regression_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(compiler_from_build, setup, teardown),
 		cmocka_unit_test(printable),
 	};
 

@@ -1,0 +1,109 @@
+#!/bin/bash
+# kreg report: the lab's site from a database filled by kreg's own commands
+# (sim hosts, runs along a branch, a bisection), opened in a real headless
+# Chromium: every kind of page renders at 375 px and wide with no console
+# error, no page scrolls sideways on a phone, no link is broken; then the
+# site is brought up to date after one new result, rewriting only what
+# changed, each page through a new file renamed over the old.
+# Screenshots are kept in build/report-screenshots/.
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/report-lib.sh"
+command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
+plan 48
+
+make_lab "$SCRATCH/lab"
+ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
+like "$(cat "$LAB/bisect.out")" "found: ${CULPRIT:0:12} is the first bad commit" \
+	"the bisection found the commit with the effect"
+
+run_kreg report --bogus
+is "$RC" 2 "an unknown option is a usage error"
+run_kreg report -o "$SCRATCH/site"
+is "$RC" 0 "kreg report -o DIR"
+like "$OUT" "site/index.html: [0-9]+ pages \([0-9]+ written\), 1 regressions" "it says what it wrote"
+like "$ERR" "^report: reading the database" "a progress line per stage"
+no_sanitizer_report "no sanitizer report"
+SITE=$SCRATCH/site
+REG=$SITE/regression-b1.html
+TREND=$(ls "$SITE"/trend-src-main-*.html | head -1)
+for f in index.html regression-b1.html "commit-$CULPRIT.html" host-simhost.html host-flaky.html \
+	regressions.json style.css; do
+	ok "the site has $f" test -s "$SITE/$f"
+done
+ok "and trend pages of the branch main" test -s "$TREND"
+is "$(ls "$SITE"/commit-*.html | wc -l)" "$(sqlite3 "$LAB/data/kreg.db" \
+	"SELECT count(DISTINCT commit_id) FROM runs")" "a page per tested commit"
+
+# What a maintainer checks on the regression page.
+lab_check text "$REG"
+like "$CHECK_OUT" "block: reduce kblockd_mod_delayed_work_on\(\) CPU consumption" "the culprit's subject"
+like "$CHECK_OUT" "$CULPRIT" "its full sha"
+like "$CHECK_OUT" "Bart Demo <a16@example.org>" "its author"
+like "$CHECK_OUT" "-[12][0-9]\.[0-9]% +[0-9]+( ± +[0-9]+%)? +-[12][0-9]\.[0-9]% .*fio.read_iops" \
+	"the 0-day comparison table: culprit's parent, culprit and head"
+like "$CHECK_OUT" "kreg bisect start --repo src --good $ROOT --bad $HEAD_SHA --job $ATOM --host simhost" \
+	"how to reproduce it with kreg commands"
+like "$CHECK_OUT" "verify-parent" "the bisection's steps"
+like "$CHECK_OUT" "simulated samples" "sim samples are labelled as such"
+like "$(cat "$REG")" "href=\"$COMMIT_URL_PREFIX$CULPRIT\"" "a link to the commit's web page from the URL template"
+is "$(grep -c '<g class="pt' "$TREND")" "$(git -C "$LAB/src" rev-list --first-parent main | wc -l)" \
+	"the trend has one point per tested commit of the first-parent line"
+like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12} block: reduce" \
+	"the culprit is marked, its <title> naming sha and subject"
+lab_check text "$SITE/commit-$CULPRIT.html"
+like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-[12][0-9]\.[0-9]%regression" \
+	"the culprit's commit page: the metric against its baseline, a regression"
+lab_check text "$SITE/host-flaky.html"
+like "$CHECK_OUT" "infra_failed" "the flaky host's page lists its infrastructure failures"
+is "$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r["culprit"]["sha"], r["state"], r["page"])' \
+	"$SITE/regressions.json")" "$CULPRIT bisected regression-b1.html" "regressions.json names the culprit and the page"
+
+lab_check links "$SITE" "$COMMIT_URL_PREFIX"
+is "$?:$CHECK_OUT" "0:checked $(ls "$SITE"/*.html | wc -l) pages" "every link and stylesheet resolves to a file of the site"
+
+# Chromium: one page of every kind, at a phone's width and a wide screen.
+SHOTS=$KREG_SRC/build/report-screenshots
+mkdir -p "$SHOTS"
+printf '<!DOCTYPE html><html><head><title>bad</title></head><body><h1>x</h1><img src="missing.png">%s</body></html>\n' \
+	'<script>console.error("boom")</script>' > "$SCRATCH/bad.html"
+PAGES="$SITE/index.html $REG $TREND $SITE/commit-$CULPRIT.html $SITE/host-simhost.html"
+for width in 375 1280; do
+	out=$(timeout 600 "$PY" "$KREG_SRC/tests/integration/report-browser.py" "$SHOTS" "$width" \
+		"$SCRATCH/bad.html" $PAGES 2>&1)
+	is "$?" 0 "chromium ran at $width px"
+	like "$out" "^bad.html $width FAIL .*errors=2" "at $width px a page with a console error and a missing image is caught"
+	is "$(printf '%s\n' "$out" | grep -c " $width ok ")" 5 "every kind of page renders at $width px with no console error"
+	[ "$width" = 375 ] && is "$(printf '%s\n' "$out" | grep " 375 ok " | grep -vc 'scroll=375 inner=375')" 0 \
+		"no page is wider than a 375 px phone (tables and charts scroll in their own box)"
+	printf '%s\n' "$out" | grep -v "^bad.html\|^#   error: .*missing.png\|boom" | sed 's/^/# /'
+done
+ok "the screenshots are kept" test -s "$SHOTS/regression-b1-1280.png" -a -s "$SHOTS/index-375.png"
+
+# Incremental: nothing changed, nothing written.
+ino() { stat -c %i "$1"; }
+commit_page=$SITE/commit-$ROOT.html
+before_commit=$(ino "$commit_page"); before_trend=$(ino "$TREND"); before_index=$(ino "$SITE/index.html")
+run_kreg report -o "$SITE"
+like "$OUT" "\(0 written\)" "a second run with no new result writes nothing"
+# One new result: runs at the head of branch next (main and one commit).
+"$KREG" job run "$LAB/atoms/$ATOM.yaml" --host simhost --runs 3 --repo src --commit "$NEXT_SHA" \
+	>/dev/null 2>"$SCRATCH/next.err"
+is "$?" 0 "kreg job run at the head of next"
+run_kreg report -o "$SITE"
+is "$RC" 0 "report after one new result"
+written=$(printf '%s\n' "$OUT" | sed -n 's/.*(\([0-9]*\) written).*/\1/p')
+ok "only the pages it changes are written ($written of $(ls "$SITE" | wc -l))" test "$written" -le 8 -a "$written" -ge 3
+ok "the new commit has its page" test -s "$SITE/commit-$NEXT_SHA.html"
+ok "and the branch next its trends" test -s "$(ls "$SITE"/trend-src-next-*.html | head -1)"
+is "$(ino "$commit_page"):$(ino "$TREND")" "$before_commit:$before_trend" \
+	"an old commit's page and main's trend are left alone (the same files)"
+ok "the index is replaced by a new file (renamed over, never rewritten in place)" \
+	test "$(ino "$SITE/index.html")" != "$before_index"
+is "$(ls -A "$SITE" | grep -c '\.tmp$')" 0 "no temporary file is left"
+
+# Only a configuration and a database: no mirror, no site directory yet.
+mv "$LAB/data/repos" "$SCRATCH/repos.away"
+run_kreg report
+is "$RC:$(test -s "$LAB/data/site/index.html" && echo yes)" "0:yes" \
+	"without the repo's mirror, into <data_dir>/site by default"
+done_testing

@@ -1,0 +1,74 @@
+/* Private to web/: HTML escaping, the page frame, the trend chart and the
+ * atomic, incremental writer. */
+#ifndef KREG_WEB_INTERNAL_H
+#define KREG_WEB_INTERNAL_H
+
+#include "lib/buf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Append s escaped for HTML text and attribute values: & < > " ' as
+ * entities; bytes that are not UTF-8, control characters (but tab and
+ * newline) and non-characters as U+FFFD. At most max bytes of s (0: all),
+ * then an ellipsis. */
+void web_esc(kreg_buf *b, const char *s, size_t max);
+/* The same for one character-count-limited line: newlines become spaces. */
+void web_esc_line(kreg_buf *b, const char *s, size_t max);
+
+/* The page's head (title escaped) and its end. depth: none, pages are
+ * flat; links are relative file names. */
+void web_page_begin(kreg_buf *b, const char *title, const char *site_title);
+void web_page_end(kreg_buf *b);
+
+/* A date as YYYY-MM-DD HH:MM UTC ("" for 0). */
+void web_date(kreg_buf *b, int64_t t);
+
+/* One point of a trend: the mean of a commit's runs (or of a bucket of
+ * commits) with its spread. */
+typedef struct {
+	double mean, min, max;
+	size_t first, last;		/* the commits it covers (indices into the line) */
+	size_t nruns;
+	const char *sha;		/* the (last) commit's sha */
+	const char *subject;		/* untrusted */
+	int mark;			/* 0, 1: change point, 2: culprit */
+	const char *href;		/* a page to link the point to, or NULL */
+} web_point;
+
+typedef struct {
+	size_t at;			/* index of the point it marks */
+	int kind;			/* 1: change point, 2: culprit */
+	const char *label;		/* untrusted */
+	const char *href;		/* or NULL */
+} web_marker;
+
+/* An inline SVG chart of the points (already downsampled). */
+void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker *marks,
+		   size_t nmarks, const char *metric);
+
+/* The site's writer: pages compared with what is on disk, written only
+ * when different, through a temporary file (O_EXCL) and rename. */
+typedef struct web_writer web_writer;
+web_writer *web_writer_new(const char *dir, int force);
+/* Write name (a flat file name) with b's content; takes note of it. */
+int web_writer_put(web_writer *w, const char *name, const kreg_buf *b);
+/* Pages skipped by their inputs: when the last run's manifest says name
+ * was made from inputs hashing to hash and the file is still there, the
+ * page counts as put, unchanged, and 1 is returned (the caller need not
+ * make it); 0 otherwise (never with force). */
+int web_writer_fresh(web_writer *w, const char *name, uint64_t hash);
+/* web_writer_put, noting the hash of the page's inputs in the manifest. */
+int web_writer_put_hashed(web_writer *w, const char *name, const kreg_buf *b, uint64_t hash);
+/* Write the manifest (.kreg-site-manifest) for the next run. */
+int web_writer_save(web_writer *w);
+/* Remove the pages of the site that were not put this time. */
+int web_writer_prune(web_writer *w, size_t *removed);
+void web_writer_stats(const web_writer *w, size_t *pages, size_t *written, uint64_t *bytes,
+		      uint64_t *biggest, const char **biggest_name);
+void web_writer_free(web_writer *w);
+
+/* The site's style sheet (style.css). */
+extern const char kreg_web_css[];
+
+#endif

@@ -119,8 +119,8 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
 
 # Everything runs under prove: unit programs speak TAP through cmocka,
 # integration tests are TAP shell scripts. prove's summary closes the output.
-check: tests $(if $(FUZZ_SRCS),$(FUZZ_BINS))
-	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" \
+check: tests $(REL)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))
+	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" KREG_RELEASE="$(CURDIR)/$(REL)/kreg" \
 	CMOCKA_MESSAGE_OUTPUT=TAP KREG_FUZZ_DIR="$(CURDIR)/$(FUZ)" \
 	prove --exec '' $(PROVE_FLAGS) $(UNIT_BINS) $(sort $(wildcard tests/integration/*.t))
 
@@ -129,8 +129,8 @@ check-unit: $(UNIT_BINS)
 	@$(SAN_ENV) CMOCKA_MESSAGE_OUTPUT=TAP KREG_SRC="$(CURDIR)" \
 	prove --exec '' $(PROVE_FLAGS) $(if $(T),$(SAN)/tests/$(T),$(UNIT_BINS))
 
-check-integration: $(SAN)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))
-	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" KREG_FUZZ_DIR="$(CURDIR)/$(FUZ)" \
+check-integration: $(SAN)/kreg $(REL)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))
+	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" KREG_RELEASE="$(CURDIR)/$(REL)/kreg" KREG_FUZZ_DIR="$(CURDIR)/$(FUZ)" \
 	prove --exec '' $(PROVE_FLAGS) $(if $(T),$(wildcard tests/integration/$(T)*.t),$(sort $(wildcard tests/integration/*.t)))
 
 bench: kreg $(BENCH_BINS)

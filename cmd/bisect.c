@@ -167,7 +167,7 @@ static void print_outcome(const kreg_db_bisection *b)
 	printf("  cost:     %d builds, %d runs\n", b->builds, b->runs);
 }
 
-static int cmd_status(kreg_db *db, int argc, char **argv)
+static int bisect_status(kreg_db *db, int argc, char **argv)
 {
 	kreg_db_bisection *v = NULL, one;
 	size_t n = 0;
@@ -339,7 +339,7 @@ int cmd_bisect(int argc, char **argv)
 	else if (!strcmp(sub, "step"))
 		ret = cmd_step(cfg, db, id);
 	else if (!strcmp(sub, "status"))
-		ret = cmd_status(db, argc, argv);
+		ret = bisect_status(db, argc, argv);
 	else
 		ret = cmd_log(cfg, db, id);
 done:

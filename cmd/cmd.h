@@ -47,6 +47,7 @@ int cmd_host(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_work(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
 int cmd_demo(int argc, char **argv);

@@ -31,6 +31,7 @@ static const struct {
 	{ "bisect", cmd_bisect, "find the first bad commit of a regression" },
 	{ "daemon", cmd_daemon, "watch trees, build, run, detect, bisect, report" },
 	{ "work", cmd_work, "do one queued work item (the daemon's worker)" },
+	{ "status", cmd_status, "repos, the queue, hosts and regressions in flight" },
 	{ "report", cmd_report, "generate the HTML site" },
 	{ "mail", cmd_mail, "write and send regression reports" },
 	{ "demo", cmd_demo, "run kreg's main job on its built-in default" },

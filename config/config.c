@@ -348,6 +348,11 @@ static const field detect_fields[] = {
 	{ .key = "threshold", .type = T_RATIO, .off = O(kreg_detect_cfg, threshold), .def = "0.05", .min = 0, .max = 100 },
 	{ .key = "alpha", .type = T_DOUBLE, .off = O(kreg_detect_cfg, alpha), .def = "0.01", .min = 0, .max = 0.5 },
 	{ .key = "metrics", .type = T_LIST, .off = O(kreg_detect_cfg, metrics), C(kreg_detect_cfg, nmetrics), .sub = &rule_schema },
+	{ .key = "window", .type = T_INT, .off = O(kreg_detect_cfg, window), .def = "20", .min = 2, .max = 10000 },
+	{ .key = "lookback", .type = T_INT, .off = O(kreg_detect_cfg, lookback), .def = "4", .min = 1, .max = 1000 },
+	{ .key = "confirm", .type = T_DOUBLE, .off = O(kreg_detect_cfg, confirm), .def = "0.0001", .min = 0, .max = 0.5 },
+	{ .key = "suggest", .type = T_DOUBLE, .off = O(kreg_detect_cfg, suggest), .def = "0.05", .min = 0, .max = 0.5 },
+	{ .key = "step_runs", .type = T_INT, .off = O(kreg_detect_cfg, step_runs), .def = "3", .min = 1, .max = 1000 },
 };
 SCHEMA(detect_schema, kreg_detect_cfg, detect_fields, detect_check);
 

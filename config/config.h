@@ -136,6 +136,12 @@ typedef struct {
 	double alpha;		/* significance level of the rank test, default 0.01 */
 	kreg_metric_rule *metrics;
 	size_t nmetrics;
+	/* The daemon's detector (stats/detect.h): */
+	int window;		/* baseline commits pooled, default 20 */
+	int lookback;		/* newest commits where a step may sit, default 4 */
+	double confirm;		/* level that calls a change, default 0.0001 */
+	double suggest;		/* level that asks for more runs, default 0.05 */
+	int step_runs;		/* runs asked for at once, default 3 */
 } kreg_detect_cfg;
 
 typedef struct {

@@ -210,6 +210,56 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN owner_pid INTEGER;"
 	"ALTER TABLE runs ADD COLUMN owner_start INTEGER;"
 	"CREATE INDEX runs_running ON runs (status) WHERE status = 'running';",
+	/* 3 -> 4: the daemon. The work queue takes detect, report and mail
+	 * items, a backoff time, the item it waits for and the run it is
+	 * storing; pushes record every move of a watched branch (force-pushes
+	 * too); hosts count infrastructure failures in a row; regressions
+	 * that share a bisection name it. */
+	"CREATE TABLE work2 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','report','mail')),"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  commit_id INTEGER REFERENCES commits(id),"
+	"  job_id INTEGER REFERENCES jobs(id),"
+	"  host_id INTEGER REFERENCES hosts(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  config_name TEXT,"
+	"  seq INTEGER NOT NULL DEFAULT 0,"	/* run: the planned run's number */
+	"  after_id INTEGER,"			/* runnable once this item is over */
+	"  priority INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed')),"
+	"  lease_owner TEXT, lease_expires INTEGER,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  not_before INTEGER NOT NULL DEFAULT 0,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL"
+	");"
+	"INSERT INTO work2 (id, kind, key, commit_id, job_id, host_id, bisection_id, priority, state,"
+	"  lease_owner, lease_expires, attempts, error, created, updated)"
+	"  SELECT id, kind, key, commit_id, job_id, host_id, bisection_id, priority, state,"
+	"  lease_owner, lease_expires, attempts, error, created, updated FROM work;"
+	"DROP TABLE work;"
+	"ALTER TABLE work2 RENAME TO work;"
+	"CREATE INDEX work_lane ON work (state, host_id, priority DESC, id);"
+	"CREATE INDEX work_kind ON work (state, kind, priority DESC, id);"
+	"CREATE INDEX work_group ON work (commit_id, job_id, host_id, kind);"
+	"CREATE TABLE pushes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  repo_id INTEGER NOT NULL REFERENCES repos(id),"
+	"  branch TEXT NOT NULL,"
+	"  old_sha TEXT,"			/* NULL: the first head seen (the baseline) */
+	"  new_sha TEXT NOT NULL,"
+	"  forced INTEGER NOT NULL DEFAULT 0,"
+	"  base_sha TEXT,"			/* forced: the merge base of old and new */
+	"  seen INTEGER NOT NULL"
+	");"
+	"ALTER TABLE repos ADD COLUMN polled_at INTEGER;"
+	"ALTER TABLE repos ADD COLUMN poll_error TEXT;"
+	"ALTER TABLE hosts ADD COLUMN infra_failures INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE hosts ADD COLUMN probe_at INTEGER;"
+	"ALTER TABLE regressions ADD COLUMN bisection_id INTEGER REFERENCES bisections(id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

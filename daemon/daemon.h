@@ -1,0 +1,51 @@
+/* The service: `kreg daemon` watches the configured repos, turns new heads
+ * into work, and carries the work out one `kreg work ID` process per item;
+ * `kreg status` shows where it stands. DESIGN.md's process model: the main
+ * loop only schedules, SQLite is the only channel between processes. */
+#ifndef KREG_DAEMON_H
+#define KREG_DAEMON_H
+
+#include "config/config.h"
+#include "db/db.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+	const char *config_path;	/* what workers and SIGHUP load; NULL: the built-in default */
+	int foreground;			/* log to stderr, not syslog */
+	int once;			/* poll every repo, run the queue dry, exit */
+	const char *self;		/* the kreg binary workers are started from */
+	int verbose;			/* -v count handed to workers */
+} kreg_daemon_opts;
+
+/* Run the daemon on cfg (taken over: freed by the daemon, replaced on
+ * SIGHUP). 0 on a clean stop; <0 with the error set otherwise;
+ * KREG_EEXISTS when another daemon holds the database (its pid named). */
+int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *opts);
+
+/* One lock per database: <database>.daemon.lock holding the pid. */
+int kreg_daemon_lock(int *fd, const char *db_path);
+
+/* Watch: fetch the repo and record its watched branches' new heads
+ * (force-pushes as such), planning work for each new head. *planned: how
+ * many items it queued (may be NULL). */
+int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_cfg *rc,
+			  int *planned);
+/* Plan: the builds and runs of commit_id (of repo rc) for every job and
+ * host configured: one build per (tree, kernel config), `runs` runs of
+ * each atom on each host. */
+int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_id,
+			    int priority, int *planned);
+
+/* The worker: carry out work item id, held under (owner, attempt), and
+ * store its result. 0 when the item is over or was put back for a retry
+ * (see its row); <0 when kreg itself failed (the daemon retries it). */
+int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char *owner,
+		     int attempt);
+
+/* `kreg status`: repos and their heads, the queue, the hosts and what they
+ * do, the regressions in flight; as JSON when json is set. */
+int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json);
+
+#endif

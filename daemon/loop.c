@@ -1,0 +1,623 @@
+/* The main loop (see daemon.h): it only schedules. Signals arrive on a
+ * signalfd and are handled between iterations; each claimed item is one
+ * `kreg work` child; children are reaped, their leases renewed, an item a
+ * child left unfinished goes back to the queue. */
+#include "daemon/daemon.h"
+
+#include "db/results.h"
+#include "db/work.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LEASE 120		/* seconds; renewed every LEASE / 4 while a child lives */
+#define STOP_GRACE 10		/* seconds running workers get on SIGTERM */
+#define OTHER_SLOTS 2		/* detect, report and mail items at once */
+#define BUILD_SLOTS 1
+#define LOW_SPACE (16ull << 20)	/* bytes free in data_dir below which work pauses */
+
+typedef struct {
+	pid_t pid;
+	int64_t work_id, host_id;
+	int attempt;
+	char kind[8];
+} child;
+
+typedef struct {
+	int64_t host_id;
+	int capacity, running;
+} lane;
+
+typedef struct {
+	kreg_config *cfg;
+	const kreg_daemon_opts *o;
+	kreg_db *db;
+	int sfd;
+	sigset_t old_mask;
+	char owner[160];
+	child *kids;
+	size_t nkids, akids;
+	lane *lanes;
+	size_t nlanes;
+	int builds, others;
+	double *next_poll;	/* per repo, monotonic */
+	size_t nrepos;
+	double next_renew;
+	int stopping, killed;
+	double stop_deadline;
+	int paused;		/* data_dir full */
+	int claim_failed;	/* a database error while claiming: wait a little */
+} loop;
+
+int kreg_daemon_lock(int *fd, const char *db_path)
+{
+	char *path = kreg_asprintf("%s.daemon.lock", db_path);
+	char buf[32];
+	int error = KREG_ERROR, n;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0) {
+		kreg_error_errno("%s: cannot open the daemon lock", path);
+		goto done;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			n = (int)pread(*fd, buf, sizeof(buf) - 1, 0);
+			buf[n > 0 ? n : 0] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			kreg_error_set("another kreg daemon (pid %s) runs on %s (lock %s)",
+				       buf[0] ? buf : "?", db_path, path);
+			error = KREG_EEXISTS;
+		} else {
+			kreg_error_errno("%s: cannot lock", path);
+		}
+		close(*fd);
+		*fd = -1;
+		goto done;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(*fd, 0) < 0 || pwrite(*fd, buf, (size_t)n, 0) != n) {
+		kreg_error_errno("%s: cannot write the pid", path);
+		close(*fd);
+		*fd = -1;
+		goto done;
+	}
+	error = 0;
+done:
+	free(path);
+	return error;
+}
+
+static int setup_lanes(loop *d)
+{
+	lane *lanes = kreg_calloc(d->cfg->nhosts ? d->cfg->nhosts : 1, sizeof(*lanes));
+	int error = 0;
+
+	for (size_t i = 0; i < d->cfg->nhosts && !error; i++) {
+		const kreg_host_cfg *hc = &d->cfg->hosts[i];
+
+		error = kreg_db_host_id(d->db, &lanes[i].host_id, hc->name,
+					kreg_backend_name(hc->backend), hc->cpus, hc->memory);
+		lanes[i].capacity = hc->capacity > 0 ? hc->capacity : 1;
+		for (size_t k = 0; k < d->nkids; k++)
+			if (d->kids[k].host_id == lanes[i].host_id &&
+			    (!strcmp(d->kids[k].kind, "run") || !strcmp(d->kids[k].kind, "bisect")))
+				lanes[i].running++;
+	}
+	if (error < 0) {
+		free(lanes);
+		return error;
+	}
+	free(d->lanes);
+	d->lanes = lanes;
+	d->nlanes = d->cfg->nhosts;
+	free(d->next_poll);
+	d->nrepos = d->cfg->nrepos;
+	d->next_poll = kreg_calloc(d->nrepos ? d->nrepos : 1, sizeof(double));
+	return 0;
+}
+
+static lane *lane_of(loop *d, int64_t host_id)
+{
+	for (size_t i = 0; i < d->nlanes; i++)
+		if (d->lanes[i].host_id == host_id)
+			return &d->lanes[i];
+	return NULL;
+}
+
+/* In the child: `kreg [-c FILE] [-v] work ARGS...`, output to logs/LOG. */
+static void exec_kreg(loop *d, const char *const *args, const char *log)
+{
+	const char *argv[16];
+	char *logs = kreg_config_data_path(d->cfg, "logs"), *path;
+	int argc = 0, fd;
+
+	argv[argc++] = "kreg";
+	if (d->o->config_path) {
+		argv[argc++] = "-c";
+		argv[argc++] = d->o->config_path;
+	}
+	if (d->o->verbose >= 2)
+		argv[argc++] = "-vv";
+	else if (d->o->verbose == 1)
+		argv[argc++] = "-v";
+	argv[argc++] = "work";
+	for (size_t i = 0; args[i] && argc < 15; i++)
+		argv[argc++] = args[i];
+	argv[argc] = NULL;
+
+	/* A worker does not outlive the daemon: a killed daemon's items are
+	 * taken back at once by the next one. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, &d->old_mask, NULL);
+	path = kreg_path_join(logs, log);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	execv(d->o->self, (char *const *)argv);
+	fprintf(stderr, "kreg daemon: cannot start %s: %s\n", d->o->self, strerror(errno));
+	_exit(127);
+}
+
+static void exec_worker(loop *d, const kreg_work *w)
+{
+	char id[32], attempt[16], log[64];
+	const char *args[] = { id, "--lease", d->owner, "--attempt", attempt, NULL };
+
+	snprintf(id, sizeof(id), "%lld", (long long)w->id);
+	snprintf(attempt, sizeof(attempt), "%d", w->attempts);
+	snprintf(log, sizeof(log), "work-%lld.log", (long long)w->id);
+	exec_kreg(d, args, log);
+}
+
+static int spawn(loop *d, const kreg_work *w)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		log_error("cannot start a worker for work %lld: %s", (long long)w->id, strerror(errno));
+		kreg_db_work_release(d->db, w->id, d->owner);
+		return KREG_ERROR;
+	}
+	if (pid == 0)
+		exec_worker(d, w);
+	KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
+	d->kids[d->nkids++] = (child){ .pid = pid, .work_id = w->id, .host_id = w->host_id,
+				       .attempt = w->attempts };
+	snprintf(d->kids[d->nkids - 1].kind, sizeof(d->kids[0].kind), "%s", w->kind);
+	log_info("work %lld: %s %s started (pid %ld, attempt %d)", (long long)w->id, w->kind,
+		 w->key, (long)pid, w->attempts);
+	return 0;
+}
+
+/* Fill every lane that has room. Returns how many items were started. */
+static int claim(loop *d)
+{
+	int64_t now = kreg_now();
+	int started = 0, found;
+	kreg_work w;
+
+	for (size_t i = 0; i < d->nlanes; i++) {
+		lane *l = &d->lanes[i];
+		int ok;
+
+		while (l->running < l->capacity) {
+			if (kreg_db_host_claimable(d->db, &ok, l->host_id, now, 60) < 0)
+				goto fail;
+			if (!ok)
+				break;
+			if (kreg_db_work_claim(d->db, &w, &found, l->host_id, NULL, d->owner, now,
+					       LEASE) < 0)
+				goto fail;
+			if (!found)
+				break;
+			if (spawn(d, &w) == 0) {
+				l->running++;
+				started++;
+			}
+			kreg_work_free(&w);
+		}
+	}
+	while (d->builds < BUILD_SLOTS) {
+		if (kreg_db_work_claim(d->db, &w, &found, 0, "build", d->owner, now, LEASE) < 0)
+			goto fail;
+		if (!found)
+			break;
+		if (spawn(d, &w) == 0) {
+			d->builds++;
+			started++;
+		}
+		kreg_work_free(&w);
+	}
+	while (d->others < OTHER_SLOTS) {
+		if (kreg_db_work_claim(d->db, &w, &found, 0, NULL, d->owner, now, LEASE) < 0)
+			goto fail;
+		if (!found)
+			break;
+		if (spawn(d, &w) == 0) {
+			d->others++;
+			started++;
+		}
+		kreg_work_free(&w);
+	}
+	d->claim_failed = 0;
+	return started;
+fail:
+	if (!d->claim_failed)
+		log_error("cannot claim work: %s", kreg_error_last());
+	d->claim_failed = 1;
+	return started;
+}
+
+static void child_over(loop *d, child *c, int status)
+{
+	kreg_work w;
+	char how[64];
+
+	if (WIFEXITED(status))
+		snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(status));
+	else
+		snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
+	if (!strcmp(c->kind, "poll")) {
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			log_warn("repo %s: poll failed (%s): see logs/poll-%lld.log",
+				 (size_t)c->work_id < d->cfg->nrepos ? d->cfg->repos[c->work_id].name : "?",
+				 how, (long long)c->work_id);
+		return;
+	}
+	if (!strcmp(c->kind, "build"))
+		d->builds--;
+	else if (!strcmp(c->kind, "run") || !strcmp(c->kind, "bisect")) {
+		lane *l = lane_of(d, c->host_id);
+
+		if (l)
+			l->running--;
+	} else {
+		d->others--;
+	}
+	if (kreg_db_work_get(d->db, &w, c->work_id) < 0) {
+		log_error("work %lld: %s", (long long)c->work_id, kreg_error_last());
+		return;
+	}
+	if (!strcmp(w.state, "running") && w.lease_owner && !strcmp(w.lease_owner, d->owner) &&
+	    w.attempts == c->attempt) {
+		/* The worker ended without storing an end: put it back. */
+		if (d->stopping) {
+			kreg_db_work_release(d->db, w.id, d->owner);
+			log_info("work %lld: %s (%s): put back for the next start", (long long)w.id,
+				 w.kind, how);
+		} else {
+			char *err = kreg_asprintf("the worker ended without a result (%s); see logs/work-%lld.log",
+						  how, (long long)w.id);
+			int gave_up = 0;
+
+			kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(), 2, 5,
+					   &gave_up);
+			log_warn("work %lld: %s: %s%s", (long long)w.id, w.kind, err,
+				 gave_up ? "; gave up" : "; retried");
+			free(err);
+		}
+	} else {
+		log_info("work %lld: %s over: %s (%s)", (long long)w.id, w.kind, w.state, how);
+	}
+	kreg_work_free(&w);
+}
+
+static void reap(loop *d)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (size_t i = 0; i < d->nkids; i++) {
+			if (d->kids[i].pid != pid)
+				continue;
+			child c = d->kids[i];
+
+			d->kids[i] = d->kids[--d->nkids];
+			child_over(d, &c, status);
+			break;
+		}
+	}
+}
+
+static void reload(loop *d)
+{
+	kreg_config_problems problems = { 0 };
+	kreg_config *cfg = NULL;
+
+	if (!d->o->config_path) {
+		log_warn("SIGHUP: no configuration file to reload (built-in default)");
+		return;
+	}
+	if (kreg_config_load(&cfg, d->o->config_path, &problems) < 0) {
+		for (size_t i = 0; i < problems.count; i++)
+			log_error("%s:%d:%d: %s", problems.items[i].file, problems.items[i].line,
+				  problems.items[i].col, problems.items[i].message);
+		if (!problems.count)
+			log_error("%s", kreg_error_last());
+		log_error("SIGHUP: %s is broken; keeping the configuration loaded before",
+			  d->o->config_path);
+		kreg_config_problems_free(&problems);
+		return;
+	}
+	kreg_config_problems_free(&problems);
+	if (strcmp(cfg->database, d->cfg->database))
+		log_warn("SIGHUP: the database moved to %s; it is taken at the next start",
+			 cfg->database);
+	kreg_config *old = d->cfg;
+
+	d->cfg = cfg;
+	if (setup_lanes(d) < 0) {
+		log_error("SIGHUP: %s; keeping the configuration loaded before", kreg_error_last());
+		d->cfg = old;
+		kreg_config_free(cfg);
+		setup_lanes(d);
+		return;
+	}
+	kreg_config_free(old);
+	log_warn("SIGHUP: configuration reloaded from %s", d->o->config_path);
+}
+
+static void signals(loop *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			if (!d->stopping) {
+				d->stopping = 1;
+				d->stop_deadline = kreg_now_mono() + STOP_GRACE;
+				log_warn("%s: stopping: no new work; %zu running worker%s get %d s",
+					 strsignal((int)si.ssi_signo), d->nkids,
+					 d->nkids == 1 ? "" : "s", STOP_GRACE);
+			}
+			break;
+		case SIGHUP:
+			reload(d);
+			break;
+		case SIGCHLD:
+			break;	/* reaped below */
+		}
+	}
+}
+
+static int space_left(loop *d)
+{
+	struct statvfs sv;
+
+	if (statvfs(d->cfg->data_dir, &sv) < 0)
+		return 1;
+	return (unsigned long long)sv.f_bavail * sv.f_frsize >= LOW_SPACE;
+}
+
+/* Each due repo is fetched by a child of its own (`kreg work --poll`):
+ * the loop never waits on a remote, and what the git library keeps per
+ * fetch goes with the child. */
+static void poll_repos(loop *d, double now)
+{
+	for (size_t i = 0; i < d->nrepos && i < d->cfg->nrepos; i++) {
+		const kreg_repo_cfg *rc = &d->cfg->repos[i];
+		int busy = 0;
+		pid_t pid;
+
+		if (d->next_poll[i] > now)
+			continue;
+		for (size_t k = 0; k < d->nkids; k++)
+			if (!strcmp(d->kids[k].kind, "poll") && d->kids[k].work_id == (int64_t)i)
+				busy = 1;
+		if (busy)
+			continue;
+		d->next_poll[i] = now + (rc->poll_interval > 0 ? rc->poll_interval : 60);
+		pid = fork();
+		if (pid < 0) {
+			log_error("repo %s: cannot start its poll: %s", rc->name, strerror(errno));
+			continue;
+		}
+		if (pid == 0) {
+			const char *args[] = { "--poll", rc->name, NULL };
+			char log[64];
+
+			snprintf(log, sizeof(log), "poll-%zu.log", i);
+			exec_kreg(d, args, log);
+		}
+		KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
+		d->kids[d->nkids++] = (child){ .pid = pid, .work_id = (int64_t)i, .kind = "poll" };
+	}
+}
+
+static void stop_children(loop *d, int sig)
+{
+	for (size_t i = 0; i < d->nkids; i++)
+		kill(-d->kids[i].pid, sig);
+}
+
+/* --once: is there anything left that will become runnable? */
+static int once_done(loop *d, int *wait_ms)
+{
+	int queued = 0, running = 0;
+	int64_t when = 0;
+
+	if (d->nkids)
+		return 0;
+	if (kreg_db_work_pending(d->db, &queued, &running) < 0 ||
+	    kreg_db_work_next_time(d->db, &when) < 0) {
+		log_error("%s", kreg_error_last());
+		return 1;
+	}
+	if (!queued)
+		return 1;
+	if (when > kreg_now()) {
+		*wait_ms = (int)(when - kreg_now()) * 1000;
+		return 0;
+	}
+	/* Queued, past their backoff, and still not claimed: they wait for a
+	 * host that is down or an item that cannot end. */
+	log_warn("--once: %d queued item%s cannot run now (a host down?); stopping", queued,
+		 queued == 1 ? "" : "s");
+	return 1;
+}
+
+static int daemon_loop(loop *d)
+{
+	int64_t now;
+	int wait_ms;
+
+	if (d->o->once)
+		poll_repos(d, kreg_now_mono());
+	for (;;) {
+		struct pollfd pfd = { .fd = d->sfd, .events = POLLIN };
+		double mono = kreg_now_mono();
+		int started = 0;
+
+		wait_ms = 1000;
+		signals(d);
+		reap(d);
+		if (d->stopping) {
+			if (!d->nkids)
+				break;
+			if (mono > d->stop_deadline && d->killed < 2) {
+				stop_children(d, d->killed ? SIGKILL : SIGTERM);
+				log_warn("stopping: %s %zu worker%s", d->killed ? "killing" : "terminating",
+					 d->nkids, d->nkids == 1 ? "" : "s");
+				d->killed++;
+				d->stop_deadline = mono + 5;
+			}
+		} else {
+			now = kreg_now();
+			if (!d->o->once)
+				poll_repos(d, mono);
+			if (mono >= d->next_renew) {
+				int expired = 0;
+
+				d->next_renew = mono + LEASE / 4;
+				if (kreg_db_work_renew(d->db, d->owner, now + LEASE) < 0 ||
+				    kreg_db_work_expire(d->db, now, &expired) < 0)
+					log_error("%s", kreg_error_last());
+				else if (expired)
+					log_warn("%d work item%s with an expired lease put back", expired,
+						 expired == 1 ? "" : "s");
+			}
+			if (!space_left(d)) {
+				if (!d->paused)
+					log_error("%s: less than %llu MiB free: work paused until space returns",
+						  d->cfg->data_dir, LOW_SPACE >> 20);
+				d->paused = 1;
+			} else {
+				if (d->paused)
+					log_warn("%s: space is back: work resumes", d->cfg->data_dir);
+				d->paused = 0;
+				started = claim(d);
+			}
+			if (d->o->once && !started && !d->paused && once_done(d, &wait_ms))
+				break;
+			if (started)
+				wait_ms = 0;
+			if (d->claim_failed)
+				wait_ms = 1000;
+		}
+		if (wait_ms > 1000)
+			wait_ms = 1000;
+		if (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR) {
+			kreg_error_errno("poll");
+			return KREG_ERROR;
+		}
+	}
+	return 0;
+}
+
+int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
+{
+	loop d;
+	sigset_t mask;
+	char host[64] = "?";
+	int lock_fd = -1, error = KREG_ERROR, taken = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.cfg = cfg;
+	d.o = o;
+	d.sfd = -1;
+	if (kreg_mkdir_p(cfg->data_dir, 0755) < 0)
+		goto done;
+	{
+		char *logs = kreg_config_data_path(cfg, "logs");
+
+		error = kreg_mkdir_p(logs, 0755);
+		free(logs);
+		if (error < 0)
+			goto done;
+	}
+	if ((error = kreg_daemon_lock(&lock_fd, cfg->database)) < 0)
+		goto done;
+	if ((error = kreg_db_open(&d.db, cfg->database, KREG_DB_CREATE | KREG_DB_MIGRATE)) < 0)
+		goto done;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(d.owner, sizeof(d.owner), "%s:%ld:%lld", host, (long)getpid(),
+		 (long long)kreg_now());
+	if ((error = kreg_db_work_requeue_others(d.db, d.owner, &taken)) < 0)
+		goto done;
+	if (taken)
+		log_warn("%d work item%s left running by an earlier daemon put back", taken,
+			 taken == 1 ? "" : "s");
+	/* Its workers died with it: their runs will never end. */
+	if ((error = kreg_db_runs_reap(d.db, &taken)) < 0)
+		goto done;
+	if (taken)
+		log_warn("%d run%s of an earlier daemon's workers marked infra_failed", taken,
+			 taken == 1 ? "" : "s");
+	if ((error = setup_lanes(&d)) < 0)
+		goto done;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &mask, &d.old_mask) < 0 ||
+	    (d.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		kreg_error_errno("cannot set up signals");
+		error = KREG_ERROR;
+		goto done;
+	}
+	log_warn("daemon: started (pid %ld, database %s, %zu repo%s, %zu host%s%s)", (long)getpid(),
+		 cfg->database, cfg->nrepos, cfg->nrepos == 1 ? "" : "s", cfg->nhosts,
+		 cfg->nhosts == 1 ? "" : "s", o->once ? ", once" : "");
+	error = daemon_loop(&d);
+	if (!error)
+		log_warn("daemon: stopped");
+done:
+	if (d.sfd >= 0) {
+		close(d.sfd);
+		sigprocmask(SIG_SETMASK, &d.old_mask, NULL);
+	}
+	free(d.kids);
+	free(d.lanes);
+	free(d.next_poll);
+	kreg_db_close(d.db);
+	kreg_config_free(d.cfg);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return error;
+}

@@ -1,0 +1,299 @@
+/* kreg status (see daemon.h): read only, from the database and the
+ * daemon's lock file. */
+#include "daemon/daemon.h"
+
+#include "db/bisect.h"
+#include "db/regressions.h"
+#include "db/watch.h"
+#include "db/work.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+typedef struct {
+	FILE *out;
+	int json;
+	int n;			/* items written in the current JSON list */
+	const kreg_config *cfg;
+} st;
+
+/* A JSON string; untrusted text (commit subjects, errors) is escaped. */
+static void jstr(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* Terminal text: control characters shown as '?'. */
+static void tstr(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+}
+
+/* The pid holding the daemon lock, 0 when none. */
+static long daemon_pid(const char *db_path)
+{
+	char *path = kreg_asprintf("%s.daemon.lock", db_path);
+	char buf[32];
+	long pid = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+		n = (int)pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		pid = strtol(buf, NULL, 10);
+		if (pid <= 0)
+			pid = -1;
+	}
+	close(fd);
+	return pid;
+}
+
+static int branch_cb(const kreg_db_branch_status *b, void *arg)
+{
+	st *s = arg;
+	int64_t ago = b->polled_at ? kreg_now() - b->polled_at : -1;
+
+	if (s->json) {
+		fputs(s->n++ ? ",\n    {" : "\n    {", s->out);
+		fputs("\"repo\": ", s->out);
+		jstr(s->out, b->repo);
+		fputs(", \"url\": ", s->out);
+		jstr(s->out, b->url);
+		fputs(", \"branch\": ", s->out);
+		jstr(s->out, b->branch);
+		fputs(", \"head\": ", s->out);
+		jstr(s->out, b->head);
+		fprintf(s->out, ", \"pushes\": %d, \"forced\": %d, \"polled_at\": %lld, \"poll_error\": ",
+			b->pushes, b->forced, (long long)b->polled_at);
+		jstr(s->out, b->poll_error);
+		fputc('}', s->out);
+		return 0;
+	}
+	fprintf(s->out, "  %-12s ", b->repo);
+	if (b->branch)
+		fprintf(s->out, "%s at %.12s, %d push%s (%d forced)", b->branch,
+			b->head ? b->head : "-", b->pushes, b->pushes == 1 ? "" : "es", b->forced);
+	else
+		fputs("no branch seen yet", s->out);
+	if (ago >= 0)
+		fprintf(s->out, ", polled %lld s ago", (long long)ago);
+	if (b->poll_error) {
+		fputs("\n               last poll failed: ", s->out);
+		tstr(s->out, b->poll_error);
+	}
+	fputc('\n', s->out);
+	return 0;
+}
+
+static int count_cb(const char *kind, const char *state, int64_t count, void *arg)
+{
+	st *s = arg;
+
+	if (s->json)
+		fprintf(s->out, "%s\n    {\"kind\": \"%s\", \"state\": \"%s\", \"count\": %lld}",
+			s->n++ ? "," : "", kind, state, (long long)count);
+	else
+		fprintf(s->out, "  %-8s %-8s %lld\n", kind, state, (long long)count + 0 * s->n++);
+	return 0;
+}
+
+static int running_cb(const kreg_work *w, const char *host, const char *sha, const char *job,
+		      void *arg)
+{
+	st *s = arg;
+
+	if (s->json) {
+		fprintf(s->out, "%s\n    {\"id\": %lld, \"kind\": \"%s\", \"host\": ", s->n++ ? "," : "",
+			(long long)w->id, w->kind);
+		jstr(s->out, host);
+		fputs(", \"commit\": ", s->out);
+		jstr(s->out, sha);
+		fputs(", \"job\": ", s->out);
+		jstr(s->out, job);
+		fprintf(s->out, ", \"attempt\": %d}", w->attempts);
+		return 0;
+	}
+	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id, w->kind);
+	if (sha)
+		fprintf(s->out, " %.12s", sha);
+	if (job) {
+		fputc(' ', s->out);
+		tstr(s->out, job);
+	}
+	if (w->bisection_id)
+		fprintf(s->out, " (bisection %lld)", (long long)w->bisection_id);
+	fprintf(s->out, ", attempt %d\n", w->attempts);
+	return 0;
+}
+
+static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g)
+{
+	kreg_db_bisection b;
+	int have_b = g->bisection_id && kreg_db_bisection_get(db, &b, g->bisection_id) == 0;
+
+	if (s->json) {
+		fprintf(s->out, "%s\n    {\"id\": %lld, \"state\": \"%s\", \"repo\": ", s->n++ ? "," : "",
+			(long long)g->id, g->state);
+		jstr(s->out, g->repo);
+		fputs(", \"job\": ", s->out);
+		jstr(s->out, g->job);
+		fputs(", \"host\": ", s->out);
+		jstr(s->out, g->host);
+		fputs(", \"metric\": ", s->out);
+		jstr(s->out, g->metric);
+		fprintf(s->out, ", \"change\": %.6g, \"base\": \"%s\", \"bad\": \"%s\", \"culprit\": ",
+			g->change, g->base_sha, g->bad_sha);
+		jstr(s->out, g->culprit_sha[0] ? g->culprit_sha : NULL);
+		if (have_b) {
+			fprintf(s->out, ", \"bisection\": {\"id\": %lld, \"state\": \"%s\", \"culprit\": ",
+				(long long)b.id, b.state);
+			jstr(s->out, b.culprit_sha[0] ? b.culprit_sha : NULL);
+			fprintf(s->out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}",
+				b.confidence, b.builds, b.runs);
+		}
+		fputc('}', s->out);
+	} else {
+		fprintf(s->out, "  #%lld %-10s ", (long long)g->id, g->state);
+		tstr(s->out, g->metric);
+		fprintf(s->out, " %+.1f%% at %.12s (from %.12s), ", 100 * g->change, g->bad_sha,
+			g->base_sha);
+		tstr(s->out, g->job);
+		fputs(" on ", s->out);
+		tstr(s->out, g->host);
+		fputc('\n', s->out);
+		if (have_b) {
+			fprintf(s->out, "      bisection %lld: %s", (long long)b.id, b.state);
+			if (b.culprit_sha[0])
+				fprintf(s->out, ", culprit %s (confidence %.2f)", b.culprit_sha,
+					b.confidence);
+			fprintf(s->out, ", %d builds, %d runs\n", b.builds, b.runs);
+		}
+	}
+	if (have_b)
+		kreg_db_bisection_free(&b);
+}
+
+static int hosts_part(st *s, kreg_db *db)
+{
+	if (s->json) {
+		fputs(",\n  \"hosts\": [", s->out);
+		for (size_t i = 0; i < s->cfg->nhosts; i++) {
+			const kreg_host_cfg *hc = &s->cfg->hosts[i];
+			char state[8];
+			int fails;
+
+			if (kreg_db_host_status(db, hc->name, state, &fails) < 0)
+				return KREG_ERROR;
+			fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", s->out);
+			jstr(s->out, hc->name);
+			fprintf(s->out, ", \"backend\": \"%s\", \"capacity\": %d, \"state\": \"%s\", "
+				"\"infra_failures\": %d}", kreg_backend_name(hc->backend),
+				hc->capacity > 0 ? hc->capacity : 1, state, fails);
+		}
+		fputs("\n  ],\n  \"running\": [", s->out);
+	} else {
+		fputs("hosts:\n", s->out);
+		for (size_t i = 0; i < s->cfg->nhosts; i++) {
+			const kreg_host_cfg *hc = &s->cfg->hosts[i];
+			char state[8];
+			int fails;
+
+			if (kreg_db_host_status(db, hc->name, state, &fails) < 0)
+				return KREG_ERROR;
+			fprintf(s->out, "  %-12s %s, capacity %d, %s", hc->name,
+				kreg_backend_name(hc->backend), hc->capacity > 0 ? hc->capacity : 1,
+				state);
+			if (fails)
+				fprintf(s->out, " (%d infrastructure failure%s in a row)", fails,
+					fails == 1 ? "" : "s");
+			fputc('\n', s->out);
+		}
+		fputs("running:\n", s->out);
+	}
+	s->n = 0;
+	if (kreg_db_work_running(db, running_cb, s) < 0)
+		return KREG_ERROR;
+	if (!s->json && !s->n)
+		fputs("  nothing\n", s->out);
+	if (s->json)
+		fputs("\n  ]", s->out);
+	return 0;
+}
+
+int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
+{
+	st s = { .out = out, .json = json, .cfg = cfg };
+	kreg_db_regression *regs = NULL;
+	size_t nregs = 0;
+	long pid = daemon_pid(cfg->database);
+	int error = KREG_ERROR;
+
+	if (json) {
+		fprintf(out, "{\n  \"daemon\": {\"running\": %s, \"pid\": %ld},\n  \"repos\": [",
+			pid ? "true" : "false", pid > 0 ? pid : 0);
+	} else {
+		if (pid)
+			fprintf(out, "daemon: running (pid %ld)\n", pid);
+		else
+			fputs("daemon: not running\n", out);
+		fputs("repos:\n", out);
+	}
+	if (kreg_db_branches_status(db, branch_cb, &s) < 0)
+		goto done;
+	if (json)
+		fputs("\n  ],\n  \"queue\": [", out);
+	else
+		fputs("queue:\n", out);
+	s.n = 0;
+	if (kreg_db_work_counts(db, count_cb, &s) < 0)
+		goto done;
+	if (!json && !s.n)
+		fputs("  empty\n", out);
+	if (json)
+		fputs("\n  ]", out);
+	if (hosts_part(&s, db) < 0)
+		goto done;
+	if (kreg_db_regression_list(db, &regs, &nregs, 0) < 0)
+		goto done;
+	if (json)
+		fputs(",\n  \"regressions\": [", out);
+	else
+		fputs("regressions:\n", out);
+	s.n = 0;
+	for (size_t i = 0; i < nregs; i++)
+		print_reg(&s, db, &regs[i]);
+	if (json)
+		fputs("\n  ]\n}\n", out);
+	else if (!nregs)
+		fputs("  none\n", out);
+	error = 0;
+done:
+	kreg_db_regression_list_free(regs, nregs);
+	return error;
+}

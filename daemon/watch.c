@@ -1,0 +1,271 @@
+/* Watch and plan (see daemon.h): fetch, see which watched heads moved,
+ * turn each new head into builds and runs. */
+#include "daemon/daemon.h"
+
+#include "db/commits.h"
+#include "db/results.h"
+#include "db/watch.h"
+#include "db/work.h"
+#include "jobs/job.h"
+#include "kernel/repo.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int needs_build(const kreg_host_cfg *hc)
+{
+	return hc->backend == KREG_BACKEND_QEMU || hc->backend == KREG_BACKEND_SSH;
+}
+
+/* The builds and runs of one atom at a commit on one host. */
+static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_job_cfg *jc,
+		     const kreg_commit_row *c, int64_t job_id, const char *kconfig, int priority,
+		     int *planned)
+{
+	int64_t host_id, build_id = 0;
+	int error, added;
+
+	if ((error = kreg_db_host_id(db, &host_id, hc->name, kreg_backend_name(hc->backend),
+				     hc->cpus, hc->memory)) < 0)
+		return error;
+	if (needs_build(hc)) {
+		char *key = kreg_asprintf("build:%s:%s", c->tree, kconfig ? kconfig : "");
+		kreg_work_new b = { .kind = "build", .key = key, .commit_id = c->id,
+				    .config_name = kconfig, .priority = KREG_PRIO_BUILD };
+
+		error = kreg_db_work_add(db, &build_id, &added, &b);
+		free(key);
+		if (error < 0)
+			return error;
+		*planned += added;
+	}
+	for (int n = 0; n < (jc->runs > 0 ? jc->runs : 3); n++) {
+		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)c->id,
+					  (long long)job_id, (long long)host_id, n);
+		kreg_work_new r = { .kind = "run", .key = key, .commit_id = c->id, .job_id = job_id,
+				    .host_id = host_id, .after_id = build_id, .config_name = kconfig,
+				    .seq = n, .priority = priority };
+
+		error = kreg_db_work_add(db, NULL, &added, &r);
+		free(key);
+		if (error < 0)
+			return error;
+		*planned += added;
+	}
+	return 0;
+}
+
+int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_id,
+			    int priority, int *planned)
+{
+	kreg_commit_row c;
+	int error = 0, n = 0;
+
+	if ((error = kreg_db_commit_get(db, &c, commit_id)) < 0)
+		return error;
+	for (size_t i = 0; i < cfg->njobs && !error; i++) {
+		const kreg_job_cfg *jc = &cfg->jobs[i];
+		const char *kconfig = jc->kconfig ? jc->kconfig :
+				      cfg->build.nconfigs ? cfg->build.configs[0].name : NULL;
+		kreg_atoms atoms = KREG_ATOMS_INIT;
+		kreg_job *job = NULL;
+
+		if ((error = kreg_job_load(&job, jc->file, cfg->job_path, cfg->njob_path)) < 0 ||
+		    (error = kreg_job_split(&atoms, job)) < 0)
+			goto next;
+		for (size_t a = 0; a < atoms.count && !error; a++) {
+			const kreg_atom *atom = atoms.items[a];
+			int64_t job_id;
+
+			if ((error = kreg_db_job_id(db, &job_id, atom->name, atom->testcase,
+						    atom->path_params, atom->yaml)) < 0)
+				break;
+			for (size_t h = 0; h < cfg->nhosts && !error; h++) {
+				const kreg_host_cfg *hc = &cfg->hosts[h];
+				size_t k;
+
+				for (k = 0; k < jc->nhosts; k++)
+					if (!strcmp(jc->hosts[k], hc->name))
+						break;
+				if (jc->nhosts && k == jc->nhosts)
+					continue;
+				error = plan_host(db, hc, jc, &c, job_id, kconfig, priority, &n);
+			}
+		}
+next:
+		kreg_atoms_free(&atoms);
+		kreg_job_free(job);
+	}
+	if (!error) {
+		log_info("plan: %.12s %s: %d work item%s queued", c.sha, c.subject ? c.subject : "", n,
+			 n == 1 ? "" : "s");
+		if (planned)
+			*planned += n;
+	}
+	kreg_db_commit_free(&c);
+	return error;
+}
+
+/* The branches watched: the configured ones, else every head the mirror has. */
+static int branch_names(kreg_repo *r, char ***names, size_t *n)
+{
+	const kreg_repo_cfg *rc = kreg_repo_config(r);
+	git_branch_iterator *it = NULL;
+	git_reference *ref;
+	git_branch_t type;
+
+	*names = NULL;
+	*n = 0;
+	if (rc->nbranches) {
+		*names = kreg_calloc(rc->nbranches, sizeof(char *));
+		for (size_t i = 0; i < rc->nbranches; i++)
+			(*names)[(*n)++] = kreg_strdup(rc->branches[i]);
+		return 0;
+	}
+	if (git_branch_iterator_new(&it, kreg_repo_git(r), GIT_BRANCH_LOCAL) < 0) {
+		kreg_error_set("repo '%s': cannot list branches", rc->name);
+		return KREG_ERROR;
+	}
+	while (git_branch_next(&ref, &type, it) == 0) {
+		const char *name;
+
+		if (git_branch_name(&name, ref) == 0) {
+			*names = kreg_reallocarray(*names, *n + 1, sizeof(char *));
+			(*names)[(*n)++] = kreg_strdup(name);
+		}
+		git_reference_free(ref);
+	}
+	git_branch_iterator_free(it);
+	return 0;
+}
+
+/* Most commits recorded per move of a head: a kernel merge window brings
+ * some 15,000; the first head seen brings its first-parent line back this
+ * far. */
+#define RECORD_MAX 20000
+#define FIRST_LINE 200
+
+/* Record the commits new brings (those not reachable from hide, or its
+ * first-parent line when hide is NULL), so histories and bisections walk
+ * the commits table. */
+static int record_new(kreg_repo *r, kreg_db *db, const git_oid *new_oid, const git_oid *hide)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	int64_t id;
+	int error = 0, n = 0;
+
+	if (git_revwalk_new(&walk, kreg_repo_git(r)) < 0 || git_revwalk_push(walk, new_oid) < 0 ||
+	    (hide && git_revwalk_hide(walk, hide) < 0)) {
+		kreg_error_set("repo '%s': cannot walk the new commits", kreg_repo_config(r)->name);
+		git_revwalk_free(walk);
+		return KREG_ERROR;
+	}
+	if (!hide)
+		git_revwalk_simplify_first_parent(walk);
+	while (!error && n < (hide ? RECORD_MAX : FIRST_LINE) && git_revwalk_next(&oid, walk) == 0) {
+		error = kreg_repo_record(r, db, &id, &oid);
+		n++;
+	}
+	git_revwalk_free(walk);
+	return error;
+}
+
+/* One branch: a new head is recorded, planned, and when it was forced,
+ * the merge base with the old one is tested too. */
+static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64_t repo_id,
+			const char *branch, int *planned)
+{
+	const char *name = kreg_repo_config(r)->name;
+	char *ref = kreg_asprintf("refs/heads/%s", branch), *old = NULL;
+	char sha[GIT_OID_HEXSZ + 1], base_sha[GIT_OID_HEXSZ + 1] = "";
+	git_oid new_oid, old_oid, base;
+	int64_t commit_id, base_id = 0;
+	int error, forced = 0;
+
+	if (kreg_repo_resolve(r, &new_oid, ref) < 0) {
+		log_warn("repo %s: watched branch '%s' is not there", name, branch);
+		error = 0;
+		goto done;
+	}
+	git_oid_tostr(sha, sizeof(sha), &new_oid);
+	if ((error = kreg_db_branch_head(db, &old, repo_id, branch)) < 0)
+		goto done;
+	if (old && !strcmp(old, sha))
+		goto done;
+	if (old && git_oid_fromstr(&old_oid, old) == 0 &&
+	    git_graph_descendant_of(kreg_repo_git(r), &new_oid, &old_oid) != 1) {
+		forced = 1;
+		if (git_merge_base(&base, kreg_repo_git(r), &new_oid, &old_oid) == 0)
+			git_oid_tostr(base_sha, sizeof(base_sha), &base);
+	}
+	if ((error = kreg_db_begin(db)) < 0)
+		goto done;
+	if ((error = record_new(r, db, &new_oid, !old ? NULL : forced && base_sha[0] ? &base :
+				forced ? NULL : &old_oid)) < 0 ||
+	    (error = kreg_repo_record(r, db, &commit_id, &new_oid)) < 0 ||
+	    (base_sha[0] && (error = kreg_repo_record(r, db, &base_id, &base)) < 0) ||
+	    (error = kreg_db_push_add(db, repo_id, branch, old, sha, forced,
+				      base_sha[0] ? base_sha : NULL)) < 0 ||
+	    (error = kreg_db_branch_set_head(db, repo_id, branch, sha)) < 0 ||
+	    (error = kreg_daemon_plan_commit(cfg, db, commit_id, KREG_PRIO_HEAD, planned)) < 0 ||
+	    (base_id && (error = kreg_daemon_plan_commit(cfg, db, base_id, KREG_PRIO_HEAD,
+							  planned)) < 0)) {
+		kreg_db_rollback(db);
+		goto done;
+	}
+	if ((error = kreg_db_commit(db)) < 0)
+		goto done;
+	if (!old)
+		log_info("repo %s: %s at %.12s: the first head seen, the baseline", name, branch, sha);
+	else if (forced)
+		log_warn("repo %s: %s was force-pushed: %.12s -> %.12s; testing from their merge base %.12s",
+			 name, branch, old, sha, base_sha[0] ? base_sha : "(none)");
+	else
+		log_info("repo %s: %s moved %.12s -> %.12s", name, branch, old, sha);
+done:
+	free(old);
+	free(ref);
+	return error;
+}
+
+int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_cfg *rc,
+			  int *planned)
+{
+	kreg_repo *r = NULL;
+	char **branches = NULL;
+	size_t nbranches = 0;
+	int64_t repo_id;
+	int error;
+
+	if ((error = kreg_db_repo_id(db, &repo_id, rc->name, rc->url)) < 0)
+		return error;
+	error = kreg_repo_open(&r, cfg, rc->name);
+	if (!error)
+		error = kreg_repo_fetch(r);
+	if (error < 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+		log_warn("%s (retried in %.0f s)", msg, rc->poll_interval);
+		kreg_db_repo_polled(db, repo_id, msg);
+		kreg_error_set("%s", msg);
+		goto done;
+	}
+	if ((error = branch_names(r, &branches, &nbranches)) < 0)
+		goto done;
+	for (size_t i = 0; i < nbranches && !error; i++)
+		error = watch_branch(cfg, db, r, repo_id, branches[i], planned);
+	if (!error)
+		error = kreg_db_repo_polled(db, repo_id, NULL);
+done:
+	for (size_t i = 0; i < nbranches; i++)
+		free(branches[i]);
+	free(branches);
+	kreg_repo_close(r);
+	return error;
+}

@@ -1,0 +1,487 @@
+/* The worker: one work item, its result stored in one transaction with
+ * the item's end (see daemon.h). */
+#include "daemon/daemon.h"
+
+#include "db/bisect.h"
+#include "db/regressions.h"
+#include "db/results.h"
+#include "db/work.h"
+#include "hosts/host.h"
+#include "jobs/job.h"
+#include "kernel/repo.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/run.h"
+#include "lib/util.h"
+#include "usecase/bisect_driver.h"
+#include "usecase/detect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+/* Infrastructure failures: retried after 2 s, 4 s, ... up to 5 attempts; a
+ * host with 3 in a row is down, probed again after a minute. */
+#define RETRY_BASE 2
+#define MAX_ATTEMPTS 5
+#define HOST_DOWN_AFTER 3
+#define HOST_PROBE 60
+
+typedef struct {
+	const kreg_config *cfg;
+	kreg_db *db;
+	kreg_work w;
+	const char *owner;
+	int attempt;
+} job;
+
+/* End the item: done (error may say why nothing was stored). */
+static int finish(job *j, const char *state, const char *error)
+{
+	return kreg_db_work_finish(j->db, j->w.id, j->owner, j->attempt, state, error);
+}
+
+/* Once the last run of (commit, job, host) is over, the detector looks. */
+static int after_run(job *j)
+{
+	int total, open, error;
+	char *key;
+
+	if ((error = kreg_db_work_group(j->db, &total, &open, j->w.commit_id, j->w.job_id,
+					j->w.host_id)) < 0 || open)
+		return error;
+	key = kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)j->w.commit_id,
+			    (long long)j->w.job_id, (long long)j->w.host_id, total);
+	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = j->w.commit_id,
+			    .job_id = j->w.job_id, .host_id = j->w.host_id,
+			    .config_name = j->w.config_name, .seq = total,
+			    .priority = KREG_PRIO_DETECT };
+
+	error = kreg_db_work_add(j->db, NULL, NULL, &d);
+	free(key);
+	return error;
+}
+
+static int open_commit(job *j, kreg_repo **repo, kreg_work_names *names)
+{
+	int error;
+
+	if ((error = kreg_db_work_names(j->db, names, j->w.job_id, j->w.host_id, j->w.commit_id)) < 0)
+		return error;
+	if (names->repo && (error = kreg_repo_open(repo, j->cfg, names->repo)) < 0)
+		return error;
+	return 0;
+}
+
+/* Store a run's end; the item ends with it (or goes back for a retry). */
+static int store_run(job *j, int64_t run_id, kreg_host_result *res)
+{
+	int held, error, down = 0, gave_up = 0;
+	const char *status = kreg_run_status_name(res->status);
+
+	if ((error = kreg_db_begin(j->db)) < 0)
+		return error;
+	if ((error = kreg_db_work_held(j->db, &held, j->w.id, j->owner, j->attempt)) < 0)
+		goto rollback;
+	if (!held) {
+		/* Taken back meanwhile: the run is not this item's result. */
+		error = kreg_db_run_finish(j->db, run_id, "infra_failed",
+					   "its work item was taken back before it was stored", NULL);
+		if (error < 0)
+			goto rollback;
+		if ((error = kreg_db_commit(j->db)) < 0)
+			return error;
+		kreg_error_set("work item %lld: taken back before its run was stored", (long long)j->w.id);
+		return KREG_ENOTFOUND;
+	}
+	if ((error = kreg_db_run_finish(j->db, run_id, status, res->error, &res->samples)) < 0 ||
+	    (error = kreg_db_run_set_kernel(j->db, run_id, res->kernel)) < 0)
+		goto rollback;
+	if (res->status == KREG_RUN_INFRA_FAILED) {
+		if ((error = kreg_db_host_health(j->db, j->w.host_id, 1, HOST_DOWN_AFTER, kreg_now(),
+						 HOST_PROBE, &down)) < 0 ||
+		    (error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, res->error,
+						kreg_now(), RETRY_BASE, MAX_ATTEMPTS, &gave_up)) < 0)
+			goto rollback;
+		if (gave_up && (error = after_run(j)) < 0)
+			goto rollback;
+	} else {
+		if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, HOST_DOWN_AFTER, kreg_now(),
+						 HOST_PROBE, NULL)) < 0 ||
+		    (error = finish(j, "done", res->error)) < 0 || (error = after_run(j)) < 0)
+			goto rollback;
+	}
+	if ((error = kreg_db_commit(j->db)) < 0)
+		return error;
+	log_info("work %lld: run %lld: %s%s%s", (long long)j->w.id, (long long)run_id, status,
+		 res->error ? ": " : "", res->error ? res->error : "");
+	if (down)
+		log_warn("host %lld: %d infrastructure failures in a row: marked down, probed again in %d s",
+			 (long long)j->w.host_id, HOST_DOWN_AFTER, HOST_PROBE);
+	if (gave_up)
+		log_warn("work %lld: gave up after %d attempts: %s", (long long)j->w.id, j->attempt,
+			 res->error ? res->error : "");
+	return 0;
+rollback:
+	kreg_db_rollback(j->db);
+	return error;
+}
+
+static int do_run(job *j)
+{
+	kreg_work_names names = { 0 };
+	kreg_repo *repo = NULL;
+	kreg_host *host = NULL;
+	kreg_atom *atom = NULL;
+	kreg_host_kernel kernel = { 0 };
+	kreg_host_result res = { 0 };
+	kreg_host_commit hc = { 0 };
+	char *sub = NULL, *dir = NULL, *atom_path = NULL;
+	int64_t run_id = 0;
+	int error, prepared = 0;
+
+	if ((error = open_commit(j, &repo, &names)) < 0)
+		goto done;
+	if ((error = kreg_host_open(&host, j->cfg, names.host)) < 0) {
+		/* The host left the configuration: nothing to run it on. */
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+		error = finish(j, "failed", msg);
+		goto done;
+	}
+	if ((error = kreg_atom_load_string(&atom, names.job, names.job_yaml,
+					   strlen(names.job_yaml))) < 0)
+		goto done;
+	/* A run an earlier attempt started and never stored. */
+	if (j->w.run_id > 0 &&
+	    kreg_db_run_finish(j->db, j->w.run_id, "infra_failed",
+			       "its worker stopped before storing it", NULL) == 0)
+		log_info("work %lld: run %lld of an earlier attempt marked infra_failed",
+			 (long long)j->w.id, (long long)j->w.run_id);
+	hc.repo = names.repo;
+	hc.repo_path = kreg_repo_path(repo);
+	hc.sha = names.sha;
+	hc.kconfig = j->w.config_name;
+	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
+		goto done;
+	prepared = 1;
+	if (kernel.status == KREG_PREPARE_BUILD_FAILED) {
+		char *msg = kreg_asprintf("%.12s does not build: %s", names.sha,
+					  kernel.error ? kernel.error : "see the build log");
+
+		if ((error = kreg_db_begin(j->db)) == 0) {
+			if ((error = finish(j, "done", msg)) < 0 || (error = after_run(j)) < 0)
+				kreg_db_rollback(j->db);
+			else
+				error = kreg_db_commit(j->db);
+		}
+		log_info("work %lld: %s", (long long)j->w.id, msg);
+		free(msg);
+		goto done;
+	}
+	{
+		kreg_db_run_key key = { .job_id = j->w.job_id, .host_id = j->w.host_id,
+					.commit_id = j->w.commit_id, .build_id = kernel.build_id,
+					.kernel = kernel.artifact };
+
+		if ((error = kreg_db_begin(j->db)) < 0)
+			goto done;
+		if ((error = kreg_db_run_start(j->db, &run_id, &key)) < 0 ||
+		    (error = kreg_db_work_set_run(j->db, j->w.id, run_id)) < 0) {
+			kreg_db_rollback(j->db);
+			goto done;
+		}
+		if ((error = kreg_db_commit(j->db)) < 0)
+			goto done;
+	}
+	sub = kreg_asprintf("runs/%lld", (long long)run_id);
+	dir = kreg_config_data_path(j->cfg, sub);
+	atom_path = kreg_path_join(dir, "atom.yaml");
+	if (kreg_mkdir_p(dir, 0755) < 0 || kreg_db_run_set_output(j->db, run_id, dir) < 0 ||
+	    kreg_write_file_atomic(atom_path, atom->yaml, strlen(atom->yaml)) < 0) {
+		res.status = KREG_RUN_INFRA_FAILED;
+		res.error = kreg_strdup(kreg_error_last());
+	} else {
+		kreg_host_request req = { .atom = atom, .atom_name = names.job, .commit = &hc,
+					  .kernel = &kernel, .out_dir = dir,
+					  .run_index = (unsigned)j->w.seq };
+
+		if (kreg_host_run(host, &res, &req) < 0) {
+			res.status = KREG_RUN_INFRA_FAILED;
+			free(res.error);
+			res.error = kreg_strdup(kreg_error_last());
+			kreg_samples_clear(&res.samples);
+		}
+	}
+	error = store_run(j, run_id, &res);
+done:
+	kreg_host_result_free(&res);
+	if (prepared)
+		kreg_host_kernel_free(&kernel);
+	free(atom_path);
+	free(dir);
+	free(sub);
+	kreg_atom_free(atom);
+	kreg_host_close(host);
+	kreg_repo_close(repo);
+	kreg_work_names_free(&names);
+	return error;
+}
+
+static int do_build(job *j)
+{
+	kreg_work_names names = { 0 };
+	kreg_repo *repo = NULL;
+	kreg_host *host = NULL;
+	kreg_host_kernel kernel = { 0 };
+	kreg_host_commit hc = { 0 };
+	const kreg_host_cfg *pick = NULL;
+	int error, prepared = 0;
+
+	for (size_t i = 0; i < j->cfg->nhosts && !pick; i++)
+		if (j->cfg->hosts[i].backend == KREG_BACKEND_QEMU ||
+		    j->cfg->hosts[i].backend == KREG_BACKEND_SSH)
+			pick = &j->cfg->hosts[i];
+	if (!pick) {
+		error = finish(j, "failed", "no configured host boots a built kernel any more");
+		goto done;
+	}
+	if ((error = open_commit(j, &repo, &names)) < 0 ||
+	    (error = kreg_host_open(&host, j->cfg, pick->name)) < 0)
+		goto done;
+	hc.repo = names.repo;
+	hc.repo_path = kreg_repo_path(repo);
+	hc.sha = names.sha;
+	hc.kconfig = j->w.config_name;
+	log_info("work %lld: building %.12s with kernel config %s", (long long)j->w.id, names.sha,
+		 j->w.config_name ? j->w.config_name : "(first)");
+	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
+		goto done;
+	prepared = 1;
+	if (kernel.status == KREG_PREPARE_BUILD_FAILED) {
+		char *msg = kreg_asprintf("does not build: %s", kernel.error ? kernel.error : "?");
+
+		log_warn("work %lld: %.12s %s", (long long)j->w.id, names.sha, msg);
+		error = finish(j, "done", msg);
+		free(msg);
+	} else {
+		log_info("work %lld: %.12s built%s (%.0f s)", (long long)j->w.id, names.sha,
+			 kernel.cached ? " (cached)" : "", kernel.seconds);
+		error = finish(j, "done", NULL);
+	}
+done:
+	if (prepared)
+		kreg_host_kernel_free(&kernel);
+	kreg_host_close(host);
+	kreg_repo_close(repo);
+	kreg_work_names_free(&names);
+	return error;
+}
+
+static int queue_more(job *j, int64_t commit_id, int runs, const char *kconfig)
+{
+	int total, open, error;
+
+	if ((error = kreg_db_work_group(j->db, &total, &open, commit_id, j->w.job_id,
+					j->w.host_id)) < 0)
+		return error;
+	for (int k = 0; k < runs; k++) {
+		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)commit_id,
+					  (long long)j->w.job_id, (long long)j->w.host_id,
+					  total + k);
+		kreg_work_new r = { .kind = "run", .key = key, .commit_id = commit_id,
+				    .job_id = j->w.job_id, .host_id = j->w.host_id,
+				    .config_name = kconfig, .seq = total + k,
+				    .priority = KREG_PRIO_CONFIRM };
+
+		error = kreg_db_work_add(j->db, NULL, NULL, &r);
+		free(key);
+		if (error < 0)
+			return error;
+	}
+	return 0;
+}
+
+static int do_detect(job *j)
+{
+	kreg_detect_outcome o;
+	int error;
+
+	if ((error = kreg_db_begin(j->db)) < 0)
+		return error;
+	if ((error = kreg_detect_step(&o, j->cfg, j->db, j->w.commit_id, j->w.job_id, j->w.host_id,
+				      j->w.config_name, stderr)) < 0)
+		goto rollback;
+	for (size_t i = 0; i < o.nmore; i++)
+		if ((error = queue_more(j, o.more[i].commit_id, o.more[i].runs, j->w.config_name)) < 0)
+			goto rollback_o;
+	for (size_t i = 0; i < o.nbisections; i++) {
+		kreg_db_bisection b;
+		char *key = kreg_asprintf("bisect:%lld:0", (long long)o.bisections[i]);
+
+		if ((error = kreg_db_bisection_get(j->db, &b, o.bisections[i])) == 0) {
+			kreg_work_new s = { .kind = "bisect", .key = key, .host_id = b.host_id,
+					    .bisection_id = b.id, .regression_id = b.regression_id,
+					    .config_name = b.config_name, .priority = KREG_PRIO_BISECT };
+
+			error = kreg_db_work_add(j->db, NULL, NULL, &s);
+			kreg_db_bisection_free(&b);
+		}
+		free(key);
+		if (error < 0)
+			goto rollback_o;
+	}
+	if ((error = finish(j, "done", NULL)) < 0)
+		goto rollback_o;
+	kreg_detect_outcome_free(&o);
+	return kreg_db_commit(j->db);
+rollback_o:
+	kreg_detect_outcome_free(&o);
+rollback:
+	kreg_db_rollback(j->db);
+	return error;
+}
+
+static int do_bisect(job *j)
+{
+	kreg_db_bisection b;
+	int over = 0, error;
+
+	memset(&b, 0, sizeof(b));
+	if ((error = kreg_bisect_driver_step(j->cfg, j->db, j->w.bisection_id, stderr, &over)) < 0)
+		return error;
+	if ((error = kreg_db_begin(j->db)) < 0)
+		return error;
+	if (!over) {
+		char *key = kreg_asprintf("bisect:%lld:%d", (long long)j->w.bisection_id, j->w.seq + 1);
+		kreg_work_new s = { .kind = "bisect", .key = key, .host_id = j->w.host_id,
+				    .bisection_id = j->w.bisection_id,
+				    .regression_id = j->w.regression_id,
+				    .config_name = j->w.config_name, .seq = j->w.seq + 1,
+				    .priority = KREG_PRIO_BISECT };
+
+		error = kreg_db_work_add(j->db, NULL, NULL, &s);
+		free(key);
+		if (error < 0)
+			goto rollback;
+	} else {
+		if ((error = kreg_db_regressions_follow(j->db, j->w.bisection_id)) < 0 ||
+		    (error = kreg_db_bisection_get(j->db, &b, j->w.bisection_id)) < 0)
+			goto rollback;
+		log_info("work %lld: bisection %lld: %s", (long long)j->w.id, (long long)b.id,
+			 b.message ? b.message : b.state);
+		if (!strcmp(b.state, "found")) {
+			static const char *const kinds[] = { "report", "mail" };
+
+			for (size_t k = 0; k < 2; k++) {
+				char *key = kreg_asprintf("%s:%lld", kinds[k], (long long)b.id);
+				kreg_work_new r = { .kind = kinds[k], .key = key,
+						    .bisection_id = b.id,
+						    .regression_id = b.regression_id,
+						    .commit_id = b.culprit_commit_id,
+						    .priority = KREG_PRIO_REPORT };
+
+				error = kreg_db_work_add(j->db, NULL, NULL, &r);
+				free(key);
+				if (error < 0)
+					goto rollback;
+			}
+		}
+	}
+	if ((error = finish(j, "done", NULL)) < 0)
+		goto rollback;
+	kreg_db_bisection_free(&b);
+	return kreg_db_commit(j->db);
+rollback:
+	kreg_db_bisection_free(&b);
+	kreg_db_rollback(j->db);
+	return error;
+}
+
+/* The e-mail: `kreg mail send` writes the report of every regression with
+ * a culprit once and sends what is due (its own outbox keeps it from being
+ * sent twice); a failure is retried with backoff. The HTML site (`kreg
+ * report`) is not there yet: its item succeeds doing nothing. */
+static int do_report(job *j)
+{
+	char self[4096];
+	ssize_t n;
+	const char *argv[8];
+	int argc = 0, error;
+	kreg_run_result r;
+
+	if (strcmp(j->w.kind, "mail")) {
+		log_info("work %lld: report for bisection %lld: nothing to do yet (kreg report is not there)",
+			 (long long)j->w.id, (long long)j->w.bisection_id);
+		return finish(j, "done", "no-op: kreg report is not there yet");
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		kreg_error_errno("cannot find the kreg binary");
+		return KREG_ERROR;
+	}
+	self[n] = '\0';
+	argv[argc++] = self;
+	if (strcmp(j->cfg->path, "<built-in>")) {
+		argv[argc++] = "-c";
+		argv[argc++] = j->cfg->path;
+	}
+	argv[argc++] = "mail";
+	argv[argc++] = "send";
+	argv[argc] = NULL;
+	{
+		kreg_run_opts o = { .argv = argv, .inherit_output = 1, .timeout = 600 };
+
+		if ((error = kreg_run(&r, &o)) < 0)
+			return error;
+	}
+	if (r.exited && r.status == 0)
+		return finish(j, "done", NULL);
+	{
+		char how[128], *msg;
+		int gave_up = 0;
+
+		kreg_run_describe(&r, how, sizeof(how));
+		msg = kreg_asprintf("kreg mail send: %s", how);
+		error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, msg, kreg_now(),
+					   RETRY_BASE * 15, MAX_ATTEMPTS, &gave_up);
+		log_warn("work %lld: %s%s", (long long)j->w.id, msg, gave_up ? "; gave up" : "; retried");
+		free(msg);
+		return error;
+	}
+}
+
+int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char *owner,
+		     int attempt)
+{
+	job j = { .cfg = cfg, .db = db, .owner = owner, .attempt = attempt };
+	int held, error;
+
+	if ((error = kreg_db_work_get(db, &j.w, id)) < 0)
+		return error;
+	if ((error = kreg_db_work_held(db, &held, id, owner, attempt)) < 0)
+		goto done;
+	if (!held) {
+		kreg_error_set("work item %lld is not running under lease '%s' attempt %d (state %s)",
+			       (long long)id, owner, attempt, j.w.state);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	log_info("work %lld: %s %s (attempt %d)", (long long)id, j.w.kind, j.w.key, attempt);
+	if (!strcmp(j.w.kind, "run"))
+		error = do_run(&j);
+	else if (!strcmp(j.w.kind, "build"))
+		error = do_build(&j);
+	else if (!strcmp(j.w.kind, "detect"))
+		error = do_detect(&j);
+	else if (!strcmp(j.w.kind, "bisect"))
+		error = do_bisect(&j);
+	else
+		error = do_report(&j);
+done:
+	kreg_work_free(&j.w);
+	return error;
+}

@@ -1,0 +1,254 @@
+/* Regressions (see regressions.h). */
+#include "db_internal.h"
+#include "regressions.h"
+
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REG_COLUMNS \
+	"g.id, coalesce(g.repo_id, 0), g.job_id, g.host_id, g.metric_id, g.base_commit_id, " \
+	"g.bad_commit_id, coalesce(g.culprit_commit_id, 0), coalesce(g.bisection_id, 0), " \
+	"g.change, coalesce(g.base_mean, 0), coalesce(g.bad_mean, 0), coalesce(g.pvalue, 1), " \
+	"g.state, r.name, j.name, h.name, m.name, cb.sha, cg.sha, cc.sha"
+#define REG_JOINS \
+	" FROM regressions g LEFT JOIN repos r ON r.id = g.repo_id JOIN jobs j ON j.id = g.job_id " \
+	"JOIN hosts h ON h.id = g.host_id JOIN metrics m ON m.id = g.metric_id " \
+	"JOIN commits cb ON cb.id = g.base_commit_id JOIN commits cg ON cg.id = g.bad_commit_id " \
+	"LEFT JOIN commits cc ON cc.id = g.culprit_commit_id"
+
+static void copy_sha(char dst[41], sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+
+	snprintf(dst, 41, "%s", s ? s : "");
+}
+
+static void read_reg(kreg_db_regression *g, sqlite3_stmt *st)
+{
+	const char *s;
+
+	memset(g, 0, sizeof(*g));
+	g->id = sqlite3_column_int64(st, 0);
+	g->repo_id = sqlite3_column_int64(st, 1);
+	g->job_id = sqlite3_column_int64(st, 2);
+	g->host_id = sqlite3_column_int64(st, 3);
+	g->metric_id = sqlite3_column_int64(st, 4);
+	g->base_commit_id = sqlite3_column_int64(st, 5);
+	g->bad_commit_id = sqlite3_column_int64(st, 6);
+	g->culprit_commit_id = sqlite3_column_int64(st, 7);
+	g->bisection_id = sqlite3_column_int64(st, 8);
+	g->change = sqlite3_column_double(st, 9);
+	g->base_mean = sqlite3_column_double(st, 10);
+	g->bad_mean = sqlite3_column_double(st, 11);
+	g->pvalue = sqlite3_column_double(st, 12);
+	s = (const char *)sqlite3_column_text(st, 13);
+	snprintf(g->state, sizeof(g->state), "%s", s ? s : "");
+	g->repo = kreg_db__column_strdup(st, 14);
+	g->job = kreg_db__column_strdup(st, 15);
+	g->host = kreg_db__column_strdup(st, 16);
+	g->metric = kreg_db__column_strdup(st, 17);
+	copy_sha(g->base_sha, st, 18);
+	copy_sha(g->bad_sha, st, 19);
+	copy_sha(g->culprit_sha, st, 20);
+}
+
+void kreg_db_regression_free(kreg_db_regression *r)
+{
+	if (!r)
+		return;
+	free(r->repo);
+	free(r->job);
+	free(r->host);
+	free(r->metric);
+	memset(r, 0, sizeof(*r));
+}
+
+void kreg_db_regression_list_free(kreg_db_regression *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		kreg_db_regression_free(&v[i]);
+	free(v);
+}
+
+int kreg_db_regression_find(kreg_db *db, kreg_db_regression *out, int64_t job_id,
+			    int64_t host_id, int64_t metric_id, int64_t bad_commit_id)
+{
+	sqlite3_stmt *st;
+	int rc, error = KREG_ENOTFOUND;
+
+	memset(out, 0, sizeof(*out));
+	if (kreg_db__prepare(db, &st, "SELECT " REG_COLUMNS REG_JOINS " WHERE g.job_id = ?1 AND "
+			     "g.host_id = ?2 AND g.metric_id = ?3 AND g.bad_commit_id = ?4") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, metric_id);
+	sqlite3_bind_int64(st, 4, bad_commit_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		read_reg(out, st);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		kreg_error_set("no such regression in %s", db->path);
+	} else {
+		error = kreg_db__error(db, "cannot read the regression");
+	}
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_regression_add(kreg_db *db, int64_t *id, const kreg_db_regression *r)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st, "INSERT INTO regressions (repo_id, job_id, host_id, metric_id, "
+			     "base_commit_id, bad_commit_id, change, base_mean, bad_mean, pvalue, "
+			     "state, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+			     "'suspected', ?11, ?11)") < 0)
+		return KREG_ERROR;
+	if (r->repo_id > 0)
+		sqlite3_bind_int64(st, 1, r->repo_id);
+	sqlite3_bind_int64(st, 2, r->job_id);
+	sqlite3_bind_int64(st, 3, r->host_id);
+	sqlite3_bind_int64(st, 4, r->metric_id);
+	sqlite3_bind_int64(st, 5, r->base_commit_id);
+	sqlite3_bind_int64(st, 6, r->bad_commit_id);
+	sqlite3_bind_double(st, 7, r->change);
+	sqlite3_bind_double(st, 8, r->base_mean);
+	sqlite3_bind_double(st, 9, r->bad_mean);
+	sqlite3_bind_double(st, 10, r->pvalue);
+	sqlite3_bind_int64(st, 11, kreg_now());
+	error = kreg_db__step_done(db, st, "cannot store the regression");
+	sqlite3_finalize(st);
+	if (!error)
+		*id = sqlite3_last_insert_rowid(db->h);
+	return error;
+}
+
+int kreg_db_regression_update(kreg_db *db, const kreg_db_regression *r)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st, "UPDATE regressions SET base_commit_id = ?2, change = ?3, "
+			     "base_mean = ?4, bad_mean = ?5, pvalue = ?6, state = ?7, updated = ?8 "
+			     "WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_int64(st, 2, r->base_commit_id);
+	sqlite3_bind_double(st, 3, r->change);
+	sqlite3_bind_double(st, 4, r->base_mean);
+	sqlite3_bind_double(st, 5, r->bad_mean);
+	sqlite3_bind_double(st, 6, r->pvalue);
+	kreg_db__bind_text(st, 7, r->state);
+	sqlite3_bind_int64(st, 8, kreg_now());
+	error = kreg_db__step_done(db, st, "cannot update the regression");
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_regression_join(kreg_db *db, int64_t id, int64_t bisection_id)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st, "UPDATE regressions SET bisection_id = ?2, state = 'bisecting', "
+			     "updated = ?3 WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, bisection_id);
+	sqlite3_bind_int64(st, 3, kreg_now());
+	error = kreg_db__step_done(db, st, "cannot store the regression's bisection");
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_regression_shared(kreg_db *db, int64_t *bisection_id, int64_t job_id,
+			      int64_t host_id, int64_t base_commit_id, int64_t bad_commit_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*bisection_id = 0;
+	if (kreg_db__prepare(db, &st, "SELECT bisection_id FROM regressions WHERE job_id = ?1 AND "
+			     "host_id = ?2 AND base_commit_id = ?3 AND bad_commit_id = ?4 AND "
+			     "bisection_id IS NOT NULL ORDER BY id LIMIT 1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, base_commit_id);
+	sqlite3_bind_int64(st, 4, bad_commit_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*bisection_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read regressions");
+}
+
+int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st,
+			     "UPDATE regressions SET state = coalesce((SELECT g.state FROM regressions g "
+			     "JOIN bisections b ON b.regression_id = g.id WHERE b.id = ?1), state), "
+			     "culprit_commit_id = (SELECT culprit_commit_id FROM bisections WHERE id = ?1), "
+			     "updated = ?2 WHERE bisection_id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	sqlite3_bind_int64(st, 2, kreg_now());
+	error = kreg_db__step_done(db, st, "cannot update the bisection's regressions");
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
+			      int64_t host_id, int64_t metric_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*shas = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT c.sha FROM regressions g JOIN commits c ON "
+			     "c.id = g.bad_commit_id WHERE g.job_id = ?1 AND g.host_id = ?2 AND "
+			     "g.metric_id = ?3 AND g.state IN ('confirmed', 'bisecting', 'bisected', "
+			     "'reported', 'fixed', 'inconclusive')") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, metric_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*shas = kreg_reallocarray(*shas, *n + 1, sizeof(char *));
+		(*shas)[(*n)++] = kreg_db__column_strdup(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read regressions");
+}
+
+int kreg_db_regression_list(kreg_db *db, kreg_db_regression **out, size_t *n, int open_only)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, open_only ?
+			     "SELECT " REG_COLUMNS REG_JOINS " WHERE g.state IN ('suspected', "
+			     "'confirmed', 'bisecting') ORDER BY g.id DESC" :
+			     "SELECT " REG_COLUMNS REG_JOINS " ORDER BY g.id DESC") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = kreg_reallocarray(*out, *n + 1, sizeof(**out));
+		read_reg(&(*out)[(*n)++], st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot list regressions");
+}

@@ -1,0 +1,54 @@
+/* Regressions as rows: what the detector called (suspected), what its
+ * extra runs agreed with (confirmed), the bisection that carries it and
+ * what it found. Several metrics of one atom that moved over the same
+ * range share one bisection: each row names it. */
+#ifndef KREG_DB_REGRESSIONS_H
+#define KREG_DB_REGRESSIONS_H
+
+#include "db.h"
+
+#include <stdint.h>
+
+typedef struct {
+	int64_t id;
+	int64_t repo_id, job_id, host_id, metric_id;
+	int64_t base_commit_id, bad_commit_id, culprit_commit_id;	/* 0: none */
+	int64_t bisection_id;						/* 0: none */
+	double change;			/* relative: -0.2 = -20% */
+	double base_mean, bad_mean, pvalue;
+	char state[16];			/* suspected, confirmed, bisecting, bisected, ... */
+
+	/* Joined for display (read only; NULL when reading for an update). */
+	char *repo, *job, *host, *metric;
+	char base_sha[41], bad_sha[41], culprit_sha[41];
+} kreg_db_regression;
+
+/* The row of (job, host, metric, bad commit); KREG_ENOTFOUND when none. */
+int kreg_db_regression_find(kreg_db *db, kreg_db_regression *out, int64_t job_id,
+			    int64_t host_id, int64_t metric_id, int64_t bad_commit_id);
+/* Insert r as 'suspected' (its state is ignored); *id is the new row. */
+int kreg_db_regression_add(kreg_db *db, int64_t *id, const kreg_db_regression *r);
+/* Update the numbers of a row (change, means, p, base commit) and its
+ * state. */
+int kreg_db_regression_update(kreg_db *db, const kreg_db_regression *r);
+/* Record that regression id is carried by bisection_id (state bisecting). */
+int kreg_db_regression_join(kreg_db *db, int64_t id, int64_t bisection_id);
+/* A bisection of (job, host) over (base, bad] that a regression already
+ * started; *bisection_id 0 when none. */
+int kreg_db_regression_shared(kreg_db *db, int64_t *bisection_id, int64_t job_id,
+			      int64_t host_id, int64_t base_commit_id, int64_t bad_commit_id);
+/* Every regression riding on a bisection takes its outcome (the state and
+ * culprit of the bisection's own regression). */
+int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id);
+/* The bad commits (full shas) of the accepted changes (confirmed and
+ * later, not refuted) of (job, host, metric): where the current level
+ * starts. *shas is the caller's (free each, then the array). */
+int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
+			      int64_t host_id, int64_t metric_id);
+/* Every regression, newest first; open_only: not yet bisected, reported,
+ * fixed or refuted. *out is the caller's (kreg_db_regression_list_free). */
+int kreg_db_regression_list(kreg_db *db, kreg_db_regression **out, size_t *n, int open_only);
+void kreg_db_regression_free(kreg_db_regression *r);
+void kreg_db_regression_list_free(kreg_db_regression *v, size_t n);
+
+#endif

@@ -1,0 +1,579 @@
+/* The work queue (see work.h). */
+#include "db_internal.h"
+#include "work.h"
+
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORK_COLUMNS \
+	"id, kind, key, coalesce(commit_id, 0), coalesce(job_id, 0), coalesce(host_id, 0), " \
+	"coalesce(bisection_id, 0), coalesce(regression_id, 0), config_name, seq, " \
+	"coalesce(after_id, 0), priority, state, lease_owner, coalesce(lease_expires, 0), " \
+	"attempts, not_before, coalesce(run_id, 0), error"
+
+static void read_work(kreg_work *w, sqlite3_stmt *st)
+{
+	const char *s;
+
+	memset(w, 0, sizeof(*w));
+	w->id = sqlite3_column_int64(st, 0);
+	s = (const char *)sqlite3_column_text(st, 1);
+	snprintf(w->kind, sizeof(w->kind), "%s", s ? s : "");
+	w->key = kreg_db__column_strdup(st, 2);
+	w->commit_id = sqlite3_column_int64(st, 3);
+	w->job_id = sqlite3_column_int64(st, 4);
+	w->host_id = sqlite3_column_int64(st, 5);
+	w->bisection_id = sqlite3_column_int64(st, 6);
+	w->regression_id = sqlite3_column_int64(st, 7);
+	w->config_name = kreg_db__column_strdup(st, 8);
+	w->seq = sqlite3_column_int(st, 9);
+	w->after_id = sqlite3_column_int64(st, 10);
+	w->priority = sqlite3_column_int(st, 11);
+	s = (const char *)sqlite3_column_text(st, 12);
+	snprintf(w->state, sizeof(w->state), "%s", s ? s : "");
+	w->lease_owner = kreg_db__column_strdup(st, 13);
+	w->lease_expires = sqlite3_column_int64(st, 14);
+	w->attempts = sqlite3_column_int(st, 15);
+	w->not_before = sqlite3_column_int64(st, 16);
+	w->run_id = sqlite3_column_int64(st, 17);
+	w->error = kreg_db__column_strdup(st, 18);
+}
+
+void kreg_work_free(kreg_work *w)
+{
+	if (!w)
+		return;
+	free(w->key);
+	free(w->config_name);
+	free(w->lease_owner);
+	free(w->error);
+	memset(w, 0, sizeof(*w));
+}
+
+static void bind_id(sqlite3_stmt *st, int idx, int64_t id)
+{
+	if (id > 0)
+		sqlite3_bind_int64(st, idx, id);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
+int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *w)
+{
+	static const char ins[] =
+		"INSERT INTO work (kind, key, commit_id, job_id, host_id, bisection_id, "
+		"regression_id, after_id, config_name, seq, priority, created, updated) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12) "
+		"ON CONFLICT (key) DO NOTHING";
+	static const char sel[] = "SELECT id FROM work WHERE key = ?1";
+	sqlite3_stmt *st;
+	int rc, error;
+
+	if (kreg_db__cached(db, &st, ins) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, w->kind);
+	kreg_db__bind_text(st, 2, w->key);
+	bind_id(st, 3, w->commit_id);
+	bind_id(st, 4, w->job_id);
+	bind_id(st, 5, w->host_id);
+	bind_id(st, 6, w->bisection_id);
+	bind_id(st, 7, w->regression_id);
+	bind_id(st, 8, w->after_id);
+	kreg_db__bind_text(st, 9, w->config_name);
+	sqlite3_bind_int(st, 10, w->seq);
+	sqlite3_bind_int(st, 11, w->priority);
+	sqlite3_bind_int64(st, 12, kreg_now());
+	if ((error = kreg_db__step_done(db, st, "cannot queue work")) < 0) {
+		sqlite3_reset(st);
+		return error;
+	}
+	sqlite3_reset(st);
+	if (added)
+		*added = sqlite3_changes(db->h) > 0;
+	if (!id)
+		return 0;
+	if (kreg_db__cached(db, &st, sel) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, w->key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		error = 0;
+	} else {
+		error = kreg_db__error(db, "cannot read queued work");
+	}
+	sqlite3_reset(st);
+	return error;
+}
+
+int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id)
+{
+	static const char sql[] = "SELECT " WORK_COLUMNS " FROM work WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc, error = KREG_ERROR;
+
+	memset(out, 0, sizeof(*out));
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		read_work(out, st);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		kreg_error_set("no work item %lld in %s", (long long)id, db->path);
+		error = KREG_ENOTFOUND;
+	} else {
+		kreg_db__error(db, "cannot read work");
+	}
+	sqlite3_reset(st);
+	return error;
+}
+
+/* The runnable condition shared by the lanes. */
+#define RUNNABLE \
+	"w.state = 'queued' AND w.not_before <= ?2 AND (w.after_id IS NULL OR " \
+	"(SELECT a.state FROM work a WHERE a.id = w.after_id) IN ('done', 'failed'))"
+
+int kreg_db_work_claim(kreg_db *db, kreg_work *out, int *found, int64_t host_id,
+		       const char *kind, const char *owner, int64_t now, int lease)
+{
+	static const char by_host[] =
+		"UPDATE work SET state = 'running', lease_owner = ?3, lease_expires = ?4, "
+		"attempts = attempts + 1, updated = ?2 WHERE id = (SELECT w.id FROM work w "
+		"WHERE w.host_id = ?1 AND w.kind IN ('run', 'bisect') AND " RUNNABLE " ORDER BY w.priority DESC, w.id LIMIT 1) "
+		"RETURNING " WORK_COLUMNS;
+	static const char by_kind[] =
+		"UPDATE work SET state = 'running', lease_owner = ?3, lease_expires = ?4, "
+		"attempts = attempts + 1, updated = ?2 WHERE id = (SELECT w.id FROM work w "
+		"WHERE w.kind = ?1 AND " RUNNABLE
+		" ORDER BY w.priority DESC, w.id LIMIT 1) RETURNING " WORK_COLUMNS;
+	static const char other[] =
+		"UPDATE work SET state = 'running', lease_owner = ?3, lease_expires = ?4, "
+		"attempts = attempts + 1, updated = ?2 WHERE id = (SELECT w.id FROM work w "
+		"WHERE w.kind IN ('detect', 'report', 'mail') AND " RUNNABLE
+		" ORDER BY w.priority DESC, w.id LIMIT 1) RETURNING " WORK_COLUMNS;
+	sqlite3_stmt *st;
+	int rc, error = 0;
+
+	*found = 0;
+	memset(out, 0, sizeof(*out));
+	if (kreg_db__cached(db, &st, host_id > 0 ? by_host : kind ? by_kind : other) < 0)
+		return KREG_ERROR;
+	if (host_id > 0)
+		sqlite3_bind_int64(st, 1, host_id);
+	else if (kind)
+		kreg_db__bind_text(st, 1, kind);
+	sqlite3_bind_int64(st, 2, now);
+	kreg_db__bind_text(st, 3, owner);
+	sqlite3_bind_int64(st, 4, now + lease);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		read_work(out, st);
+		*found = 1;
+		rc = sqlite3_step(st);
+	}
+	if (rc != SQLITE_DONE)
+		error = kreg_db__error(db, "cannot claim work");
+	sqlite3_reset(st);
+	return error;
+}
+
+static int exec_bound(kreg_db *db, const char *sql, const char *what, int *count,
+		      const char *s1, int64_t i2, int64_t i3)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	if (s1)
+		kreg_db__bind_text(st, 1, s1);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_int64(st, 2, i2);
+	sqlite3_bind_int64(st, 3, i3);
+	error = kreg_db__step_done(db, st, what);
+	sqlite3_reset(st);
+	if (!error && count)
+		*count = sqlite3_changes(db->h);
+	return error;
+}
+
+int kreg_db_work_renew(kreg_db *db, const char *owner, int64_t expires)
+{
+	static const char sql[] = "UPDATE work SET lease_expires = ?2 "
+				  "WHERE state = 'running' AND lease_owner = ?1";
+
+	return exec_bound(db, sql, "cannot renew leases", NULL, owner, expires, 0);
+}
+
+int kreg_db_work_expire(kreg_db *db, int64_t now, int *count)
+{
+	static const char sql[] = "UPDATE work SET state = 'queued', lease_owner = NULL, "
+				  "lease_expires = NULL, updated = ?2, "
+				  "error = 'lease expired' WHERE state = 'running' "
+				  "AND lease_expires < ?2 AND ?1 IS NULL";
+
+	return exec_bound(db, sql, "cannot expire leases", count, NULL, now, 0);
+}
+
+int kreg_db_work_requeue_others(kreg_db *db, const char *owner, int *count)
+{
+	static const char sql[] = "UPDATE work SET state = 'queued', lease_owner = NULL, "
+				  "lease_expires = NULL, updated = ?2, "
+				  "error = 'taken back from ' || coalesce(lease_owner, '?') "
+				  "WHERE state = 'running' AND coalesce(lease_owner, '') != ?1";
+
+	return exec_bound(db, sql, "cannot take work back", count, owner, kreg_now(), 0);
+}
+
+int kreg_db_work_held(kreg_db *db, int *held, int64_t id, const char *owner, int attempt)
+{
+	static const char sql[] = "SELECT 1 FROM work WHERE id = ?2 AND state = 'running' "
+				  "AND lease_owner = ?1 AND attempts = ?3";
+	sqlite3_stmt *st;
+	int rc;
+
+	*held = 0;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, owner);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int(st, 3, attempt);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		*held = 1;
+	else if (rc != SQLITE_DONE)
+		return kreg_db__error(db, "cannot read work");
+	return 0;
+}
+
+static int lost(kreg_db *db, int64_t id)
+{
+	kreg_error_set("work item %lld is no longer held by this worker (taken back) in %s",
+		       (long long)id, db->path);
+	return KREG_ENOTFOUND;
+}
+
+int kreg_db_work_finish(kreg_db *db, int64_t id, const char *owner, int attempt,
+			const char *state, const char *error)
+{
+	static const char sql[] = "UPDATE work SET state = ?4, error = ?5, lease_owner = NULL, "
+				  "lease_expires = NULL, updated = ?6 WHERE id = ?2 AND "
+				  "state = 'running' AND lease_owner = ?1 AND attempts = ?3";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, owner);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int(st, 3, attempt);
+	kreg_db__bind_text(st, 4, state);
+	kreg_db__bind_text(st, 5, error);
+	sqlite3_bind_int64(st, 6, kreg_now());
+	rc = kreg_db__step_done(db, st, "cannot finish work");
+	sqlite3_reset(st);
+	if (rc < 0)
+		return rc;
+	return sqlite3_changes(db->h) ? 0 : lost(db, id);
+}
+
+int kreg_db_work_retry(kreg_db *db, int64_t id, const char *owner, int attempt,
+		       const char *error, int64_t now, int base, int max_attempts, int *gave_up)
+{
+	static const char sql[] = "UPDATE work SET state = ?4, error = ?5, lease_owner = NULL, "
+				  "lease_expires = NULL, not_before = ?6, updated = ?7 WHERE id = ?2 "
+				  "AND state = 'running' AND lease_owner = ?1 AND attempts = ?3";
+	sqlite3_stmt *st;
+	int64_t delay = base;
+	int rc, give_up = attempt >= max_attempts;
+
+	for (int i = 1; i < attempt && delay < 3600; i++)
+		delay *= 2;
+	if (delay > 3600)
+		delay = 3600;
+	if (gave_up)
+		*gave_up = give_up;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, owner);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int(st, 3, attempt);
+	kreg_db__bind_text(st, 4, give_up ? "failed" : "queued");
+	kreg_db__bind_text(st, 5, error);
+	sqlite3_bind_int64(st, 6, now + delay);
+	sqlite3_bind_int64(st, 7, now);
+	rc = kreg_db__step_done(db, st, "cannot put work back");
+	sqlite3_reset(st);
+	if (rc < 0)
+		return rc;
+	return sqlite3_changes(db->h) ? 0 : lost(db, id);
+}
+
+int kreg_db_work_release(kreg_db *db, int64_t id, const char *owner)
+{
+	static const char sql[] = "UPDATE work SET state = 'queued', lease_owner = NULL, "
+				  "lease_expires = NULL, attempts = max(attempts - 1, 0), "
+				  "updated = ?3 WHERE id = ?2 AND state = 'running' AND lease_owner = ?1";
+
+	return exec_bound(db, sql, "cannot put work back", NULL, owner, id, kreg_now());
+}
+
+int kreg_db_work_set_run(kreg_db *db, int64_t id, int64_t run_id)
+{
+	static const char sql[] = "UPDATE work SET run_id = ?3 WHERE id = ?2 AND ?1 IS NULL";
+
+	return exec_bound(db, sql, "cannot store the work's run", NULL, NULL, id, run_id);
+}
+
+int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, int64_t job_id,
+		       int64_t host_id)
+{
+	static const char sql[] =
+		"SELECT count(*), coalesce(sum(state IN ('queued', 'running')), 0) FROM work "
+		"WHERE commit_id = ?1 AND job_id = ?2 AND host_id = ?3 AND kind = 'run'";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, commit_id);
+	sqlite3_bind_int64(st, 2, job_id);
+	sqlite3_bind_int64(st, 3, host_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*total = sqlite3_column_int(st, 0);
+		*open = sqlite3_column_int(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+}
+
+int kreg_db_work_pending(kreg_db *db, int *queued, int *running)
+{
+	static const char sql[] = "SELECT coalesce(sum(state = 'queued'), 0), "
+				  "coalesce(sum(state = 'running'), 0) FROM work "
+				  "WHERE state IN ('queued', 'running')";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*queued = sqlite3_column_int(st, 0);
+		*running = sqlite3_column_int(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+}
+
+int kreg_db_work_next_time(kreg_db *db, int64_t *when)
+{
+	static const char sql[] = "SELECT coalesce(min(not_before), 0) FROM work "
+				  "WHERE state = 'queued'";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*when = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read work");
+}
+
+int kreg_db_work_counts(kreg_db *db, kreg_db_work_count_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, error = 0;
+
+	if (kreg_db__prepare(db, &st, "SELECT kind, state, count(*) FROM work "
+			     "GROUP BY kind, state ORDER BY kind, state") < 0)
+		return KREG_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !error)
+		error = cb((const char *)sqlite3_column_text(st, 0),
+			   (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2), arg);
+	if (!error && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		error = kreg_db__error(db, "cannot count work");
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_work_running(kreg_db *db, kreg_db_work_running_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, error = 0;
+
+	if (kreg_db__prepare(db, &st, "SELECT " WORK_COLUMNS ", "
+			     "(SELECT h.name FROM hosts h WHERE h.id = work.host_id), "
+			     "(SELECT c.sha FROM commits c WHERE c.id = work.commit_id), "
+			     "(SELECT j.name FROM jobs j WHERE j.id = work.job_id) "
+			     "FROM work WHERE state = 'running' ORDER BY id") < 0)
+		return KREG_ERROR;
+	while (!error && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_work w;
+
+		read_work(&w, st);
+		error = cb(&w, (const char *)sqlite3_column_text(st, 19),
+			   (const char *)sqlite3_column_text(st, 20),
+			   (const char *)sqlite3_column_text(st, 21), arg);
+		kreg_work_free(&w);
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = kreg_db__error(db, "cannot list running work");
+	sqlite3_finalize(st);
+	return error;
+}
+
+int kreg_db_host_health(kreg_db *db, int64_t host_id, int failed, int limit, int64_t now,
+			int probe, int *down)
+{
+	static const char bad[] =
+		"UPDATE hosts SET infra_failures = infra_failures + 1, "
+		"state = CASE WHEN infra_failures + 1 >= ?2 THEN 'down' ELSE state END, "
+		"probe_at = CASE WHEN infra_failures + 1 >= ?2 THEN ?3 ELSE probe_at END, "
+		"updated = ?4 WHERE id = ?1 RETURNING state = 'down' AND infra_failures = ?2";
+	static const char good[] =
+		"UPDATE hosts SET infra_failures = 0, state = 'up', probe_at = NULL, updated = ?4 "
+		"WHERE id = ?1 AND ?2 = ?2 AND ?3 = ?3 RETURNING 0";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (down)
+		*down = 0;
+	if (kreg_db__cached(db, &st, failed ? bad : good) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_int(st, 2, limit);
+	sqlite3_bind_int64(st, 3, now + probe);
+	sqlite3_bind_int64(st, 4, now);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (down)
+			*down = sqlite3_column_int(st, 0);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot store the host's health");
+}
+
+int kreg_db_host_claimable(kreg_db *db, int *ok, int64_t host_id, int64_t now, int probe)
+{
+	static const char sel[] = "SELECT state, coalesce(probe_at, 0) FROM hosts WHERE id = ?1";
+	static const char move[] = "UPDATE hosts SET probe_at = ?2 WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc, probing = 0;
+
+	*ok = 0;
+	if (kreg_db__cached(db, &st, sel) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, host_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(st, 0);
+
+		if (state && !strcmp(state, "up"))
+			*ok = 1;
+		else if (state && !strcmp(state, "down") && sqlite3_column_int64(st, 1) <= now)
+			*ok = probing = 1;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kreg_db__error(db, "cannot read the host");
+	if (!probing)
+		return 0;
+	if (kreg_db__cached(db, &st, move) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, now + probe);
+	rc = kreg_db__step_done(db, st, "cannot store the host's probe time");
+	sqlite3_reset(st);
+	return rc;
+}
+
+static int one_row(kreg_db *db, const char *sql, int64_t id, char **a, char **b, int64_t *c)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*a = kreg_db__column_strdup(st, 0);
+		if (b)
+			*b = kreg_db__column_strdup(st, 1);
+		if (c)
+			*c = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		kreg_error_set("%s: no row %lld for a work item", db->path, (long long)id);
+		return KREG_ENOTFOUND;
+	}
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read a work item's rows");
+}
+
+int kreg_db_work_names(kreg_db *db, kreg_work_names *out, int64_t job_id, int64_t host_id,
+		       int64_t commit_id)
+{
+	static const char job[] = "SELECT name, yaml FROM jobs WHERE id = ?1";
+	static const char host[] = "SELECT name FROM hosts WHERE id = ?1";
+	static const char commit[] = "SELECT c.sha, r.name, r.id FROM commits c "
+				     "JOIN repos r ON r.id = c.repo_id WHERE c.id = ?1";
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (job_id > 0 && (error = one_row(db, job, job_id, &out->job, &out->job_yaml, NULL)) < 0)
+		goto fail;
+	if (host_id > 0 && (error = one_row(db, host, host_id, &out->host, NULL, NULL)) < 0)
+		goto fail;
+	if (commit_id > 0 &&
+	    (error = one_row(db, commit, commit_id, &out->sha, &out->repo, &out->repo_id)) < 0)
+		goto fail;
+	return 0;
+fail:
+	kreg_work_names_free(out);
+	return error;
+}
+
+void kreg_work_names_free(kreg_work_names *n)
+{
+	free(n->job);
+	free(n->job_yaml);
+	free(n->host);
+	free(n->sha);
+	free(n->repo);
+	memset(n, 0, sizeof(*n));
+}
+
+int kreg_db_host_status(kreg_db *db, const char *name, char state[8], int *failures)
+{
+	static const char sql[] = "SELECT state, infra_failures FROM hosts WHERE name = ?1";
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(state, 8, "new");
+	*failures = 0;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(state, 8, "%s", (const char *)sqlite3_column_text(st, 0));
+		*failures = sqlite3_column_int(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read the host");
+}

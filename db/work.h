@@ -1,0 +1,147 @@
+/* The work queue: one `work` row per thing to do (build, run, detect,
+ * bisect step, report, mail), claimed by the daemon with a lease, carried
+ * out by one `kreg work ID` process, finished or put back. Also the hosts'
+ * health (infrastructure failures in a row) that decides whether a host is
+ * claimed for.
+ *
+ * A claim is one UPDATE: the item becomes 'running' under the daemon's
+ * owner string, its attempt counted; the worker proves it still holds the
+ * item (owner and attempt) in the same transaction that stores its result,
+ * so an item taken back (an expired lease, a restarted daemon) is never
+ * stored twice. */
+#ifndef KREG_DB_WORK_H
+#define KREG_DB_WORK_H
+
+#include "db.h"
+
+#include <stdint.h>
+
+/* Priorities: bisect steps and confirmation runs go before new heads. */
+enum {
+	KREG_PRIO_HEAD = 0,	/* runs of a new head */
+	KREG_PRIO_BUILD = 5,	/* builds of new heads */
+	KREG_PRIO_REPORT = 10,	/* report, mail */
+	KREG_PRIO_CONFIRM = 20,	/* the detector's extra runs */
+	KREG_PRIO_DETECT = 25,
+	KREG_PRIO_BISECT = 30,
+};
+
+typedef struct {
+	int64_t id;
+	char kind[8];		/* build, run, detect, bisect, report, mail */
+	char *key;		/* what makes it the same work twice */
+	int64_t commit_id, job_id, host_id, bisection_id, regression_id;
+	char *config_name;	/* build: the kernel config */
+	int seq;		/* run: the planned run's number; bisect: the step */
+	int64_t after_id;	/* runnable once this item is over; 0: none */
+	int priority;
+	char state[8];		/* queued, running, done, failed */
+	char *lease_owner;
+	int64_t lease_expires;
+	int attempts;		/* claims so far, this one included */
+	int64_t not_before;	/* backoff: not claimed before this time */
+	int64_t run_id;		/* run: the runs row being stored; 0: none */
+	char *error;
+} kreg_work;
+
+/* What to add; kind and key are required, the ids 0 when none. */
+typedef struct {
+	const char *kind;
+	const char *key;
+	int64_t commit_id, job_id, host_id, bisection_id, regression_id, after_id;
+	const char *config_name;
+	int seq;
+	int priority;
+} kreg_work_new;
+
+/* Add an item unless one with its key exists; *id is the row either way
+ * (may be NULL), *added 1 when it is new (may be NULL). */
+int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *w);
+/* KREG_ENOTFOUND (error set) when there is no such item. */
+int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id);
+void kreg_work_free(kreg_work *w);
+
+/* Claim the first runnable item of a lane, by priority then age: host_id
+ * > 0: the runs and bisect steps of that host; else the items of kind
+ * `kind`, or when kind is NULL the detect, report and mail items (which
+ * take no host). Runnable: queued, past its backoff, and the item it
+ * waits for is over. *found is 0 when there was none; otherwise *out is
+ * the item, now running under owner until now + lease seconds. */
+int kreg_db_work_claim(kreg_db *db, kreg_work *out, int *found, int64_t host_id,
+		       const char *kind, const char *owner, int64_t now, int lease);
+/* Extend the lease of every item running under owner. */
+int kreg_db_work_renew(kreg_db *db, const char *owner, int64_t expires);
+/* Items whose lease ran out go back to the queue (their attempt stays
+ * counted). *count: how many (may be NULL). */
+int kreg_db_work_expire(kreg_db *db, int64_t now, int *count);
+/* Every running item not under owner goes back (a daemon starting, sure
+ * no other one runs). */
+int kreg_db_work_requeue_others(kreg_db *db, const char *owner, int *count);
+
+/* 1 in *held when the item is running under (owner, attempt): the worker's
+ * check, in the transaction that stores its result. */
+int kreg_db_work_held(kreg_db *db, int *held, int64_t id, const char *owner, int attempt);
+/* Finish a held item: state "done" or "failed", error may be NULL.
+ * KREG_ENOTFOUND when it is no longer held under (owner, attempt). */
+int kreg_db_work_finish(kreg_db *db, int64_t id, const char *owner, int attempt,
+			const char *state, const char *error);
+/* Put a held item back after a failure worth retrying: queued again after
+ * a backoff growing with its attempts (base seconds, doubled per attempt,
+ * at most an hour), or failed for good after max_attempts. *gave_up 1 then
+ * (may be NULL). */
+int kreg_db_work_retry(kreg_db *db, int64_t id, const char *owner, int attempt,
+		       const char *error, int64_t now, int base, int max_attempts, int *gave_up);
+/* Put a held item back without counting the attempt (a daemon stopping). */
+int kreg_db_work_release(kreg_db *db, int64_t id, const char *owner);
+/* The runs row a run item is storing. */
+int kreg_db_work_set_run(kreg_db *db, int64_t id, int64_t run_id);
+
+/* Run items of (commit, job, host): *total of them, *open still queued or
+ * running. */
+int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, int64_t job_id,
+		       int64_t host_id);
+/* Items still queued (*queued) and running (*running). */
+int kreg_db_work_pending(kreg_db *db, int *queued, int *running);
+/* The earliest not_before of the queued items (0 when none): when a
+ * waiting daemon should look again. */
+int kreg_db_work_next_time(kreg_db *db, int64_t *when);
+
+/* For status: each (kind, state) and its count. */
+typedef int (*kreg_db_work_count_cb)(const char *kind, const char *state, int64_t count,
+				     void *arg);
+int kreg_db_work_counts(kreg_db *db, kreg_db_work_count_cb cb, void *arg);
+/* For status: every running item (id, kind, host, commit sha, job name). */
+typedef int (*kreg_db_work_running_cb)(const kreg_work *w, const char *host, const char *sha,
+				       const char *job, void *arg);
+int kreg_db_work_running(kreg_db *db, kreg_db_work_running_cb cb, void *arg);
+
+/* Host health: an infrastructure failure (failed = 1) or a good result
+ * (failed = 0) on host_id. After `limit` failures in a row the host is
+ * 'down' and probed again (one item claimed) from now + probe seconds;
+ * a good result brings it back 'up'. *down 1 when this call marked it
+ * down (may be NULL). */
+int kreg_db_host_health(kreg_db *db, int64_t host_id, int failed, int limit, int64_t now,
+			int probe, int *down);
+/* 1 in *ok when items may be claimed for the host now: up, or down with
+ * its probe time passed (which then moves probe seconds on). */
+int kreg_db_host_claimable(kreg_db *db, int *ok, int64_t host_id, int64_t now, int probe);
+
+
+
+/* For status: the host's state (up, down, broken; "new" when it has no
+ * row yet) and its infrastructure failures in a row. */
+int kreg_db_host_status(kreg_db *db, const char *name, char state[8], int *failures);
+
+/* The names behind ids (each may be 0: its name stays NULL): the job
+ * (atom) name and its canonical YAML, the host name, and the commit's sha,
+ * repo name and repo id. Each out-parameter may be NULL; the strings are
+ * the caller's. */
+typedef struct {
+	char *job, *job_yaml, *host, *sha, *repo;
+	int64_t repo_id;
+} kreg_work_names;
+int kreg_db_work_names(kreg_db *db, kreg_work_names *out, int64_t job_id, int64_t host_id,
+		       int64_t commit_id);
+void kreg_work_names_free(kreg_work_names *n);
+
+#endif

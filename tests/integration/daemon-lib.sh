@@ -1,0 +1,105 @@
+# Shared by the 8x-daemon tests: an upstream git repository the test pushes
+# to, a kreg.yaml with sim hosts, a daemon started in the background and
+# always stopped, and bounded waits.
+#
+#   up_init                 upstream repo $UP with a root commit on main; work goes
+#                           on in branch "dev", main moves only by up_push
+#   up_commit N [TRAILER]   one commit "commit N" on dev (trailer in its body); prints its sha
+#   up_push                 main := dev, all the new commits in one push
+#   daemon_start [ARGS]     kreg daemon --foreground in the background ($DPID)
+#   daemon_stop             SIGTERM, wait (bounded); $DRC is its exit status
+#   wait_for SECONDS DESC CMD...   retry CMD each 0.2 s; fail the test when it never holds
+#   idle_at SHA             the branch head is SHA and nothing is queued or running
+
+UP="$SCRATCH/up"
+DATA_DIR="$SCRATCH/data"
+DPID=
+DRC=
+
+up_init() {
+	git init -q -b main "$UP"
+	git -C "$UP" config user.name "Test Author"
+	git -C "$UP" config user.email "test@example.org"
+	echo root > "$UP/f"
+	git -C "$UP" add f
+	git -C "$UP" commit -q -m root
+	git -C "$UP" checkout -q -b dev
+	git -C "$UP" rev-parse HEAD
+}
+
+up_push() {
+	git -C "$UP" update-ref refs/heads/main "$(git -C "$UP" rev-parse dev)"
+}
+
+up_commit() {
+	local msg="commit $1"
+	[ -n "${2:-}" ] && msg="$msg
+
+$2"
+	echo "$1" >> "$UP/f"
+	git -C "$UP" commit -q -a -m "$msg"
+	git -C "$UP" rev-parse HEAD
+}
+
+sql() { sqlite3 -cmd ".timeout 10000" "$DATA_DIR/kreg.db" "$1"; }
+
+daemon_start() {
+	"$KREG" daemon --foreground "$@" >>"$SCRATCH/daemon.log" 2>&1 &
+	DPID=$!
+}
+
+daemon_stop() {
+	local i
+	DRC=
+	[ -n "$DPID" ] || return 0
+	kill -TERM "$DPID" 2>/dev/null
+	for i in $(seq 1 300); do
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$DPID" 2>/dev/null; then
+		kill -KILL "$DPID" 2>/dev/null
+		echo "# the daemon did not stop in 30 s: killed"
+	fi
+	wait "$DPID" 2>/dev/null
+	DRC=$?
+	DPID=
+}
+
+_daemon_cleanup() {
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+	_cleanup
+}
+trap _daemon_cleanup EXIT
+
+wait_for() {
+	local secs=$1 desc=$2 i
+	shift 2
+	for i in $(seq 1 $((secs * 5))); do
+		"$@" >/dev/null 2>&1 && { _report 0 "$desc"; return 0; }
+		if [ -n "$DPID" ] && ! kill -0 "$DPID" 2>/dev/null; then
+			echo "# the daemon is gone"
+			break
+		fi
+		sleep 0.2
+	done
+	_report 1 "$desc (not within $secs s)"
+	tail -20 "$SCRATCH/daemon.log" | sed 's/^/#   log: /'
+	return 1
+}
+
+idle_at() {
+	[ "$(sql "SELECT head FROM branches WHERE name = 'main'")" = "$1" ] &&
+	[ "$(sql "SELECT count(*) FROM work WHERE state IN ('queued', 'running')")" = 0 ]
+}
+
+# sanitizer reports of the daemon and of every worker
+no_sanitizer_in_logs() {
+	ERR=$(cat "$SCRATCH/daemon.log" "$DATA_DIR"/logs/*.log 2>/dev/null)
+	no_sanitizer_report "$1"
+}
+
+# write_atom FILE: a one-atom fio job (the sim host only names it)
+write_atom() {
+	printf 'suite: fio-basic\ntestcase: fio-basic\nruntime: 2s\nfio-setup-basic:\n  rw: randread\n  bs: 4k\n  test_size: 16m\nfio:\n' > "$1"
+}

@@ -1,0 +1,318 @@
+/* db/work.c: the work queue on a real SQLite file: order, lanes, leases,
+ * retries with backoff, the worker's proof that it still holds its item,
+ * host health. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "db/db.h"
+#include "db/results.h"
+#include "db/work.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	char dir[64];
+	char *path;
+	kreg_db *db;
+	int64_t host1, host2;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = kreg_calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kreg-test-work-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->path = kreg_path_join(f->dir, "kreg.db");
+	if (kreg_db_open(&f->db, f->path, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
+		return -1;
+	if (kreg_db_host_id(f->db, &f->host1, "h1", "sim", 1, 0) < 0 ||
+	    kreg_db_host_id(f->db, &f->host2, "h2", "sim", 1, 0) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	kreg_db_close(f->db);
+	kreg_rm_rf(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static int64_t add(fixture *f, const char *kind, const char *key, int64_t host, int prio,
+		   int64_t after)
+{
+	kreg_work_new w = { .kind = kind, .key = key, .host_id = host, .priority = prio,
+			    .after_id = after };
+	int64_t id = 0;
+	int added = 0;
+
+	assert_int_equal(kreg_db_work_add(f->db, &id, &added, &w), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+static int64_t claim(fixture *f, int64_t host, const char *kind, int64_t now)
+{
+	kreg_work w;
+	int found;
+	int64_t id;
+
+	assert_int_equal(kreg_db_work_claim(f->db, &w, &found, host, kind, "me", now, 60), 0);
+	if (!found)
+		return 0;
+	id = w.id;
+	assert_string_equal(w.state, "running");
+	assert_string_equal(w.lease_owner, "me");
+	kreg_work_free(&w);
+	return id;
+}
+
+static void same_key_is_one_item(void **state)
+{
+	fixture *f = *state;
+	kreg_work_new w = { .kind = "run", .key = "run:1", .host_id = f->host1 };
+	int64_t a, b;
+	int added;
+
+	assert_int_equal(kreg_db_work_add(f->db, &a, &added, &w), 0);
+	assert_int_equal(added, 1);
+	assert_int_equal(kreg_db_work_add(f->db, &b, &added, &w), 0);
+	assert_int_equal(added, 0);
+	assert_int_equal(a, b);
+	w.kind = "nonsense";
+	w.key = "x";
+	assert_true(kreg_db_work_add(f->db, &b, &added, &w) < 0);
+}
+
+static void priority_then_age_per_lane(void **state)
+{
+	fixture *f = *state;
+	int64_t head = add(f, "run", "head", f->host1, KREG_PRIO_HEAD, 0);
+	int64_t other = add(f, "run", "other-host", f->host2, KREG_PRIO_BISECT, 0);
+	int64_t bis = add(f, "bisect", "bisect", f->host1, KREG_PRIO_BISECT, 0);
+	int64_t conf = add(f, "run", "confirm", f->host1, KREG_PRIO_CONFIRM, 0);
+	int64_t det = add(f, "detect", "detect", f->host1, KREG_PRIO_DETECT, 0);
+	int64_t build = add(f, "build", "build", 0, KREG_PRIO_BUILD, 0);
+	int64_t mail = add(f, "mail", "mail", 0, KREG_PRIO_REPORT, 0);
+
+	/* host 1's lane: bisect steps, then confirmation runs, then heads;
+	 * never another host's item, never a detect item (it takes no host). */
+	assert_int_equal(claim(f, f->host1, NULL, 100), bis);
+	assert_int_equal(claim(f, f->host1, NULL, 100), conf);
+	assert_int_equal(claim(f, f->host1, NULL, 100), head);
+	assert_int_equal(claim(f, f->host1, NULL, 100), 0);
+	assert_int_equal(claim(f, f->host2, NULL, 100), other);
+	assert_int_equal(claim(f, 0, "build", 100), build);
+	assert_int_equal(claim(f, 0, NULL, 100), det);
+	assert_int_equal(claim(f, 0, NULL, 100), mail);
+	assert_int_equal(claim(f, 0, NULL, 100), 0);
+}
+
+static void waits_for_its_build(void **state)
+{
+	fixture *f = *state;
+	int64_t build = add(f, "build", "b", 0, KREG_PRIO_BUILD, 0);
+	int64_t run = add(f, "run", "r", f->host1, 0, build);
+	kreg_work w;
+
+	assert_int_equal(claim(f, f->host1, NULL, 100), 0);
+	assert_int_equal(claim(f, 0, "build", 100), build);
+	assert_int_equal(claim(f, f->host1, NULL, 100), 0);
+	assert_int_equal(kreg_db_work_get(f->db, &w, build), 0);
+	assert_int_equal(kreg_db_work_finish(f->db, build, "me", w.attempts, "done", NULL), 0);
+	kreg_work_free(&w);
+	assert_int_equal(claim(f, f->host1, NULL, 100), run);
+}
+
+static void worker_proves_its_hold(void **state)
+{
+	fixture *f = *state;
+	int64_t id = add(f, "run", "r", f->host1, 0, 0);
+	kreg_work w;
+	int held, count;
+
+	assert_int_equal(claim(f, f->host1, NULL, 100), id);
+	assert_int_equal(kreg_db_work_held(f->db, &held, id, "me", 1), 0);
+	assert_int_equal(held, 1);
+	assert_int_equal(kreg_db_work_held(f->db, &held, id, "me", 2), 0);
+	assert_int_equal(held, 0);
+	/* A new daemon takes it back: the old worker can no longer end it. */
+	assert_int_equal(kreg_db_work_requeue_others(f->db, "new daemon", &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(kreg_db_work_finish(f->db, id, "me", 1, "done", NULL), KREG_ENOTFOUND);
+	assert_non_null(strstr(kreg_error_last(), "taken back"));
+	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
+	assert_string_equal(w.state, "queued");
+	assert_int_equal(w.attempts, 1);
+	kreg_work_free(&w);
+	/* Claimed again it is attempt 2, and ends once. */
+	assert_int_equal(claim(f, f->host1, NULL, 100), id);
+	assert_int_equal(kreg_db_work_finish(f->db, id, "me", 2, "done", NULL), 0);
+	assert_int_equal(kreg_db_work_finish(f->db, id, "me", 2, "done", NULL), KREG_ENOTFOUND);
+}
+
+static void leases_expire_and_renew(void **state)
+{
+	fixture *f = *state;
+	int64_t id = add(f, "run", "r", f->host1, 0, 0);
+	int count;
+
+	assert_int_equal(claim(f, f->host1, NULL, 100), id);	/* lease until 160 */
+	assert_int_equal(kreg_db_work_expire(f->db, 150, &count), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(kreg_db_work_renew(f->db, "me", 300), 0);
+	assert_int_equal(kreg_db_work_expire(f->db, 200, &count), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(kreg_db_work_expire(f->db, 301, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(claim(f, f->host1, NULL, 302), id);
+}
+
+static void retries_back_off_then_give_up(void **state)
+{
+	fixture *f = *state;
+	int64_t id = add(f, "run", "r", f->host1, 0, 0);
+	int64_t now = 1000;
+	kreg_work w;
+	int gave_up, attempt;
+
+	for (attempt = 1; attempt <= 3; attempt++) {
+		assert_int_equal(claim(f, f->host1, NULL, now), id);
+		assert_int_equal(kreg_db_work_retry(f->db, id, "me", attempt, "host hung", now, 2, 3,
+						    &gave_up), 0);
+		if (attempt < 3) {
+			assert_int_equal(gave_up, 0);
+			/* 2 s, then 4 s: not before */
+			assert_int_equal(claim(f, f->host1, NULL, now + (2 << (attempt - 1)) - 1), 0);
+			now += 2 << (attempt - 1);
+		}
+	}
+	assert_int_equal(gave_up, 1);
+	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
+	assert_string_equal(w.state, "failed");
+	assert_string_equal(w.error, "host hung");
+	kreg_work_free(&w);
+	assert_int_equal(claim(f, f->host1, NULL, now + 10000), 0);
+}
+
+static void release_does_not_count(void **state)
+{
+	fixture *f = *state;
+	int64_t id = add(f, "run", "r", f->host1, 0, 0);
+	kreg_work w;
+
+	assert_int_equal(claim(f, f->host1, NULL, 100), id);
+	assert_int_equal(kreg_db_work_release(f->db, id, "me"), 0);
+	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
+	assert_string_equal(w.state, "queued");
+	assert_int_equal(w.attempts, 0);
+	kreg_work_free(&w);
+}
+
+static void groups_and_pending(void **state)
+{
+	fixture *f = *state;
+	kreg_work_new w = { .kind = "run", .commit_id = 0, .job_id = 0, .host_id = f->host1 };
+	int total, open, queued, running;
+	int64_t job_id, commit_id = 0;
+	char key[32];
+
+	assert_int_equal(kreg_db_job_id(f->db, &job_id, "a", "t", "", "a\n"), 0);
+	w.job_id = job_id;
+	/* no commit rows needed for a group of commit 0: use NULL-free ids */
+	(void)commit_id;
+	for (int i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "run:%d", i);
+		w.key = key;
+		w.seq = i;
+		assert_int_equal(kreg_db_work_add(f->db, NULL, NULL, &w), 0);
+	}
+	assert_int_equal(kreg_db_work_pending(f->db, &queued, &running), 0);
+	assert_int_equal(queued, 3);
+	assert_int_equal(running, 0);
+	assert_true(claim(f, f->host1, NULL, 100) > 0);
+	assert_int_equal(kreg_db_work_pending(f->db, &queued, &running), 0);
+	assert_int_equal(queued, 2);
+	assert_int_equal(running, 1);
+	(void)total;
+	(void)open;
+}
+
+static void hosts_go_down_and_are_probed(void **state)
+{
+	fixture *f = *state;
+	int down, ok;
+
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(kreg_db_host_health(f->db, f->host1, 1, 3, 100, 60, &down), 0);
+		assert_int_equal(down, 0);
+	}
+	assert_int_equal(kreg_db_host_claimable(f->db, &ok, f->host1, 100, 60), 0);
+	assert_int_equal(ok, 1);
+	assert_int_equal(kreg_db_host_health(f->db, f->host1, 1, 3, 100, 60, &down), 0);
+	assert_int_equal(down, 1);
+	assert_int_equal(kreg_db_host_claimable(f->db, &ok, f->host1, 159, 60), 0);
+	assert_int_equal(ok, 0);
+	/* probed once at 160, then not again until 220 */
+	assert_int_equal(kreg_db_host_claimable(f->db, &ok, f->host1, 160, 60), 0);
+	assert_int_equal(ok, 1);
+	assert_int_equal(kreg_db_host_claimable(f->db, &ok, f->host1, 161, 60), 0);
+	assert_int_equal(ok, 0);
+	/* a good result brings it back */
+	assert_int_equal(kreg_db_host_health(f->db, f->host1, 0, 3, 170, 60, NULL), 0);
+	assert_int_equal(kreg_db_host_claimable(f->db, &ok, f->host1, 171, 60), 0);
+	assert_int_equal(ok, 1);
+}
+
+static void claim_stays_fast_shaped(void **state)
+{
+	/* 20,000 queued on one host, most of them in backoff: the claim takes
+	 * the runnable one (the index walks; no timing asserted here, the
+	 * bench measures it). */
+	fixture *f = *state;
+	char key[32];
+	int64_t last = 0;
+
+	assert_int_equal(kreg_db_begin(f->db), 0);
+	for (int i = 0; i < 20000; i++) {
+		snprintf(key, sizeof(key), "run:%d", i);
+		last = add(f, "run", key, f->host1, 0, 0);
+	}
+	assert_int_equal(kreg_db_commit(f->db), 0);
+	assert_true(last > 0);
+	for (int i = 0; i < 100; i++)
+		assert_true(claim(f, f->host1, NULL, 100) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(same_key_is_one_item, setup, teardown),
+		cmocka_unit_test_setup_teardown(priority_then_age_per_lane, setup, teardown),
+		cmocka_unit_test_setup_teardown(waits_for_its_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(worker_proves_its_hold, setup, teardown),
+		cmocka_unit_test_setup_teardown(leases_expire_and_renew, setup, teardown),
+		cmocka_unit_test_setup_teardown(retries_back_off_then_give_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(release_does_not_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(groups_and_pending, setup, teardown),
+		cmocka_unit_test_setup_teardown(hosts_go_down_and_are_probed, setup, teardown),
+		cmocka_unit_test_setup_teardown(claim_stays_fast_shaped, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("work", tests, NULL, NULL);
+}

@@ -1,0 +1,292 @@
+/* The detection step (see detect.h). */
+#include "usecase/detect.h"
+#include "usecase/bisect_driver.h"
+#include "usecase/judge_opts.h"
+
+#include "db/commits.h"
+#include "db/history.h"
+#include "db/regressions.h"
+#include "db/results.h"
+#include "db/work.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "stats/detect.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Commits the detector looks at, at most: the baseline window and the
+ * lookback with room for the untested commits between tested heads. */
+#define MAX_LINE 5000
+
+typedef struct {
+	int64_t regression_id, base_id, bad_id;
+	double change;
+	char *metric;
+} to_bisect;
+
+static void say(FILE *progress, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(FILE *progress, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (progress) {
+		vfprintf(progress, fmt, ap);
+		fputc('\n', progress);
+		fflush(progress);
+	}
+	va_end(ap);
+}
+
+static void ask_more(kreg_detect_outcome *o, int64_t commit_id, int runs)
+{
+	for (size_t i = 0; i < o->nmore; i++)
+		if (o->more[i].commit_id == commit_id) {
+			if (o->more[i].runs < runs)
+				o->more[i].runs = runs;
+			return;
+		}
+	o->more = kreg_reallocarray(o->more, o->nmore + 1, sizeof(*o->more));
+	o->more[o->nmore].commit_id = commit_id;
+	o->more[o->nmore++].runs = runs;
+}
+
+/* Where the current level starts: the newest accepted change on the line. */
+static int level_start(kreg_db *db, size_t *since, const kreg_db_history *h, int64_t job_id,
+		       int64_t host_id, int64_t metric_id)
+{
+	char **shas = NULL;
+	size_t n = 0;
+	int error;
+
+	*since = 0;
+	if ((error = kreg_db_regression_levels(db, &shas, &n, job_id, host_id, metric_id)) < 0)
+		return error;
+	for (size_t i = 0; i < n; i++) {
+		long at = kreg_db_history_find(h, shas[i]);
+
+		if (at >= 0 && (size_t)at > *since)
+			*since = (size_t)at;
+		free(shas[i]);
+	}
+	free(shas);
+	return 0;
+}
+
+/* One metric: its detection, and the regression row it moves. */
+static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
+			 const kreg_config *cfg, kreg_db *db, int64_t repo_id, const char *head,
+			 int64_t commit_id, int64_t job_id, int64_t host_id, const char *metric,
+			 FILE *progress)
+{
+	kreg_db_history h;
+	kreg_stats_history sh;
+	kreg_stats_detection det;
+	kreg_stats_detect_opts opts;
+	kreg_db_regression reg;
+	kreg_stats_opts so;
+	int64_t metric_id, bad_id, base_id;
+	int error, step_runs = cfg->detect.step_runs > 0 ? cfg->detect.step_runs : 3;
+
+	memset(&h, 0, sizeof(h));
+	memset(&reg, 0, sizeof(reg));
+	memset(&opts, 0, sizeof(opts));
+	if ((error = kreg_db_metric_id(db, &metric_id, metric)) < 0)
+		return error;
+	if ((error = kreg_db_history_load(db, &h, repo_id, head, MAX_LINE, job_id, host_id,
+					  metric)) < 0)
+		return error;
+	if ((error = level_start(db, &opts.since, &h, job_id, host_id, metric_id)) < 0)
+		goto done;
+	opts.window = cfg->detect.window > 0 ? (size_t)cfg->detect.window : 0;
+	opts.lookback = cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 0;
+	opts.alpha = cfg->detect.confirm;
+	opts.suggest = cfg->detect.suggest;
+	opts.step_runs = step_runs;
+	sh = (kreg_stats_history){ h.ncommits, h.offset, h.values };
+	kreg_judge_stats_opts(&so, cfg);
+	error = kreg_stats_detect(&det, &so, metric, &sh, &opts);
+	kreg_judge_stats_opts_free(&so);
+	if (error < 0)
+		goto done;
+	if (det.action == KREG_DETECT_NONE || det.action == KREG_DETECT_WAIT)
+		say(progress, "detect: %s at %.12s: %s: %s", metric, head,
+		    kreg_stats_detect_action_name(det.action), det.reason);
+	switch (det.action) {
+	case KREG_DETECT_NONE:
+		/* A suspicion at this very commit that its own runs no longer
+		 * bear out is refuted. */
+		if (kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, commit_id) == 0 &&
+		    !strcmp(reg.state, "suspected")) {
+			snprintf(reg.state, sizeof(reg.state), "not_reproduced");
+			if ((error = kreg_db_regression_update(db, &reg)) < 0)
+				goto done;
+			o->refuted++;
+			say(progress, "detect: %s at %.12s: not reproduced by its extra runs", metric, head);
+		}
+		break;
+	case KREG_DETECT_WAIT:
+		break;
+	case KREG_DETECT_MORE_RUNS:
+		ask_more(o, h.commit_ids[det.index], det.runs > 0 ? det.runs : step_runs);
+		say(progress, "detect: %s: %s", metric, det.reason);
+		break;
+	case KREG_DETECT_CHANGE:
+		bad_id = h.commit_ids[det.index];
+		base_id = h.commit_ids[det.prev];
+		error = kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, bad_id);
+		if (error == KREG_ENOTFOUND) {
+			kreg_db_regression r = { .repo_id = repo_id, .job_id = job_id,
+						 .host_id = host_id, .metric_id = metric_id,
+						 .base_commit_id = base_id, .bad_commit_id = bad_id,
+						 .change = det.change, .base_mean = det.before,
+						 .bad_mean = det.after, .pvalue = det.pvalue };
+
+			if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
+				goto done;
+			ask_more(o, bad_id, step_runs);
+			o->suspected++;
+			say(progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); %d confirmation runs",
+			    metric, kreg_stats_verdict_name(det.verdict), 100 * det.change,
+			    h.shas[det.index], det.reason, step_runs);
+			break;
+		}
+		if (error < 0)
+			goto done;
+		if (strcmp(reg.state, "suspected") || bad_id != commit_id)
+			break;	/* decided already, or its confirmation runs are not all in */
+		reg.base_commit_id = base_id;
+		reg.change = det.change;
+		reg.base_mean = det.before;
+		reg.bad_mean = det.after;
+		reg.pvalue = det.pvalue;
+		snprintf(reg.state, sizeof(reg.state), "confirmed");
+		if ((error = kreg_db_regression_update(db, &reg)) < 0)
+			goto done;
+		o->confirmed++;
+		say(progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", metric,
+		    kreg_stats_verdict_name(det.verdict), 100 * det.change, h.shas[det.index],
+		    det.pvalue);
+		if (det.verdict == KREG_VERDICT_REGRESSION) {
+			*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
+			(*tb)[*ntb] = (to_bisect){ reg.id, base_id, bad_id, det.change,
+						   kreg_strdup(metric) };
+			(*ntb)++;
+		}
+		break;
+	}
+	error = 0;
+done:
+	kreg_db_regression_free(&reg);
+	kreg_db_history_free(&h);
+	return error;
+}
+
+/* The confirmed regressions over one range: one bisection, on the biggest
+ * change, shared by the rest. */
+static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db *db,
+			to_bisect *tb, size_t ntb, size_t first, const kreg_work_names *names,
+			const char *kconfig, FILE *progress)
+{
+	kreg_work_names base = { 0 }, bad = { 0 };
+	int64_t bid = 0;
+	size_t big = first;
+	int error;
+
+	for (size_t i = first; i < ntb; i++)
+		if (tb[i].base_id == tb[first].base_id && tb[i].bad_id == tb[first].bad_id &&
+		    fabs(tb[i].change) > fabs(tb[big].change))
+			big = i;
+	if ((error = kreg_db_work_names(db, &base, 0, 0, tb[big].base_id)) < 0 ||
+	    (error = kreg_db_work_names(db, &bad, 0, 0, tb[big].bad_id)) < 0)
+		goto done;
+	{
+		kreg_bisect_request req = { .repo = names->repo, .good = base.sha, .bad = bad.sha,
+					    .job = names->job, .host = names->host,
+					    .metric = tb[big].metric, .kconfig = kconfig,
+					    .regression_id = tb[big].regression_id };
+
+		if ((error = kreg_bisect_driver_start(&bid, cfg, db, &req)) < 0)
+			goto done;
+	}
+	o->bisections = kreg_reallocarray(o->bisections, o->nbisections + 1, sizeof(int64_t));
+	o->bisections[o->nbisections++] = bid;
+	say(progress, "detect: bisection %lld of %.12s..%.12s on %s (%+.1f%%)", (long long)bid,
+	    base.sha, bad.sha, tb[big].metric, 100 * tb[big].change);
+	for (size_t i = first; i < ntb; i++) {
+		if (tb[i].base_id != tb[first].base_id || tb[i].bad_id != tb[first].bad_id)
+			continue;
+		if ((error = kreg_db_regression_join(db, tb[i].regression_id, bid)) < 0)
+			goto done;
+		if (i != big)
+			say(progress, "detect: %s rides on bisection %lld", tb[i].metric, (long long)bid);
+		tb[i].bad_id = -1;	/* handled */
+	}
+done:
+	kreg_work_names_free(&base);
+	kreg_work_names_free(&bad);
+	return error;
+}
+
+int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *db,
+		     int64_t commit_id, int64_t job_id, int64_t host_id, const char *kconfig,
+		     FILE *progress)
+{
+	kreg_work_names names;
+	char **metrics = NULL;
+	size_t nmetrics = 0, ntb = 0;
+	to_bisect *tb = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = kreg_db_work_names(db, &names, job_id, host_id, commit_id)) < 0)
+		return error;
+	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0)
+		goto done;
+	for (size_t i = 0; i < nmetrics; i++)
+		if ((error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
+					   commit_id, job_id, host_id, metrics[i], progress)) < 0)
+			goto done;
+	for (size_t i = 0; i < ntb; i++) {
+		int64_t shared = 0;
+
+		if (tb[i].bad_id < 0)
+			continue;
+		if ((error = kreg_db_regression_shared(db, &shared, job_id, host_id, tb[i].base_id,
+						       tb[i].bad_id)) < 0)
+			goto done;
+		if (shared) {
+			/* An earlier detection bisects this range already. */
+			if ((error = kreg_db_regression_join(db, tb[i].regression_id, shared)) < 0)
+				goto done;
+			say(progress, "detect: %s rides on bisection %lld", tb[i].metric,
+			    (long long)shared);
+			continue;
+		}
+		if ((error = bisect_range(out, cfg, db, tb, ntb, i, &names, kconfig, progress)) < 0)
+			goto done;
+	}
+done:
+	for (size_t i = 0; i < ntb; i++)
+		free(tb[i].metric);
+	free(tb);
+	for (size_t i = 0; i < nmetrics; i++)
+		free(metrics[i]);
+	free(metrics);
+	kreg_work_names_free(&names);
+	if (error < 0)
+		kreg_detect_outcome_free(out);
+	return error;
+}
+
+void kreg_detect_outcome_free(kreg_detect_outcome *o)
+{
+	free(o->more);
+	free(o->bisections);
+	memset(o, 0, sizeof(*o));
+}

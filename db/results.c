@@ -163,6 +163,20 @@ int kreg_db_run_set_output(kreg_db *db, int64_t run_id, const char *output)
 	return error;
 }
 
+int kreg_db_run_set_kernel(kreg_db *db, int64_t run_id, const char *kernel)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st, "UPDATE runs SET kernel = ?2 WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, run_id);
+	kreg_db__bind_text(st, 2, kernel);
+	error = kreg_db__step_done(db, st, "cannot store the run's kernel");
+	sqlite3_finalize(st);
+	return error;
+}
+
 static int valid_status(const char *s)
 {
 	static const char *const ok[] = { "ok", "job_failed", "kernel_failed", "infra_failed" };

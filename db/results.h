@@ -38,6 +38,9 @@ int kreg_db_run_start(kreg_db *db, int64_t *run_id, const kreg_db_run_key *key);
 /* Record where the run's raw output is (its directory is named after the
  * run's id, known only once it is started). */
 int kreg_db_run_set_output(kreg_db *db, int64_t run_id, const char *output);
+/* Record the kernel the run ran on (uname -r, the artifact, "sim"), known
+ * once it ran. */
+int kreg_db_run_set_kernel(kreg_db *db, int64_t run_id, const char *kernel);
 /* Finish it: status (runs.status value), error, and its samples, in one
  * transaction. A status other than "ok" stores no samples. */
 int kreg_db_run_finish(kreg_db *db, int64_t run_id, const char *status, const char *error,

@@ -52,6 +52,7 @@ typedef struct {
 	const kreg_host_kernel *kernel;	/* from prepare; NULL for local */
 	const char *out_dir;		/* where raw output and logs go (exists) */
 	unsigned run_index;		/* n-th run of this atom at this commit (sim seeds on it) */
+	double timeout;			/* seconds, boot included; 0: the host's own */
 } kreg_host_request;
 
 typedef struct {

@@ -247,6 +247,7 @@ static const field repo_fields[] = {
 	{ .key = "poll_interval", .type = T_DURATION, .off = O(kreg_repo_cfg, poll_interval), .def = "300",
 	  .min = 1, .max = HUGE_VAL },
 	{ .key = "maintainers", .type = T_STRLIST, .off = O(kreg_repo_cfg, maintainers), C(kreg_repo_cfg, nmaintainers) },
+	{ .key = "commit_url", .type = T_STR, .off = O(kreg_repo_cfg, commit_url) },
 };
 SCHEMA(repo_schema, kreg_repo_cfg, repo_fields, repo_check);
 

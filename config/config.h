@@ -18,6 +18,7 @@ typedef struct {
 	double poll_interval;	/* seconds */
 	char **maintainers;	/* extra recipients for this tree's reports */
 	size_t nmaintainers;
+	char *commit_url;	/* a commit's web page, "%s" standing for its sha; NULL: none */
 } kreg_repo_cfg;
 
 typedef struct {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 const char *kreg_format_value(char *buf, size_t size, double v)
@@ -458,6 +459,38 @@ static int fio_latency(fio_ctx *c, json_t *job, const char *key, const char *uni
 	return 0;
 }
 
+/* A line fio writes on stdout before its JSON: "note: ...", plain text
+ * without control characters. */
+static int fio_note(const char *l, size_t n)
+{
+	static const char *const starts[] = { "note:", NULL };
+	int known = 0;
+
+	for (const char *const *st = starts; *st; st++)
+		if (n >= strlen(*st) && !memcmp(l, *st, strlen(*st)))
+			known = 1;
+	if (!known)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)l[i] < 0x20 && l[i] != '\t' && l[i] != '\r') || l[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* issue 13 item 4: a sum of huge values is infinite: never a result. */
+static int all_finite(kreg_samples *out, const char *name)
+{
+	for (size_t i = 0; i < out->count; i++)
+		if (!isfinite(out->items[i].value)) {
+			kreg_error_set("%s: %s comes out as %g (the output's values are out of "
+				       "range): not a result", name, out->items[i].metric,
+				       out->items[i].value);
+			kreg_samples_clear(out);
+			return KREG_EINVAL;
+		}
+	return 0;
+}
+
 int kreg_parse_fio(kreg_samples *out, const char *data, size_t len, const char *name)
 {
 	jscan s = { 0 };
@@ -473,15 +506,28 @@ int kreg_parse_fio(kreg_samples *out, const char *data, size_t len, const char *
 		first++;
 	if (first == len)
 		return fail_at(out, name, data, first, "empty: fio wrote no output");
-	if (data[first] != '{') {
+	/* fio prints notes ("note: both iodepth >= 1 and synchronous I/O
+	 * engine are selected, queue depth will be capped at 1") on stdout
+	 * before its JSON: skip whole lines up to the one that opens it, as
+	 * LKP does; anything else there is not fio's output */
+	while (first < len && data[first] != '{') {
 		size_t e_ = first;
 
-		while (e_ < len && data[e_] != '\n' && e_ - first < 70)
+		while (e_ < len && data[e_] != '\n')
 			e_++;
-		return fail_at(out, name, data, first,
-			       "text before the JSON ('%.*s'): not clean fio --output-format=json "
-			       "output", (int)(e_ - first), data + first);
+		if (!fio_note(data + first, e_ - first)) {
+			size_t show = e_ - first > 70 ? 70 : e_ - first;
+
+			return fail_at(out, name, data, first,
+				       "text before the JSON ('%.*s'): not fio --output-format=json "
+				       "output", (int)show, data + first);
+		}
+		first = e_ < len ? e_ + 1 : e_;
+		while (first < len && isspace((unsigned char)data[first]))
+			first++;
 	}
+	if (first == len)
+		return fail_at(out, name, data, first, "fio wrote notes but no JSON");
 	s.data = data;
 	s.p = data + first;
 	s.end = data + len;
@@ -494,7 +540,7 @@ int kreg_parse_fio(kreg_samples *out, const char *data, size_t len, const char *
 		return fail_at(out, name, data, first, "no jobs in the fio output");
 
 	job = json_loadb(s.job0, (size_t)(s.job0_end - s.job0),
-			 JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, &jerr);
+			 JSON_DECODE_INT_AS_REAL, &jerr);
 	if (!job)
 		return fail_at(out, name, data, (size_t)(s.job0 - data) + (size_t)jerr.position,
 			       "%s", jerr.text);
@@ -520,7 +566,7 @@ int kreg_parse_fio(kreg_samples *out, const char *data, size_t len, const char *
 		goto done;
 	}
 	put(out, total, "workload");
-	error = 0;
+	error = all_finite(out, name);
 done:
 	json_decref(job);
 	return error;
@@ -624,7 +670,7 @@ int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const cha
 	kreg_samples_set(out, "dbench.max_latency", round2(lsum / (double)n));
 	kreg_samples_set(out, "dbench.max_latency_harmonic_mean",
 			 round2(linv > 0 ? (double)n / linv : 0));
-	return 0;
+	return all_finite(out, name);
 }
 
 /* fxmark: sections of
@@ -659,9 +705,26 @@ static int fx_media(const char *l, size_t n)
 	return 0;
 }
 
+static int blank(const char *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isspace((unsigned char)l[i]))
+			return 0;
+	return 1;
+}
+
+/* A value LKP drops: a failed sub-test prints "-nan" (LKP keeps only
+ * values that start with a digit). */
+static int fx_dropped(const char *v)
+{
+	if (*v == '-' || *v == '+')
+		v++;
+	return !strcasecmp(v, "nan") || !strcasecmp(v, "inf") || !strcasecmp(v, "infinity");
+}
+
 int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const char *name)
 {
-	char section[256] = "";
+	char section[256] = "", ncpu[32] = "";
 	size_t off = 0, sections = 0;
 	const char *line;
 	size_t llen;
@@ -672,6 +735,7 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 
 		if (llen > 3 && !memcmp(line, "## ", 3) && fx_media(line, llen)) {
 			size_t n = llen - 3;
+			const char *c1, *c2;
 
 			if (n >= sizeof(section) - 1)
 				return fail_at(out, name, data, here, "a section name too long");
@@ -679,11 +743,19 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 				char ch = line[3 + i];
 
 				section[i] = ch == ':' ? '_' : ch;
-				if ((unsigned char)ch < 0x20 || ch == ' ')
+				if ((unsigned char)ch < 0x20 || ch == ' ' || ch == 0x7f)
 					return fail_at(out, name, data, here,
 						       "a bad character in a section name");
 			}
 			section[n] = 0;
+			/* media:fs:test:ncpu:dio: the values' first column is ncpu */
+			ncpu[0] = 0;
+			c2 = memrchr(line, ':', llen);
+			c1 = c2 ? memrchr(line, ':', (size_t)(c2 - line)) : NULL;
+			if (c1 && (size_t)(c2 - c1 - 1) < sizeof(ncpu)) {
+				memcpy(ncpu, c1 + 1, (size_t)(c2 - c1 - 1));
+				ncpu[c2 - c1 - 1] = 0;
+			}
 		} else if (llen >= 6 && !memcmp(line, "# ncpu", 6)) {
 			char cols[64][32];
 			size_t ncols = 0, i = 2;
@@ -704,18 +776,44 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 					break;
 				if (ncols == 64 || i - s0 >= 32)
 					return fail_at(out, name, data, here, "too many or too long columns");
-				for (size_t k = 0; k < i - s0; k++)
-					cols[ncols][k] = line[s0 + k] == '.' ? '_' : line[s0 + k];
+				for (size_t k = 0; k < i - s0; k++) {
+					char ch = line[s0 + k];
+
+					/* a NUL would cut the name short ("works/sec" as "works") */
+					if ((unsigned char)ch < 0x20 || ch == 0x7f)
+						return fail_at(out, name, data, here + s0 + k,
+							       "a control character in a column name");
+					cols[ncols][k] = ch == '.' ? '_' : ch;
+				}
 				cols[ncols][i - s0] = 0;
 				ncols++;
 			}
-			/* one line between the columns and the values, as LKP skips */
+			/* the values: on the next line, or after one blank line, as
+			 * LKP reads them */
 			if (!next_line(data, len, &off, &d, &dlen) ||
-			    !next_line(data, len, &off, &d, &dlen))
+			    (blank(d, dlen) && !next_line(data, len, &off, &d, &dlen)))
 				return fail_at(out, name, data, len,
 					       "section '%s' ends before its values (truncated)", section);
 			dhere = (size_t)(d - data);
 			i = 0;
+			/* LKP takes the values only when they are this section's:
+			 * their ncpu is the section's */
+			{
+				size_t s0;
+
+				while (i < dlen && (d[i] == ' ' || d[i] == '\t'))
+					i++;
+				s0 = i;
+				while (i < dlen && d[i] != ' ' && d[i] != '\t' && d[i] != '\r')
+					i++;
+				if (ncpu[0] && (i - s0 != strlen(ncpu) || memcmp(d + s0, ncpu, i - s0))) {
+					/* not its values (a section without any): the
+					 * line is read again as what it is */
+					off = dhere;
+					continue;
+				}
+				i = s0;
+			}
 			for (size_t c = 0; c < ncols; c++) {
 				char val[64], *end;
 				size_t s0;
@@ -734,6 +832,12 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 					return fail_at(out, name, data, dhere + s0, "a value too long");
 				memcpy(val, d + s0, i - s0);
 				val[i - s0] = 0;
+				if (memchr(val, 0, i - s0))
+					return fail_at(out, name, data, dhere + s0,
+						       "a NUL in a value (section '%s', column %s)",
+						       section, cols[c]);
+				if (fx_dropped(val))
+					continue;
 				v = strtod(val, &end);
 				if (*end || !isfinite(v))
 					return fail_at(out, name, data, dhere + s0,
@@ -746,13 +850,19 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 					kreg_samples_set(out, metric, v);
 				}
 			}
+			while (i < dlen && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r'))
+				i++;
+			if (i < dlen)
+				return fail_at(out, name, data, dhere + i,
+					       "section '%s' has more values than its %zu columns",
+					       section, ncols);
 			sections++;
 		}
 	}
 	if (!sections)
 		return fail_at(out, name, data, len, "no fxmark results ('## media:fs:test:...' "
 			       "sections with values)");
-	return 0;
+	return all_finite(out, name);
 }
 
 static const char *const parser_names[] = { "fio", "dbench", "fxmark", NULL };

@@ -84,6 +84,176 @@ bad:
 	return KREG_EINVAL;
 }
 
+/* fio's own I/O engines that work on the host's target. Not a path or
+ * external:LIB (fio would load and run that library), not exec (runs a
+ * program), not the network engines. */
+static const char *const fio_engines[] = {
+	"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "null", "posixaio",
+	"libaio", "io_uring", "splice", "falloc", "ftruncate", "filecreate",
+	"filestat", "filedelete", "sg", "dev-dax", "libpmem", "pmemblk", NULL
+};
+
+static int word_in(const char *v, size_t len, const char *const *words)
+{
+	for (const char *const *w = words; *w; w++)
+		if (strlen(*w) == len && !strncmp(*w, v, len))
+			return 1;
+	return 0;
+}
+
+/* One size: digits (a decimal point allowed), then k/m/g/t/p, i, b. */
+static const char *scan_size(const char *s)
+{
+	const char *d = s;
+
+	while (isdigit((unsigned char)*s) || (*s == '.' && s > d))
+		s++;
+	if (s == d)
+		return NULL;
+	if (*s && strchr("kKmMgGtTpP", *s)) {
+		s++;
+		if (*s == 'i' || *s == 'I')
+			s++;
+	}
+	if (*s == 'b' || *s == 'B')
+		s++;
+	return s;
+}
+
+/* Sizes joined by '-' (a range), ',' (read,write) or ':' (bssplit-like). */
+static int is_sizes(const char *v, int percent)
+{
+	const char *s = v;
+
+	for (;;) {
+		if (!(s = scan_size(s)))
+			return 0;
+		if (percent && *s == '%')
+			s++;
+		if (!*s)
+			return 1;
+		if (!strchr("-,:", *s))
+			return 0;
+		s++;
+	}
+}
+
+static int is_uint(const char *v)
+{
+	if (!*v)
+		return 0;
+	for (; *v; v++)
+		if (!isdigit((unsigned char)*v))
+			return 0;
+	return 1;
+}
+
+/* NAME or NAME:PARAMS (digits, '.', ',', ':', '%', '/'), NAME from words. */
+static int is_named(const char *v, const char *const *words)
+{
+	const char *c = strchr(v, ':');
+	size_t len = c ? (size_t)(c - v) : strlen(v);
+
+	if (!word_in(v, len, words))
+		return 0;
+	if (!c)
+		return 1;
+	if (!c[1])
+		return 0;
+	for (c++; *c; c++)
+		if (!isdigit((unsigned char)*c) && !strchr(".,:%/", *c))
+			return 0;
+	return 1;
+}
+
+/* What each fio option kreg writes from a job's value accepts. */
+enum fio_kind { FIO_ENGINE, FIO_SIZES, FIO_SIZE_PCT, FIO_UINT, FIO_TIME, FIO_NAMED };
+
+static const char *const fio_rw[] = {
+	"read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite",
+	"randrw", "trimwrite", "randtrimwrite", NULL
+};
+static const char *const fio_service[] = {
+	"random", "roundrobin", "sequential", "zipf", "pareto", "normal", "gauss", NULL
+};
+static const char *const fio_distribution[] = {
+	"random", "zipf", "pareto", "normal", "gauss", "zoned", "zoned_abs", NULL
+};
+static const char *const fio_fallocate[] = {
+	"none", "native", "posix", "keep", "truncate", "0", "1", NULL
+};
+static const char *const fio_generator[] = { "tausworthe", "lfsr", "tausworthe64", NULL };
+
+static const struct fio_option {
+	const char *key;
+	enum fio_kind kind;
+	const char *const *words;
+	const char *says;
+} fio_options[] = {
+	{ "ioengine", FIO_ENGINE, fio_engines, "one of fio's I/O engines" },
+	{ "bs", FIO_SIZES, NULL, "a size (4k, 1m, 4k-16k)" },
+	{ "filesize", FIO_SIZES, NULL, "a size" },
+	{ "io_size", FIO_SIZES, NULL, "a size" },
+	{ "offset_increment", FIO_SIZE_PCT, NULL, "a size or a percentage" },
+	{ "iodepth", FIO_UINT, NULL, "a whole number" },
+	{ "nr_files", FIO_UINT, NULL, "a whole number" },
+	{ "invalidate", FIO_UINT, NULL, "0 or 1" },
+	{ "cpuload", FIO_UINT, NULL, "a whole number" },
+	{ "rwmixread", FIO_UINT, NULL, "a percentage (a whole number)" },
+	{ "ramp_time", FIO_TIME, NULL, "a time (30, 30s, 1m)" },
+	{ "rw", FIO_NAMED, fio_rw, "an I/O pattern (read, randwrite, rw:8, ...)" },
+	{ "file_service_type", FIO_NAMED, fio_service, "a service type (roundrobin, ...)" },
+	{ "random_distribution", FIO_NAMED, fio_distribution, "a distribution (random, zipf:1.2, ...)" },
+	{ "fallocate", FIO_NAMED, fio_fallocate, "none, native, posix, keep or truncate" },
+	{ "random_generator", FIO_NAMED, fio_generator, "tausworthe, lfsr or tausworthe64" },
+};
+
+static int fio_value_ok(const struct fio_option *o, const char *v)
+{
+	switch (o->kind) {
+	case FIO_ENGINE:
+		return word_in(v, strlen(v), o->words);
+	case FIO_SIZES:
+		return is_sizes(v, 0);
+	case FIO_SIZE_PCT:
+		return is_sizes(v, 1);
+	case FIO_UINT:
+		return is_uint(v) && strlen(v) <= 9;
+	case FIO_TIME: {
+		const char *s = v;
+
+		while (isdigit((unsigned char)*s))
+			s++;
+		return s > v && s - v <= 9 && (!*s || !strcmp(s, "s") || !strcmp(s, "m") ||
+					       !strcmp(s, "h") || !strcmp(s, "ms") || !strcmp(s, "us"));
+	}
+	case FIO_NAMED:
+		return is_named(v, o->words);
+	}
+	return 0;
+}
+
+/* A job's value for an fio option: plain characters, and what the option
+ * accepts, so that no value names a library, a program or a file of the
+ * job's choosing (the only paths in the job file are the host's target). */
+static int fio_check(const kreg_atom *a, const char *key, const char *v)
+{
+	if (fio_safe(a, key, v) < 0)
+		return KREG_EINVAL;
+	for (size_t i = 0; i < sizeof(fio_options) / sizeof(fio_options[0]); i++) {
+		const struct fio_option *o = &fio_options[i];
+
+		if (strcmp(o->key, key))
+			continue;
+		if (fio_value_ok(o, v))
+			return 0;
+		kreg_error_set("%s: fio-setup-basic.%s '%s' is not %s", a->name, key, v, o->says);
+		return KREG_EINVAL;
+	}
+	kreg_error_set("%s: fio option '%s' has no check (kreg's bug)", a->name, key);
+	return KREG_EINVAL;
+}
+
 static int target_kind(const kreg_plan_opts *o, int *is_dir)
 {
 	struct stat st;
@@ -126,7 +296,7 @@ static int fio_opt(kreg_buf *b, const kreg_atom *a, const char *key, const char 
 		v = dflt;
 	if (!v)
 		return 0;
-	if (fio_safe(a, key, v) < 0)
+	if (fio_check(a, key, v) < 0)
 		return KREG_EINVAL;
 	kreg_buf_printf(b, "%s=%s\n", key, v);
 	return 0;
@@ -240,7 +410,7 @@ static int plan_fio(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
 	rw = kreg_atom_param(a, FIO, "rw");
 	if (!rw)
 		rw = "write";
-	if (fio_safe(a, "rw", rw) < 0)
+	if (fio_check(a, "rw", rw) < 0)
 		goto done;
 	kreg_buf_printf(&b, "rw=%s\n", rw);
 	if (is_dir) {
@@ -252,7 +422,7 @@ static int plan_fio(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
 	}
 	kreg_buf_printf(&b, "numjobs=%lld\n", nr_task);
 	if ((v = kreg_atom_param(a, FIO, "rwmixread"))) {
-		if (fio_safe(a, "rwmixread", v) < 0)
+		if (fio_check(a, "rwmixread", v) < 0)
 			goto done;
 		kreg_buf_printf(&b, "rwmixread=%s\n", v);
 	}

@@ -406,6 +406,14 @@ static void each_job(splitter *sp, kreg_jnode *job)
 	}
 }
 
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 {
 	splitter sp = { 0 };
@@ -421,6 +429,17 @@ int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 	/* a file naming the job it came from (an atom split wrote) keeps that
 	 * job's name, so an atom is named the same wherever it is copied */
 	sp.name = job->name;
+	if (origin && has_control(origin)) {
+		const kreg_jnode *o = kreg_jnode_get(job->docs[0], "job_origin");
+
+		kreg_error_set("%s:%d:%d: job_origin has a control character: it names a file",
+			       o->file ? o->file : job->path, o->line, o->col);
+		return KREG_EINVAL;
+	}
+	if (has_control(sp.name)) {
+		kreg_error_set("%s: the job's file name has a control character", job->path);
+		return KREG_EINVAL;
+	}
 	if (origin) {
 		const char *b = strrchr(origin, '/');
 		size_t len;

@@ -144,13 +144,22 @@ int kreg_mkdir_p(const char *path, unsigned mode)
 
 int kreg_write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = kreg_asprintf("%s.tmp.%ld", path, (long)getpid());
+	/* a fresh name in the target's directory, created exclusively
+	 * (O_EXCL): a symlink or file planted there is never followed */
+	char *tmp = kreg_asprintf("%s.tmp.XXXXXX", path);
 	const char *p = data;
 	int fd, error = KREG_ERROR;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		kreg_error_errno("%s: cannot create", tmp);
+		goto done;
+	}
+	/* as open(0644) under the usual umask: mkstemp makes 0600 */
+	if (fchmod(fd, 0644) < 0) {
+		kreg_error_errno("%s: cannot set its mode", tmp);
+		close(fd);
+		unlink(tmp);
 		goto done;
 	}
 	while (len) {

@@ -5,6 +5,7 @@
 #include "stats/stats.h"
 
 #include "lib/err.h"
+#include "lib/log.h"
 #include "lib/mem.h"
 
 #include <jansson.h>
@@ -85,7 +86,19 @@ static double mw_min_p(size_t na, size_t nb)
 	return 2 * exp(-log_choose(na + nb, na));
 }
 
-/* LKP's range rule, on 10%-trimmed samples from 10 a side up. */
+/* LKP's own verdict, as LKP's compare gives it (cur is its 'a', the
+ * tested matrix; base its 'b'). */
+static int lkp_rule(const double *base, size_t nb, const double *cur, size_t nc)
+{
+	kreg_stats_lkp r;
+
+	kreg_stats_lkp_changed(&r, NULL, cur, nc, base, nb);
+	return r.changed;
+}
+
+/* kreg's variant: LKP's range test alone (no small-change skip: kreg has
+ * its floors), on 10%-trimmed samples from 10 a side up, so that more runs
+ * can settle a question instead of widening the ranges. */
 static int range_rule(const double *base, size_t nb, const double *cur, size_t nc)
 {
 	kreg_stats_lkp_opts o = { .whole = 1 };
@@ -160,8 +173,14 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const ch
 	else if (out->cur.mean != 0)
 		out->change = out->cur.mean > 0 ? 1 : -1;	/* from nothing: call it 100% */
 
+	out->lkp_changed = lkp_rule(base, nbase, cur, ncur);
 	if (nbase < (size_t)min_runs || ncur < (size_t)min_runs) {
 		out->verdict = KREG_VERDICT_UNKNOWN;
+		if (nbase && ncur)
+			out->ranges_apart = range_rule(base, nbase, cur, ncur);
+		/* two runs a side apart by more than the floor is worth a look */
+		out->unsettled = nbase >= 2 && ncur >= 2 && fabs(out->change) >= out->floor &&
+				 out->ranges_apart;
 		out->runs_needed = min_runs;
 		out->more_runs = (nbase < (size_t)min_runs ? min_runs - (int)nbase : 0) +
 				 (ncur < (size_t)min_runs ? min_runs - (int)ncur : 0);
@@ -172,7 +191,7 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const ch
 	if ((error = kreg_stats_mann_whitney(&out->p_rank, base, nbase, cur, ncur)) < 0)
 		return error;
 	kreg_stats_welch(&out->p_welch, NULL, NULL, base, nbase, cur, ncur);
-	out->lkp_changed = range_rule(base, nbase, cur, ncur);
+	out->ranges_apart = range_rule(base, nbase, cur, ncur);
 
 	mag = fabs(out->change);
 	if (mag < out->floor) {
@@ -188,7 +207,7 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const ch
 	if (!rank_ok && minp >= alpha && separated && out->p_welch < alpha / 10)
 		rank_ok = 2;	/* the rank test is at its floor: Welch decides */
 
-	if (rank_ok && out->lkp_changed) {
+	if (rank_ok && out->ranges_apart) {
 		int up = out->change > 0;
 
 		if (out->direction == KREG_DIR_UNKNOWN)
@@ -208,10 +227,11 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const ch
 	}
 
 	out->runs_needed = runs_to_settle(&out->base, &out->cur, alpha, min_runs);
-	if ((out->lkp_changed || out->p_rank < 0.25) && out->runs_needed <= max_runs) {
+	if ((out->ranges_apart || out->p_rank < 0.25) && out->runs_needed <= max_runs) {
 		size_t need = (size_t)out->runs_needed;
 
 		out->verdict = KREG_VERDICT_UNKNOWN;
+		out->unsettled = 1;
 		out->more_runs = (nbase < need ? (int)(need - nbase) : 0) +
 				 (ncur < need ? (int)(need - ncur) : 0);
 		if (!out->more_runs) {
@@ -221,14 +241,14 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const ch
 		}
 		snprintf(out->reason, sizeof(out->reason),
 			 "%+.1f%% not settled (rank p=%.2g%s): %d runs a side would settle it",
-			 100 * out->change, out->p_rank, out->lkp_changed ? ", ranges apart" : ", ranges overlap",
+			 100 * out->change, out->p_rank, out->ranges_apart ? ", ranges apart" : ", ranges overlap",
 			 out->runs_needed);
 		return 0;
 	}
 	out->verdict = KREG_VERDICT_NO_CHANGE;
 	out->more_runs = 0;
 	snprintf(out->reason, sizeof(out->reason), "%+.1f%% is within the noise (rank p=%.2g%s)",
-		 100 * out->change, out->p_rank, out->lkp_changed ? "" : ", ranges overlap");
+		 100 * out->change, out->p_rank, out->ranges_apart ? "" : ", ranges overlap");
 	return 0;
 }
 
@@ -244,6 +264,7 @@ typedef struct {
 	const kreg_stats_series **s;	/* per column, NULL when missing */
 	kreg_stats_cmp *cmp;		/* per other column (index - 1) */
 	int shown;
+	int bad;			/* not compared: a value is not finite (reason in cmp) */
 } row;
 
 /* Every metric in column order of first appearance. */
@@ -267,6 +288,7 @@ static row *collect_rows(size_t *nrows, kreg_stats_matrix *const *cols, size_t n
 			rows[n].s = kreg_calloc(ncols, sizeof(*rows[n].s));
 			rows[n].cmp = kreg_calloc(ncols, sizeof(*rows[n].cmp));
 			rows[n].shown = 0;
+			rows[n].bad = 0;
 			for (size_t k = 0; k < ncols; k++)
 				rows[n].s[k] = kreg_stats_matrix_get(cols[k], m);
 			n++;
@@ -295,11 +317,22 @@ static int judge_rows(row *rows, size_t nrows, size_t ncols, const kreg_stats_ta
 		for (size_t c = 1; c < ncols; c++) {
 			const kreg_stats_series *b = r->s[0], *s = r->s[c];
 
-			if ((error = kreg_stats_compare(&r->cmp[c], o ? o->cfg : NULL, r->metric,
-							b ? b->values : NULL, b ? b->n : 0,
-							s ? s->values : NULL, s ? s->n : 0)) < 0)
+			error = kreg_stats_compare(&r->cmp[c], o ? o->cfg : NULL, r->metric,
+						   b ? b->values : NULL, b ? b->n : 0,
+						   s ? s->values : NULL, s ? s->n : 0);
+			if (error == KREG_EINVAL) {
+				/* one bad metric (an infinity stored by an old kreg)
+				 * is reported; the others are still compared */
+				r->bad = r->shown = 1;
+				r->cmp[c].verdict = KREG_VERDICT_UNKNOWN;
+				snprintf(r->cmp[c].reason, sizeof(r->cmp[c].reason),
+					 "not compared: %s", kreg_error_last());
+				log_warn("compare: %s", r->cmp[c].reason);
+				continue;
+			}
+			if (error < 0)
 				return error;
-			if (kreg_stats_verdict_changed(r->cmp[c].verdict))
+			if (kreg_stats_verdict_changed(r->cmp[c].verdict) || r->cmp[c].unsettled)
 				r->shown = 1;
 		}
 	}
@@ -345,7 +378,7 @@ static void put_mean(kreg_buf *out, const kreg_stats_series *s)
 }
 
 static void put_change(kreg_buf *out, const char *metric, const kreg_stats_series *b,
-		       const kreg_stats_series *s)
+		       const kreg_stats_series *s, int unsettled)
 {
 	double avg0, avg, p;
 	size_t len = strlen(metric);
@@ -368,7 +401,33 @@ static void put_change(kreg_buf *out, const char *metric, const kreg_stats_serie
 		kreg_buf_printf(out, "%+*.1f", REL_WIDTH, p);
 	else
 		kreg_buf_printf(out, "%+*.2g", REL_WIDTH, p);
-	kreg_buf_puts(out, absolute ? "  " : "% ");
+	kreg_buf_puts(out, absolute ? " " : "%");
+	kreg_buf_putc(out, unsettled ? KREG_STATS_UNSETTLED_MARK : ' ');
+}
+
+/* Under the table: what the mark means, and per marked cell the runs a
+ * side that would settle it. */
+static void put_unsettled(kreg_buf *out, const row *rows, size_t nrows,
+			  kreg_stats_matrix *const *cols, size_t ncols)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < nrows; i++)
+		for (size_t c = 1; c < ncols; c++) {
+			const kreg_stats_cmp *k = &rows[i].cmp[c];
+
+			if (!rows[i].shown || !k->unsettled)
+				continue;
+			if (!any++)
+				kreg_buf_printf(out, "\n%c unsettled: the runs so far suggest a change (ranges apart, "
+						"or rank p under 0.25) but do not settle it:\n",
+						KREG_STATS_UNSETTLED_MARK);
+			kreg_buf_printf(out, "  %s", rows[i].metric);
+			if (ncols > 2)
+				kreg_buf_printf(out, " (%s)", cols[c]->label);
+			kreg_buf_printf(out, ": %+.1f%%, %zu v %zu runs; %d runs a side would settle it\n",
+					100 * k->change, k->base.n, k->cur.n, k->runs_needed);
+		}
 }
 
 static void end_line(kreg_buf *out)
@@ -416,13 +475,24 @@ int kreg_stats_table(kreg_buf *out, size_t *nshown, kreg_stats_matrix *const *co
 		if (!r->shown)
 			continue;
 		shown++;
+		if (r->bad) {
+			for (size_t c = 1; c < ncols; c++)
+				if (r->cmp[c].verdict == KREG_VERDICT_UNKNOWN &&
+				    !strncmp(r->cmp[c].reason, "not compared: ", 14)) {
+					kreg_buf_printf(out, "%*s  %s (%s)\n", first, "", r->metric,
+							r->cmp[c].reason);
+					break;
+				}
+			continue;
+		}
 		put_mean(out, r->s[0]);
 		for (size_t c = 1; c < ncols; c++) {
-			put_change(out, r->metric, r->s[0], r->s[c]);
+			put_change(out, r->metric, r->s[0], r->s[c], r->cmp[c].unsettled);
 			put_mean(out, r->s[c]);
 		}
 		kreg_buf_printf(out, "  %s\n", r->metric);
 	}
+	put_unsettled(out, rows, nrows, cols, ncols);
 	if (nshown)
 		*nshown = shown;
 	error = 0;
@@ -503,6 +573,8 @@ int kreg_stats_table_json(kreg_buf *out, size_t *nshown, kreg_stats_matrix *cons
 			json_object_set_new(o, "p_rank", jnum(k->p_rank));
 			json_object_set_new(o, "p_welch", jnum(k->p_welch));
 			json_object_set_new(o, "lkp_changed", json_boolean(k->lkp_changed));
+			json_object_set_new(o, "ranges_apart", json_boolean(k->ranges_apart));
+			json_object_set_new(o, "unsettled", json_boolean(k->unsettled));
 			if (k->verdict == KREG_VERDICT_UNKNOWN) {
 				json_object_set_new(o, "runs_needed", json_integer(k->runs_needed));
 				json_object_set_new(o, "more_runs", json_integer(k->more_runs));

@@ -33,7 +33,12 @@ typedef struct {
 	kreg_verdict verdict;
 	double p_rank;		/* Mann-Whitney U, two-sided; 1 when not computed */
 	double p_welch;		/* Welch's t, two-sided; NAN when a side has < 2 runs */
-	int lkp_changed;	/* LKP's range non-overlap rule held */
+	int lkp_changed;	/* LKP's own rule, exactly: kreg_stats_lkp_changed() with
+				 * LKP's defaults, cur as its 'a' and base as its 'b' */
+	int ranges_apart;	/* kreg's variant of it: LKP's range test alone, on the
+				 * 10%-90% trimmed ranges from 10 runs a side up */
+	int unsettled;		/* UNKNOWN but suggestive (ranges apart, or rank p under
+				 * 0.25): shown in the table, marked, with runs_needed */
 	int runs_needed;	/* UNKNOWN: runs a side that would settle it */
 	int more_runs;		/* UNKNOWN: runs to add, both sides together */
 	char reason[160];	/* one line: why this verdict */
@@ -62,8 +67,14 @@ typedef struct {
 	int all;			/* every metric, not only the changed ones */
 } kreg_stats_table_opts;
 
+/* The mark of an unsettled change in the table, after its %change. */
+#define KREG_STATS_UNSETTLED_MARK '?'
+
 /* The 0-day table: cols[0] is the base; each other column is compared to
- * it. Appends to out; *nshown (may be NULL) is how many metrics it lists. */
+ * it. A metric is listed when a column changed or is unsettled (marked '?'
+ * after its %change, with the runs a side that would settle it explained
+ * under the table), or every metric with opts->all. Appends to out;
+ * *nshown (may be NULL) is how many metrics it lists. */
 int kreg_stats_table(kreg_buf *out, size_t *nshown, kreg_stats_matrix *const *cols, size_t ncols,
 		     const kreg_stats_table_opts *opts);
 /* The same comparison as JSON: columns, and per metric each column's

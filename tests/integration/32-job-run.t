@@ -38,11 +38,12 @@ is "$RC" 0 "kreg job run dbench-quick exits 0"
 is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id WHERE m.name = 'dbench.throughput_MB/s' AND s.value > 0")" 1 \
 	"a dbench.throughput_MB/s sample is stored"
 
-# A job fio refuses: stored as job_failed, no samples, exit 1.
+# A job fio refuses (sg needs a SCSI device, not a directory): stored as
+# job_failed, no samples, exit 1.
 cat > bad-engine.yaml <<'YAML'
 runtime: 2s
 fio-setup-basic:
-  ioengine: nosuchengine
+  ioengine: sg
   test_size: 1m
 fio:
 YAML

@@ -539,6 +539,69 @@ static void fio_plan_refuses_smuggled_options(void **state)
 	kreg_atom_free(a);
 }
 
+/* issue 13 item 1: every value that becomes an fio job-file line is what its
+ * option accepts: no library path for ioengine, no external:, no exec. */
+static void fio_plan_checks_option_values(void **state)
+{
+	static const char *const bad[] = {
+		"ioengine: /tmp/e.so", "ioengine: external:/tmp/e.so", "ioengine: exec",
+		"ioengine: net", "ioengine: ./e.so", "bs: /tmp/x", "bs: 4k:/tmp",
+		"iodepth: 1k", "iodepth: -1", "rw: read:/tmp/x", "rw: readx",
+		"random_distribution: zipf:/x", "filesize: 1g,/tmp", "ramp_time: 5x",
+		"rwmixread: 1/2", "fallocate: /dev/sda", "random_generator: x",
+		"file_service_type: roundrobin:x", NULL
+	};
+	static const char *const good[] = {
+		"ioengine: libaio", "ioengine: io_uring", "ioengine: pvsync2", "ioengine: mmap",
+		"bs: 4k", "bs: 4k-16k", "bs: 1MiB", "bs: 4096", "iodepth: 1", "rw: randrw",
+		"rw: rw:8", "random_distribution: zipf:1.2", "ramp_time: 10s",
+		"file_service_type: random:4", "fallocate: none", "rwmixread: 70", NULL
+	};
+	kreg_plan_opts o = { "/mnt/test", 1, 2, NULL };
+	kreg_plan plan;
+
+	(void)state;
+	for (const char *const *b = bad; *b; b++) {
+		char *y = kreg_asprintf("fio-setup-basic:\n  %s\n  test_size: 1g\nfio:\n", *b);
+		kreg_atom *a = atom_of(y);
+
+		if (kreg_job_plan(&plan, a, &o) == 0)
+			fail_msg("'%s' was let into the fio job:\n%s", *b, plan.files[0].content);
+		assert_non_null(strstr(kreg_error_last(), "fio-setup-basic."));
+		kreg_atom_free(a);
+		free(y);
+	}
+	for (const char *const *g = good; *g; g++) {
+		char *y = kreg_asprintf("fio-setup-basic:\n  %s\n  test_size: 1g\nfio:\n", *g);
+		kreg_atom *a = atom_of(y);
+
+		if (kreg_job_plan(&plan, a, &o) < 0)
+			fail_msg("'%s' was refused: %s", *g, kreg_error_last());
+		kreg_plan_free(&plan);
+		kreg_atom_free(a);
+		free(y);
+	}
+}
+
+/* issue 13 item 8: job_origin goes into the atom file's header comment and
+ * its name: a newline there would inject keys (and make file names). */
+static void job_origin_with_newline_is_refused(void **state)
+{
+	static const char yaml[] = "job_origin: \"x.yaml\\ninjected: 1\"\nfio-setup-basic:\n"
+				   "  test_size: 1g\nfio:\n";
+	kreg_job *job = NULL;
+	kreg_atoms atoms = KREG_ATOMS_INIT;
+
+	(void)state;
+	assert_int_equal(kreg_job_load_string(&job, "o.yaml", NULL, yaml, strlen(yaml), NULL, 0), 0);
+	assert_true(kreg_job_split(&atoms, job) < 0);
+	assert_non_null(strstr(kreg_error_last(), "job_origin"));
+	assert_non_null(strstr(kreg_error_last(), "control character"));
+	assert_int_equal(atoms.count, 0);
+	kreg_atoms_free(&atoms);
+	kreg_job_free(job);
+}
+
 static void dbench_and_fxmark_plans(void **state)
 {
 	kreg_atom *a = atom_of("runtime: 5m\ndbench:\n  nr_threads: 50%\n");
@@ -593,6 +656,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_and_sizes),
+		cmocka_unit_test(fio_plan_checks_option_values),
+		cmocka_unit_test(job_origin_with_newline_is_refused),
 		cmocka_unit_test(typed_params),
 		cmocka_unit_test(top_level_runtime_in_minutes),
 		cmocka_unit_test(errors_name_file_line_col),

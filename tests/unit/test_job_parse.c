@@ -268,14 +268,114 @@ static void fxmark_bad_output(void **state)
 	assert_non_null(strstr(kreg_error_last(), "truncated"));
 	assert_int_equal(s.count, 0);
 	free(cut);
-	cut = replace(in, "181992.458426", "-nan");
+	cut = replace(in, "181992.458426", "1e+x");
 	assert_true(kreg_parse_fxmark(&s, cut, strlen(cut), "fxmark.log") < 0);
-	assert_non_null(strstr(kreg_error_last(), "'-nan' is not a number"));
+	assert_non_null(strstr(kreg_error_last(), "'1e+x' is not a number"));
 	free(cut);
 	assert_true(kreg_parse_fxmark(&s, "### NUM_TEST_CONF = 7\n", 22, "fxmark.log") < 0);
 	assert_non_null(strstr(kreg_error_last(), "no fxmark results"));
 	assert_true(kreg_parse_output(&s, "iozone", "", 0, "x") == KREG_ENOTFOUND);
 	kreg_samples_free(&s);
+	free(in);
+	free(path);
+}
+
+/* issue 13 item 9, as LKP's programs/fxmark/parse: a failed sub-test's
+ * "-nan" is dropped and the section's other columns kept; values may follow
+ * the column line without the blank line; a NUL in the column line or more
+ * values than columns are refused, never shifted or dropped. */
+static void fxmark_as_lkp_reads_it(void **state)
+{
+	static const char nan_[] = "## ssd:ext4:MWCL:2:bufferedio\n# ncpu secs works works/sec\n\n"
+				   "2 0.000000 0.000000 -nan\n";
+	static const char noblank[] = "## ssd:ext4:MWCL:2:bufferedio\n# ncpu secs works works/sec\n"
+				      "2 1.5 30 20\n## ssd:ext4:MWCL:4:bufferedio\n"
+				      "# ncpu secs works works/sec\n4 1.5 60 40\n";
+	static const char nul[] = "## ssd:ext4:MWCL:2:bufferedio\n# ncpu secs works\0 works/sec\n\n"
+				  "2 1.5 30 20\n";
+	static const char extra[] = "## ssd:ext4:MWCL:2:bufferedio\n# ncpu secs works works/sec\n\n"
+				    "2 1.5 30 20 99\n";
+	kreg_samples s = KREG_SAMPLES_INIT;
+	const double *v;
+
+	(void)state;
+	assert_int_equal(kreg_parse_fxmark(&s, nan_, strlen(nan_), "fx.log"), 0);
+	assert_null(kreg_samples_get(&s, "fxmark.ssd_ext4_MWCL_2_bufferedio.works/sec"));
+	assert_non_null((v = kreg_samples_get(&s, "fxmark.ssd_ext4_MWCL_2_bufferedio.secs")));
+	assert_true(*v == 0);
+	assert_int_equal(s.count, 3);
+
+	assert_int_equal(kreg_parse_fxmark(&s, noblank, strlen(noblank), "fx.log"), 0);
+	assert_non_null((v = kreg_samples_get(&s, "fxmark.ssd_ext4_MWCL_2_bufferedio.works/sec")));
+	assert_true(*v == 20);
+	assert_non_null((v = kreg_samples_get(&s, "fxmark.ssd_ext4_MWCL_4_bufferedio.works/sec")));
+	assert_true(*v == 40);
+	assert_int_equal(s.count, 8);
+
+	assert_true(kreg_parse_fxmark(&s, nul, sizeof(nul) - 1, "fx.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "fx.log:2:"));
+	assert_non_null(strstr(kreg_error_last(), "control character in a column name"));
+	assert_int_equal(s.count, 0);
+
+	assert_true(kreg_parse_fxmark(&s, extra, strlen(extra), "fx.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "more values than its 4 columns"));
+	assert_int_equal(s.count, 0);
+	kreg_samples_free(&s);
+}
+
+/* issue 13 item 4: values that sum to infinity are not a result. */
+static void infinite_results_are_refused(void **state)
+{
+	static const char dbench[] =
+		"Throughput 1.7e308 MB/sec  2 clients  2 procs  max_latency=1.0 ms\n"
+		"Throughput 1.7e308 MB/sec  2 clients  2 procs  max_latency=1.0 ms\n";
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char *path = fixture("fio/02"), *in, *big;
+	size_t len;
+
+	(void)state;
+	assert_true(kreg_parse_dbench(&s, dbench, strlen(dbench), "dbench.log") < 0);
+	assert_non_null(strstr(kreg_error_last(), "dbench.throughput_MB/s comes out as inf"));
+	assert_int_equal(s.count, 0);
+
+	in = slurp(path, &len);
+	/* read and write total_ios near DBL_MAX: fio.workload sums them */
+	{
+		char *b1 = replace(in, "\"total_ios\" : 6029957371", "\"total_ios\" : 1.7e308");
+
+		big = replace(b1, "\"total_ios\" : 0", "\"total_ios\" : 1.7e308");
+		free(b1);
+	}
+	assert_true(kreg_parse_fio(&s, big, strlen(big), "fio.json") < 0);
+	assert_non_null(strstr(kreg_error_last(), "fio.workload comes out as inf"));
+	assert_int_equal(s.count, 0);
+	kreg_samples_free(&s);
+	free(big);
+	free(in);
+	free(path);
+}
+
+/* issue 13 item 12: what fio really writes: notes before the JSON (a sync
+ * engine with iodepth > 1, LKP's default job), a key given twice in
+ * "job options". */
+static void fio_notes_and_repeated_options(void **state)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char *path = fixture("fio/02"), *in, *noted, *twice;
+	size_t len;
+
+	(void)state;
+	in = slurp(path, &len);
+	noted = kreg_asprintf("note: both iodepth >= 1 and synchronous I/O engine are selected, "
+			      "queue depth will be capped at 1\n%s", in);
+	assert_int_equal(kreg_parse_fio(&s, noted, strlen(noted), "fio.json"), 0);
+	assert_non_null(kreg_samples_get(&s, "fio.write_iops"));
+	twice = replace(in, "\"job options\" : {", "\"job options\" : {\n\"bs\" : \"4k\",\n\"bs\" : \"8k\",");
+	assert_int_equal(kreg_parse_fio(&s, twice, strlen(twice), "fio.json"), 0);
+	assert_non_null(kreg_samples_get(&s, "fio.write_iops"));
+	kreg_samples_free(&s);
+	free(twice);
+	free(noted);
 	free(in);
 	free(path);
 }
@@ -293,6 +393,9 @@ int main(void)
 		cmocka_unit_test(fio_missing_percentiles),
 		cmocka_unit_test(dbench_bad_output),
 		cmocka_unit_test(fxmark_bad_output),
+		cmocka_unit_test(fxmark_as_lkp_reads_it),
+		cmocka_unit_test(infinite_results_are_refused),
+		cmocka_unit_test(fio_notes_and_repeated_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void buf_grows_and_formats(void **state)
@@ -187,10 +188,43 @@ static void mkdir_p_and_atomic_write(void **state)
 	free(file);
 }
 
+/* issue 13 item 7: a symlink planted where the temporary file would go is
+ * not followed: its target is left as it was. */
+static void atomic_write_does_not_follow_planted_symlinks(void **state)
+{
+	char dir[] = "/tmp/kreg-test-sym-XXXXXX";
+	char *victim, *file, *planted;
+	kreg_buf b = KREG_BUF_INIT;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	victim = kreg_path_join(dir, "victim");
+	file = kreg_path_join(dir, "out");
+	planted = kreg_asprintf("%s.tmp.%ld", file, (long)getpid());
+	assert_int_equal(kreg_write_file_atomic(victim, "precious", 8), 0);
+	assert_int_equal(symlink(victim, planted), 0);
+	assert_int_equal(kreg_write_file_atomic(file, "hello", 5), 0);
+	assert_int_equal(kreg_buf_read_file(&b, victim), 0);
+	assert_string_equal(b.ptr, "precious");
+	kreg_buf_free(&b);
+	assert_int_equal(kreg_buf_read_file(&b, file), 0);
+	assert_string_equal(b.ptr, "hello");
+	/* readable as before (mkstemp alone makes 0600) */
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 0444, 0444);
+	kreg_buf_free(&b);
+	assert_int_equal(kreg_rm_rf(dir), 0);
+	free(victim);
+	free(file);
+	free(planted);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(buf_grows_and_formats),
+		cmocka_unit_test(atomic_write_does_not_follow_planted_symlinks),
 		cmocka_unit_test(parse_numbers_reject_junk),
 		cmocka_unit_test(parse_sizes_and_durations),
 		cmocka_unit_test(distance_suggests),

@@ -241,6 +241,82 @@ static void single_outlier_does_not_decide(void **state)
 	assert_int_equal(c.verdict, KREG_VERDICT_REGRESSION);
 }
 
+/* issue 14's seed case: -66% at 3 v 3 with the culprit's runs noisy. The
+ * rank test cannot reach alpha and Welch misses alpha / 10, so it is not
+ * settled; but the ranges are far apart, LKP's rule calls it, and the
+ * table must show it, marked, with the runs that would settle it. */
+static void seed_case_is_shown_unsettled(void **state)
+{
+	const double base[] = { 570.11, 573.42, 576.73 };
+	const double cur[] = { 158.0, 194.68, 231.36 };
+	kreg_stats_matrix *cols[2] = { kreg_stats_matrix_new("base"), kreg_stats_matrix_new("culprit") };
+	kreg_stats_table_opts o = { 0 };
+	kreg_buf out = KREG_BUF_INIT;
+	kreg_stats_cmp c;
+	size_t shown = 0;
+
+	(void)state;
+	assert_int_equal(kreg_stats_compare(&c, NULL, "fxmark.a.works/sec", base, 3, cur, 3), 0);
+	assert_int_equal(c.verdict, KREG_VERDICT_UNKNOWN);
+	assert_true(c.unsettled);
+	assert_true(c.lkp_changed);
+	assert_true(c.ranges_apart);
+	assert_int_equal(c.runs_needed, 5);
+	for (size_t i = 0; i < 3; i++) {
+		kreg_stats_matrix_add(cols[0], "fxmark.a.works/sec", base[i]);
+		kreg_stats_matrix_add(cols[1], "fxmark.a.works/sec", cur[i]);
+		kreg_stats_matrix_add(cols[0], "fxmark.b.works/sec", 100 + (double)i);
+		kreg_stats_matrix_add(cols[1], "fxmark.b.works/sec", 100.5 + (double)i);
+	}
+	assert_int_equal(kreg_stats_table(&out, &shown, cols, 2, &o), 0);
+	assert_int_equal(shown, 1);
+	assert_string_equal(out.ptr,
+		"            base                     culprit\n"
+		"---------------- ---------------------------\n"
+		"         %stddev     %change         %stddev\n"
+		"    573.42           -66.0%?    194.68 \xc2\xb1 15%  fxmark.a.works/sec\n"
+		"\n"
+		"? unsettled: the runs so far suggest a change (ranges apart, or rank p under 0.25) "
+		"but do not settle it:\n"
+		"  fxmark.a.works/sec: -66.0%, 3 v 3 runs; 5 runs a side would settle it\n");
+	kreg_buf_clear(&out);
+	assert_int_equal(kreg_stats_table_json(&out, &shown, cols, 2, &o), 0);
+	assert_int_equal(shown, 1);
+	assert_non_null(strstr(out.ptr, "\"verdict\": \"unknown\""));
+	assert_non_null(strstr(out.ptr, "\"unsettled\": true"));
+	assert_non_null(strstr(out.ptr, "\"lkp_changed\": true"));
+	assert_non_null(strstr(out.ptr, "\"runs_needed\": 5"));
+	kreg_stats_matrix_free(cols[0]);
+	kreg_stats_matrix_free(cols[1]);
+	kreg_buf_free(&out);
+}
+
+/* lkp_changed is LKP's verdict, small-change skip included; ranges_apart
+ * is kreg's trimmed range test alone. */
+static void lkp_changed_is_lkps_rule(void **state)
+{
+	const double base[] = { 100, 100.5, 101 };
+	const double small[] = { 97, 97.5, 98 };	/* -3%: ranges apart, under LKP's 5% */
+	double b12[12], c12[12];
+	kreg_stats_cmp c;
+
+	(void)state;
+	assert_int_equal(kreg_stats_compare(&c, NULL, "fio.read_iops", base, 3, small, 3), 0);
+	assert_true(c.ranges_apart);
+	assert_false(c.lkp_changed);
+	/* 12 v 12 with one wild run a side: LKP's untrimmed ranges overlap
+	 * (its margin cut is n >> 5 = 0), kreg's trimmed ones do not */
+	for (int i = 0; i < 12; i++) {
+		b12[i] = 100 + 0.1 * i;
+		c12[i] = 90 + 0.1 * i;
+	}
+	b12[0] = 80;
+	c12[0] = 120;
+	assert_int_equal(kreg_stats_compare(&c, NULL, "fio.read_iops", b12, 12, c12, 12), 0);
+	assert_true(c.ranges_apart);
+	assert_false(c.lkp_changed);
+}
+
 static kreg_stats_matrix *load_table_col(const char *sha)
 {
 	char *name = kreg_asprintf("table/%s.json", sha), *path = fixture(name);
@@ -308,9 +384,13 @@ static void table_stddev_and_big_numbers(void **state)
 		"            base                         new\n"
 		"---------------- ---------------------------\n"
 		"         %stddev     %change         %stddev\n"
-		"    100000 \xc2\xb1 10%     -50.0%      50000        fio.read_iops\n"
+		"    100000 \xc2\xb1 10%     -50.0%?     50000        fio.read_iops\n"
 		"     10.50            +2.0       12.50        fio.latency_2ms%\n"
-		" 1.235e+11            +0.0%  1.235e+11        big\n");
+		" 1.235e+11            +0.0%  1.235e+11        big\n"
+		"\n"
+		"? unsettled: the runs so far suggest a change (ranges apart, or rank p under 0.25) "
+		"but do not settle it:\n"
+		"  fio.read_iops: -50.0%, 2 v 2 runs; 3 runs a side would settle it\n");
 	kreg_stats_matrix_free(cols[0]);
 	kreg_stats_matrix_free(cols[1]);
 	kreg_buf_free(&out);
@@ -358,14 +438,49 @@ static void matrix_files(void **state)
 	assert_non_null(strstr(kreg_error_last(), "/nonexistent/m.json"));
 }
 
+/* issue 13 item 4: an infinity stored by an older kreg spoils its own
+ * metric, reported as not compared; every other metric is still compared
+ * and printed. */
+static void a_bad_metric_spares_the_rest(void **state)
+{
+	kreg_stats_matrix *cols[2] = { kreg_stats_matrix_new("base"), kreg_stats_matrix_new("new") };
+	kreg_stats_table_opts o = { .all = 1 };
+	kreg_buf out = KREG_BUF_INIT;
+	size_t shown = 0;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		kreg_stats_matrix_add(cols[0], "dbench.throughput_MB/s", INFINITY);
+		kreg_stats_matrix_add(cols[1], "dbench.throughput_MB/s", 100 + i);
+		kreg_stats_matrix_add(cols[0], "dbench.max_latency", 10 + i);
+		kreg_stats_matrix_add(cols[1], "dbench.max_latency", 10 + i);
+	}
+	assert_int_equal(kreg_stats_table(&out, &shown, cols, 2, &o), 0);
+	assert_int_equal(shown, 2);
+	assert_non_null(strstr(out.ptr, "dbench.throughput_MB/s (not compared: "
+				       "dbench.throughput_MB/s: base value 1 is not a finite number)"));
+	assert_non_null(strstr(out.ptr, "  dbench.max_latency\n"));
+	assert_null(strstr(out.ptr, "inf"));
+	kreg_buf_clear(&out);
+	assert_int_equal(kreg_stats_table_json(&out, &shown, cols, 2, &o), 0);
+	assert_non_null(strstr(out.ptr, "\"reason\": \"not compared: "));
+	assert_non_null(strstr(out.ptr, "\"metric\": \"dbench.max_latency\""));
+	kreg_buf_free(&out);
+	kreg_stats_matrix_free(cols[0]);
+	kreg_stats_matrix_free(cols[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_bad_metric_spares_the_rest),
 		cmocka_unit_test(lkp_big_regression_is_changed),
 		cmocka_unit_test(lkp_small_diff_is_not_changed),
 		cmocka_unit_test(lkp_rule_parts),
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(unsettled_change_asks_for_runs),
+		cmocka_unit_test(seed_case_is_shown_unsettled),
+		cmocka_unit_test(lkp_changed_is_lkps_rule),
 		cmocka_unit_test(single_outlier_does_not_decide),
 		cmocka_unit_test(table_reproduces_0day_layout),
 		cmocka_unit_test(table_stddev_and_big_numbers),

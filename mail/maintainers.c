@@ -1,0 +1,633 @@
+/* MAINTAINERS, matched as scripts/get_maintainer.pl does (kernel 6.1):
+ * the file is a list of "type:value" lines and section titles; a section is
+ * its title and the type lines after it. Every F:/X: pattern is turned into
+ * the regular expression get_maintainer.pl makes of it ('.' literal, '*' any
+ * run of characters, '?' any one character, a trailing '/' for a directory
+ * of the tree) and matched anchored at the start; without a trailing '/' the
+ * file must also have as many '/' as the pattern (same directory). N: is an
+ * extended regular expression matched anywhere in the path. */
+#include "mail/maintainers.h"
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+	char type;		/* 'F', 'M', ...; 0 for a section title */
+	char *value;		/* converted pattern for F/X, the text otherwise */
+	size_t litlen;		/* F/X: length of the literal prefix of value */
+	int compiled;		/* 0 not yet, 1 ok, -1 invalid */
+	regex_t re;
+} tv_line;
+
+struct kreg_maintainers {
+	tv_line *lines;
+	size_t count, alloc;
+	char *origin;
+};
+
+static int is_type_line(const char *s, size_t len)
+{
+	return len >= 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] == ':';
+}
+
+static int blank_or_comment(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && isspace((unsigned char)s[i]))
+		i++;
+	return i == len || s[i] == '#';
+}
+
+/* get_maintainer.pl: s@\.@\\\.@g; s/\* /\.\* /g; s/\?/\./g */
+static char *convert_pattern(const char *v, size_t len)
+{
+	kreg_buf b = KREG_BUF_INIT;
+
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] == '.')
+			kreg_buf_puts(&b, "\\.");
+		else if (v[i] == '*')
+			kreg_buf_puts(&b, ".*");
+		else if (v[i] == '?')
+			kreg_buf_putc(&b, '.');
+		else
+			kreg_buf_putc(&b, v[i]);
+	}
+	kreg_buf_puts(&b, "");
+	return kreg_buf_detach(&b);
+}
+
+/* The characters before the first regex operator: a path must start with
+ * them to match (a quick test before the regex). */
+static size_t literal_prefix(const char *p)
+{
+	size_t i = 0;
+
+	while (p[i] && !strchr("\\.*?[](){}+|^$", p[i]))
+		i++;
+	if (i > 0 && p[i] && strchr("*?+{", p[i]))
+		i--;	/* the operator applies to the last character */
+	return i;
+}
+
+static void push_line(kreg_maintainers *m, char type, char *value)
+{
+	KREG_ARRAY_GROW(m->lines, m->count + 1, m->alloc);
+	tv_line *l = &m->lines[m->count++];
+	memset(l, 0, sizeof(*l));
+	l->type = type;
+	l->value = value;
+	if (type == 'F' || type == 'X')
+		l->litlen = literal_prefix(value);
+}
+
+int kreg_maintainers_parse(kreg_maintainers **out, const char *text, size_t len,
+			   const char *origin, kreg_maint_is_dir_fn is_dir, void *arg)
+{
+	kreg_maintainers *m = kreg_calloc(1, sizeof(*m));
+	const char *p = text, *end = text + len;
+
+	m->origin = kreg_strdup(origin ? origin : "MAINTAINERS");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (memchr(p, '\0', n)) {
+			kreg_error_set("%s: a NUL byte in the file", m->origin);
+			kreg_maintainers_free(m);
+			return KREG_EINVAL;
+		}
+		if (is_type_line(p, n)) {
+			const char *v = p + 2, *ve = p + n;
+			while (v < ve && isspace((unsigned char)*v))
+				v++;
+			if (p[0] == 'F' || p[0] == 'X') {
+				char *conv = convert_pattern(v, (size_t)(ve - v));
+				size_t cl = strlen(conv);
+				/* a name with '\\' (from '.') or '*' is never a
+				 * directory in a kernel tree: no lookup */
+				if (cl && conv[cl - 1] != '/' && is_dir && !strpbrk(conv, "\\*") &&
+				    is_dir(conv, arg) == 1) {
+					char *d = kreg_asprintf("%s/", conv);
+					free(conv);
+					conv = d;
+				}
+				push_line(m, p[0], conv);
+			} else {
+				push_line(m, p[0], kreg_strndup(v, (size_t)(ve - v)));
+			}
+		} else if (!blank_or_comment(p, n)) {
+			push_line(m, 0, kreg_strndup(p, n));
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	*out = m;
+	return 0;
+}
+
+void kreg_maintainers_free(kreg_maintainers *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->count; i++) {
+		if (m->lines[i].compiled == 1)
+			regfree(&m->lines[i].re);
+		free(m->lines[i].value);
+	}
+	free(m->lines);
+	free(m->origin);
+	free(m);
+}
+
+size_t kreg_maintainers_nsections(const kreg_maintainers *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->count; i++)
+		if (m->lines[i].type == 0 && i + 1 < m->count && m->lines[i + 1].type)
+			n++;
+	return n;
+}
+
+/* Perl's /x and \d for POSIX: whitespace outside brackets dropped. */
+static char *perl_to_ere(const char *v)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	int inclass = 0;
+
+	for (size_t i = 0; v[i]; i++) {
+		char c = v[i];
+		if (c == '\\' && v[i + 1]) {
+			if (!inclass && v[i + 1] == 'd')
+				kreg_buf_puts(&b, "[0-9]");
+			else if (!inclass && v[i + 1] == 'D')
+				kreg_buf_puts(&b, "[^0-9]");
+			else
+				kreg_buf_put(&b, v + i, 2);
+			i++;
+			continue;
+		}
+		if (inclass) {
+			if (c == ']')
+				inclass = 0;
+		} else if (c == '[') {
+			inclass = 1;
+			kreg_buf_putc(&b, c);
+			if (v[i + 1] == '^')
+				kreg_buf_putc(&b, v[++i]);
+			if (v[i + 1] == ']')
+				kreg_buf_putc(&b, v[++i]);
+			continue;
+		} else if (isspace((unsigned char)c)) {
+			continue;
+		}
+		kreg_buf_putc(&b, c);
+	}
+	kreg_buf_puts(&b, "");
+	return kreg_buf_detach(&b);
+}
+
+static int line_regex(kreg_maintainers *m, tv_line *l)
+{
+	if (l->compiled)
+		return l->compiled;
+	char *src = l->type == 'N' ? perl_to_ere(l->value) : kreg_asprintf("^%s", l->value);
+	if (regcomp(&l->re, src, REG_EXTENDED | REG_NOSUB) == 0) {
+		l->compiled = 1;
+	} else {
+		l->compiled = -1;
+		log_warn("%s: %c: %s: not a regular expression kreg can use; ignored",
+			 m->origin, l->type, l->value);
+	}
+	free(src);
+	return l->compiled;
+}
+
+static size_t count_slashes(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+static int file_match_pattern(kreg_maintainers *m, tv_line *l, const char *file)
+{
+	if (strncmp(file, l->value, l->litlen) != 0)
+		return 0;
+	if (line_regex(m, l) != 1 || regexec(&l->re, file, 0, NULL, 0) != 0)
+		return 0;
+	size_t len = strlen(l->value);
+	if (len && l->value[len - 1] == '/')
+		return 1;
+	return count_slashes(file) == count_slashes(l->value);
+}
+
+static size_t find_starting_index(const kreg_maintainers *m, size_t i)
+{
+	while (i > 0 && m->lines[i].type)
+		i--;
+	return i;
+}
+
+static size_t find_ending_index(const kreg_maintainers *m, size_t i)
+{
+	while (i < m->count && m->lines[i].type)
+		i++;
+	return i;
+}
+
+/* ---- e-mail addresses, as get_maintainer.pl's parse_email/format_email */
+
+static char *trim_dup(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return kreg_strndup(s, n);
+}
+
+/* s/^\"|\"$//g after trimming */
+static void strip_quotes(char *s)
+{
+	size_t n = strlen(s);
+
+	if (n && s[n - 1] == '"')
+		s[--n] = '\0';
+	if (n && s[0] == '"')
+		memmove(s, s + 1, n);
+}
+
+static int must_quote(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) || (unsigned char)*s >= 0x80)
+			if (*s != '_' && *s != ' ' && *s != '-')
+				return 1;
+	return 0;
+}
+
+char *kreg_maint_format_email(const char *name, const char *address)
+{
+	char *n = trim_dup(name, strlen(name)), *a = trim_dup(address, strlen(address));
+	char *r;
+
+	strip_quotes(n);
+	if (!*n) {
+		r = a;
+		free(n);
+		return r;
+	}
+	if (must_quote(n)) {
+		kreg_buf b = KREG_BUF_INIT;
+		kreg_buf_putc(&b, '"');
+		for (size_t i = 0; n[i]; i++) {
+			if (n[i] == '"' && (i == 0 || n[i - 1] != '\\'))
+				kreg_buf_putc(&b, '\\');
+			kreg_buf_putc(&b, n[i]);
+		}
+		kreg_buf_printf(&b, "\" <%s>", a);
+		r = kreg_buf_detach(&b);
+	} else {
+		r = kreg_asprintf("%s <%s>", n, a);
+	}
+	free(n);
+	free(a);
+	return r;
+}
+
+/* The end of "\S*" after the last '@' that has at least one character
+ * before it in [from, to), or NULL. */
+static const char *last_at(const char *from, const char *to)
+{
+	for (const char *p = to; p > from + 1; p--)
+		if (p[-1] == '@')
+			return p - 1;
+	return NULL;
+}
+
+int kreg_maint_parse_email(const char *text, char **name, char **address)
+{
+	const char *lt = strchr(text, '<'), *gt = strrchr(text, '>');
+	const char *end = text + strlen(text);
+
+	*name = NULL;
+	*address = NULL;
+	/* /^([^<]+)<(.+\@.*)>.*$/ */
+	if (lt && lt > text && gt && gt > lt && last_at(lt + 1, gt)) {
+		*name = trim_dup(text, (size_t)(lt - text));
+		*address = trim_dup(lt + 1, (size_t)(gt - lt - 1));
+	} else {
+		/* /^\s*<(.+\@\S*)>.*$/ */
+		const char *s = text;
+		while (isspace((unsigned char)*s))
+			s++;
+		const char *at;
+		if (*s == '<' && gt && gt > s && (at = last_at(s + 1, gt))) {
+			const char *q = at;
+			while (q < gt && !isspace((unsigned char)*q))
+				q++;
+			if (q == gt)
+				*address = trim_dup(s + 1, (size_t)(gt - s - 1));
+		}
+		/* /^(.+\@\S*).*$/ */
+		if (!*address && (at = last_at(text, end))) {
+			const char *q = at;
+			while (*q && !isspace((unsigned char)*q))
+				q++;
+			*address = trim_dup(text, (size_t)(q - text));
+		}
+		*name = kreg_strdup("");
+	}
+	if (!*address || !**address) {
+		free(*name);
+		free(*address);
+		*name = *address = NULL;
+		return KREG_ENOTFOUND;
+	}
+	strip_quotes(*name);
+	return 0;
+}
+
+/* ---- matching */
+
+typedef struct {
+	kreg_maint_result *r;
+	char **names, **addrs, **lists;	/* lowercased keys seen */
+	size_t nnames, anames, naddrs, aaddrs, nlists, alists;
+	kreg_maint_entry *lentries;	/* lists, appended after the people */
+	size_t nl, al;
+} collect;
+
+static int seen(char **keys, size_t n, const char *k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(keys[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+static void remember(char ***keys, size_t *n, size_t *alloc, const char *k)
+{
+	KREG_ARRAY_GROW(*keys, *n + 1, *alloc);
+	(*keys)[(*n)++] = kreg_strdup(k);
+}
+
+static char *section_title(const kreg_maintainers *m, size_t i)
+{
+	const char *t = m->lines[find_starting_index(m, i)].value;
+	size_t n = strlen(t);
+
+	/* $output_section_maxlen = 50 */
+	if (n > 50) {
+		size_t k = 47;
+		while (k && isspace((unsigned char)t[k - 1]))
+			k--;
+		return kreg_asprintf("%.*s...", (int)k, t);
+	}
+	return kreg_strdup(t);
+}
+
+static char *maintainer_role(const kreg_maintainers *m, size_t i)
+{
+	size_t start = find_starting_index(m, i), end = find_ending_index(m, i);
+	const char *status = "unknown";
+	static const char *const map[][2] = {
+		{ "supported", "supporter" }, { "maintained", "maintainer" },
+		{ "odd fixes", "odd fixer" }, { "orphan", "orphan minder" },
+		{ "obsolete", "obsolete minder" },
+		{ "buried alive in reporters", "chief penguin" },
+	};
+
+	for (size_t k = start + 1; k < end; k++)
+		if (m->lines[k].type == 'S')
+			status = m->lines[k].value;
+	char *title = section_title(m, i), *lc = kreg_strdup(status), *r;
+	for (char *c = lc; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const char *role = lc;
+	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (strcmp(lc, map[k][0]) == 0)
+			role = map[k][1];
+	r = kreg_asprintf("%s:%s", role, title);
+	free(lc);
+	free(title);
+	return r;
+}
+
+static void push_person(collect *c, kreg_maint_kind kind, const char *value, char *role)
+{
+	char *name, *addr;
+
+	if (kreg_maint_parse_email(value, &name, &addr) < 0) {
+		free(role);
+		return;
+	}
+	char *formatted = kreg_maint_format_email(name, addr);
+	/* email_inuse: the name or the address seen already */
+	if ((*name && seen(c->names, c->nnames, name)) || seen(c->addrs, c->naddrs, addr)) {
+		free(name);
+		free(addr);
+		free(formatted);
+		free(role);
+		return;
+	}
+	if (*name)
+		remember(&c->names, &c->nnames, &c->anames, name);
+	remember(&c->addrs, &c->naddrs, &c->aaddrs, addr);
+	KREG_ARRAY_GROW(c->r->items, c->r->count + 1, c->r->alloc);
+	c->r->items[c->r->count++] = (kreg_maint_entry){ kind, name, addr, formatted, role };
+}
+
+static void push_list(collect *c, const kreg_maintainers *m, size_t i)
+{
+	const char *v = m->lines[i].value, *p = v, *sp;
+	char *addr, *title;
+	const char *additional = "";
+
+	/* m/([^\s]+)\s+(.*)$/: the first word, and what follows */
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	sp = p;
+	while (*sp && !isspace((unsigned char)*sp))
+		sp++;
+	if (*sp && sp > p) {
+		addr = kreg_strndup(p, (size_t)(sp - p));
+		additional = sp;
+		while (*additional && isspace((unsigned char)*additional))
+			additional++;
+	} else {
+		addr = kreg_strdup(v);
+	}
+	if (strstr(additional, "subscribers-only") || seen(c->lists, c->nlists, addr)) {
+		free(addr);
+		return;
+	}
+	remember(&c->lists, &c->nlists, &c->alists, addr);
+	title = section_title(m, i);
+	const char *kind = strstr(additional, "moderated") ? "moderated list" : "open list";
+	char *role = strcmp(title, "THE REST") == 0 ? kreg_strdup(kind)
+						     : kreg_asprintf("%s:%s", kind, title);
+	free(title);
+	KREG_ARRAY_GROW(c->lentries, c->nl + 1, c->al);
+	c->lentries[c->nl++] = (kreg_maint_entry){ KREG_MAINT_LIST, kreg_strdup(""), addr,
+						   kreg_strdup(addr), role };
+}
+
+static void add_categories(collect *c, const kreg_maintainers *m, size_t index)
+{
+	size_t start = find_starting_index(m, index), end = find_ending_index(m, index);
+	kreg_maint_result *r = c->r;
+
+	KREG_ARRAY_GROW(r->sections, r->nsections + 1, r->asections);
+	r->sections[r->nsections++] = kreg_strdup(m->lines[start].value);
+	for (size_t i = start + 1; i < end; i++) {
+		const tv_line *l = &m->lines[i];
+		if (l->type == 'L') {
+			push_list(c, m, i);
+		} else if (l->type == 'M') {
+			push_person(c, KREG_MAINT_MAINTAINER, l->value, maintainer_role(m, i));
+		} else if (l->type == 'R') {
+			char *t = section_title(m, i);
+			push_person(c, KREG_MAINT_REVIEWER, l->value, kreg_asprintf("reviewer:%s", t));
+			free(t);
+		}
+	}
+}
+
+typedef struct {
+	size_t tvi;
+	long depth;
+	size_t order;
+} hit;
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const hit *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth > y->depth ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void entry_free(kreg_maint_entry *e)
+{
+	free(e->name);
+	free(e->address);
+	free(e->formatted);
+	free(e->role);
+}
+
+static void free_keys(char **k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i]);
+	free(k);
+}
+
+int kreg_maintainers_match(kreg_maintainers *m, const char *const *files, size_t nfiles,
+			   kreg_maint_result *out)
+{
+	collect c = { .r = out };
+	hit *hits = NULL;
+	size_t nhits = 0, ahits = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t f = 0; f < nfiles; f++) {
+		const char *file = files[f];
+		size_t file_pd = count_slashes(file);
+		size_t tvi = 0;
+
+		nhits = 0;
+		while (tvi < m->count && !m->lines[tvi].type)	/* find_first_section */
+			tvi++;
+		while (tvi < m->count) {
+			size_t start = find_starting_index(m, tvi), end = find_ending_index(m, tvi);
+			int exclude = 0, matched = 0;
+			long depth = 0;
+
+			for (size_t i = start; i < end && !exclude; i++)
+				if (m->lines[i].type == 'X' && file_match_pattern(m, &m->lines[i], file))
+					exclude = 1;
+			for (size_t i = start; i < end && !exclude; i++) {
+				tv_line *l = &m->lines[i];
+				if (l->type == 'F' && file_match_pattern(m, l, file)) {
+					size_t vl = strlen(l->value);
+					long pd = (long)count_slashes(l->value);
+					if (vl && l->value[vl - 1] != '/')
+						pd++;
+					if (strncmp(l->value, ".*", 2) == 0)
+						pd = -1;
+					(void)file_pd;	/* --pattern-depth=0: every depth */
+					depth = pd;
+					matched = 1;
+				} else if (l->type == 'N' && line_regex(m, l) == 1 &&
+					   regexec(&l->re, file, 0, NULL, 0) == 0) {
+					depth = 0;
+					matched = 1;
+				}
+			}
+			if (matched) {
+				KREG_ARRAY_GROW(hits, nhits + 1, ahits);
+				hits[nhits] = (hit){ tvi, depth, nhits };
+				nhits++;
+			}
+			tvi = end + 1;
+		}
+		qsort(hits, nhits, sizeof(*hits), hit_cmp);
+		for (size_t i = 0; i < nhits; i++)
+			add_categories(&c, m, hits[i].tvi);
+	}
+	free(hits);
+
+	/* the chief penguin is not mailed (--no-git-chief-penguins) */
+	size_t k = 0;
+	for (size_t i = 0; i < out->count; i++) {
+		if (strstr(out->items[i].formatted, "Linus Torvalds <torvalds@linux-foundation.org>"))
+			entry_free(&out->items[i]);
+		else
+			out->items[k++] = out->items[i];
+	}
+	out->count = k;
+	/* people, then lists; merge_email drops repeats of the same text */
+	for (size_t i = 0; i < c.nl; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < out->count && !dup; j++)
+			dup = strcmp(out->items[j].formatted, c.lentries[i].formatted) == 0;
+		if (dup) {
+			entry_free(&c.lentries[i]);
+			continue;
+		}
+		KREG_ARRAY_GROW(out->items, out->count + 1, out->alloc);
+		out->items[out->count++] = c.lentries[i];
+	}
+	free(c.lentries);
+	free_keys(c.names, c.nnames);
+	free_keys(c.addrs, c.naddrs);
+	free_keys(c.lists, c.nlists);
+	return 0;
+}
+
+void kreg_maint_result_free(kreg_maint_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->count; i++)
+		entry_free(&r->items[i]);
+	free(r->items);
+	for (size_t i = 0; i < r->nsections; i++)
+		free(r->sections[i]);
+	free(r->sections);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,58 @@
+/* A kernel tree's MAINTAINERS file, read and matched the way
+ * `scripts/get_maintainer.pl --no-git --no-git-fallback` does it: F: globs
+ * and directories, N: regular expressions, X: exclusions; the sections that
+ * match a file sorted most specific first; M:, R: and L: entries collected in
+ * that order, people before lists, duplicates (by name or address) dropped,
+ * subscribers-only lists left out, the chief penguin left out. */
+#ifndef KREG_MAIL_MAINTAINERS_H
+#define KREG_MAIL_MAINTAINERS_H
+
+#include <stddef.h>
+
+typedef struct kreg_maintainers kreg_maintainers;
+
+/* Whether path (relative to the tree's top) is a directory of the tree:
+ * get_maintainer.pl adds a trailing slash to an F: or X: pattern that names
+ * one. Return 1 for a directory, 0 otherwise. */
+typedef int (*kreg_maint_is_dir_fn)(const char *path, void *arg);
+
+/* Parse the text of a MAINTAINERS file (origin names it in errors). is_dir
+ * may be NULL: no pattern is then taken for a directory. */
+int kreg_maintainers_parse(kreg_maintainers **out, const char *text, size_t len,
+			   const char *origin, kreg_maint_is_dir_fn is_dir, void *arg);
+void kreg_maintainers_free(kreg_maintainers *m);
+size_t kreg_maintainers_nsections(const kreg_maintainers *m);
+
+typedef enum {
+	KREG_MAINT_MAINTAINER,	/* M: */
+	KREG_MAINT_REVIEWER,	/* R: */
+	KREG_MAINT_LIST,	/* L: */
+} kreg_maint_kind;
+
+typedef struct {
+	kreg_maint_kind kind;
+	char *name;		/* "" for a bare address and for lists */
+	char *address;
+	char *formatted;	/* as get_maintainer.pl prints it: Name <addr> */
+	char *role;		/* "maintainer:BLOCK LAYER", "open list:BLOCK LAYER" */
+} kreg_maint_entry;
+
+typedef struct {
+	kreg_maint_entry *items;	/* people first, then lists */
+	size_t count, alloc;
+	char **sections;		/* titles of the matching sections, in order */
+	size_t nsections, asections;
+} kreg_maint_result;
+
+/* Who get_maintainer.pl names for these files (paths from the tree's top). */
+int kreg_maintainers_match(kreg_maintainers *m, const char *const *files, size_t nfiles,
+			   kreg_maint_result *out);
+void kreg_maint_result_free(kreg_maint_result *r);
+
+/* get_maintainer.pl's parse_email + format_email: split "Name <addr>" and
+ * quote a name that holds anything but letters, digits, '_', ' ' and '-'.
+ * Returns 0, or KREG_ENOTFOUND when there is no address. */
+int kreg_maint_parse_email(const char *text, char **name, char **address);
+char *kreg_maint_format_email(const char *name, const char *address);
+
+#endif

@@ -1,0 +1,146 @@
+/* MAINTAINERS and changed files from a commit, with libgit2. */
+#include "mail/tree.h"
+
+#include "lib/err.h"
+#include "lib/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int tree_is_dir(const char *path, void *arg)
+{
+	git_tree *tree = arg;
+	git_tree_entry *e = NULL;
+	int dir;
+
+	if (!*path || git_tree_entry_bypath(&e, tree, path) < 0)
+		return 0;
+	dir = git_tree_entry_type(e) == GIT_OBJECT_TREE;
+	git_tree_entry_free(e);
+	return dir;
+}
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	kreg_error_set("%s: %s", what, e && e->message ? e->message : "libgit2 error");
+	return KREG_ERROR;
+}
+
+int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, const git_oid *commit)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	char sha[GIT_OID_HEXSZ + 1];
+	int error = KREG_ERROR;
+
+	git_oid_tostr(sha, sizeof(sha), commit);
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
+		error = git_fail(sha);
+		goto done;
+	}
+	if (git_tree_entry_bypath(&e, tree, "MAINTAINERS") < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		kreg_error_set("%.12s: the tree has no MAINTAINERS file", sha);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
+		error = git_fail("MAINTAINERS");
+		goto done;
+	}
+	char *origin = kreg_asprintf("%.12s:MAINTAINERS", sha);
+	error = kreg_maintainers_parse(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+				       origin, tree_is_dir, tree);
+	free(origin);
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return error;
+}
+
+typedef struct {
+	char **files;
+	size_t n, alloc;
+} file_list;
+
+static void add_file(file_list *l, const char *path)
+{
+	if (!path)
+		return;
+	KREG_ARRAY_GROW(l->files, l->n + 1, l->alloc);
+	l->files[l->n++] = kreg_strdup(path);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kreg_mail_commit_files(char ***files, size_t *nfiles, git_repository *repo,
+			   const git_oid *commit)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	file_list l = { 0 };
+	char sha[GIT_OID_HEXSZ + 1];
+	int error = KREG_ERROR;
+
+	git_oid_tostr(sha, sizeof(sha), commit);
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0)
+		goto git_error;
+	if (git_commit_parentcount(c) > 0 &&
+	    (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&ptree, parent) < 0))
+		goto git_error;
+	if (git_diff_tree_to_tree(&diff, repo, ptree, tree, &opts) < 0)
+		goto git_error;
+	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	if (git_diff_find_similar(diff, &fopts) < 0)
+		goto git_error;
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		add_file(&l, d->old_file.path);
+		if (!d->old_file.path || strcmp(d->old_file.path, d->new_file.path) != 0)
+			add_file(&l, d->new_file.path);
+	}
+	if (l.n)
+		qsort(l.files, l.n, sizeof(*l.files), cmp_str);
+	size_t k = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		if (k && strcmp(l.files[k - 1], l.files[i]) == 0)
+			free(l.files[i]);
+		else
+			l.files[k++] = l.files[i];
+	}
+	*files = l.files;
+	*nfiles = k;
+	l.files = NULL;
+	l.n = 0;
+	error = 0;
+	goto done;
+git_error:
+	error = git_fail(sha);
+done:
+	kreg_mail_files_free(l.files, l.n);
+	git_diff_free(diff);
+	git_tree_free(ptree);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_commit_free(c);
+	return error;
+}
+
+void kreg_mail_files_free(char **files, size_t nfiles)
+{
+	for (size_t i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+}

@@ -1,0 +1,668 @@
+/* The report model, read from the database (db/report.h, db/bisect.h,
+ * db/commits.h, db/results.h) and the repo's mirror. */
+#include "report.h"
+
+#include "db/bisect.h"
+#include "db/commits.h"
+#include "db/report.h"
+#include "db/results.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+#include "stats/stats.h"
+
+#include <git2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- printable text ---- */
+
+/* Length of the UTF-8 sequence at s (1-4), 0 when it is not valid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n, i;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+char *kreg_report_printable(const char *s, size_t max)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p && (!max || b.len < max)) {
+		size_t n = utf8_len(p);
+
+		if (!n || *p < 0x20 || *p == 0x7f) {
+			kreg_buf_putc(&b, '?');
+			p++;
+			continue;
+		}
+		if (max && b.len + n > max)
+			break;
+		kreg_buf_put(&b, p, n);
+		p += n;
+	}
+	kreg_buf_grow(&b, 1);
+	return kreg_buf_detach(&b);
+}
+
+/* ---- the list ---- */
+
+int kreg_report_list(kreg_db *db, kreg_report_entry **out, size_t *n)
+{
+	kreg_db_report_regression *rows = NULL;
+	size_t nrows = 0;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = kreg_db_report_regressions(db, &rows, &nrows)) < 0)
+		return error;
+	if (nrows)
+		*out = kreg_calloc(nrows, sizeof(**out));
+	for (size_t i = 0; i < nrows; i++) {
+		kreg_report_entry *e = &(*out)[i];
+		kreg_db_report_regression *r = &rows[i];
+
+		e->regression_id = r->regression_id;
+		e->bisection_id = r->bisection_id;
+		e->state = r->state, r->state = NULL;
+		e->repo = r->repo, r->repo = NULL;
+		e->job = r->job, r->job = NULL;
+		e->host = r->host, r->host = NULL;
+		e->metric = r->metric, r->metric = NULL;
+		memcpy(e->culprit_sha, r->culprit_sha, sizeof(e->culprit_sha));
+		memcpy(e->bad_sha, r->bad_sha, sizeof(e->bad_sha));
+		e->change = r->change;
+		e->updated = r->updated;
+	}
+	*n = nrows;
+	kreg_db_report_regressions_free(rows, nrows);
+	return 0;
+}
+
+void kreg_report_list_free(kreg_report_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].state);
+		free(v[i].repo);
+		free(v[i].job);
+		free(v[i].host);
+		free(v[i].metric);
+	}
+	free(v);
+}
+
+/* ---- commits ---- */
+
+/* The template with every "%s" replaced by sha; NULL without a template. */
+static char *commit_url(const kreg_repo_cfg *rc, const char *sha)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *t, *hit;
+
+	if (!rc || !rc->commit_url || !*rc->commit_url)
+		return NULL;
+	for (t = rc->commit_url; (hit = strstr(t, "%s")); t = hit + 2) {
+		kreg_buf_put(&b, t, (size_t)(hit - t));
+		kreg_buf_puts(&b, sha);
+	}
+	kreg_buf_puts(&b, t);
+	return kreg_buf_detach(&b);
+}
+
+/* The paths the commit changes against its first parent (the whole tree
+ * for a root), from the mirror; nothing when there is no mirror. */
+static void commit_files(kreg_report_commit *c, git_repository *git)
+{
+	git_oid oid;
+	git_commit *commit = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	size_t n, alloc = 0;
+
+	if (!git || git_oid_fromstr(&oid, c->sha) < 0 || git_commit_lookup(&commit, git, &oid) < 0)
+		return;
+	if (git_commit_tree(&tree, commit) < 0)
+		goto done;
+	if (git_commit_parentcount(commit) > 0 &&
+	    (git_commit_parent(&parent, commit, 0) < 0 || git_commit_tree(&ptree, parent) < 0))
+		goto done;
+	if (git_diff_tree_to_tree(&diff, git, ptree, tree, NULL) < 0)
+		goto done;
+	n = git_diff_num_deltas(diff);
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+
+		if (c->nfiles == KREG_REPORT_MAX_FILES) {
+			c->files_truncated = 1;
+			break;
+		}
+		KREG_ARRAY_GROW(c->files, c->nfiles + 1, alloc);
+		c->files[c->nfiles++] = kreg_strdup(path ? path : "");
+	}
+done:
+	git_diff_free(diff);
+	git_tree_free(ptree);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_commit_free(commit);
+}
+
+static int commit_load(kreg_report_commit *c, kreg_db *db, int64_t id, const kreg_repo_cfg *rc,
+		       git_repository *git)
+{
+	kreg_commit_row row = { 0 };
+	int error;
+
+	memset(c, 0, sizeof(*c));
+	if (id <= 0)
+		return 0;
+	if ((error = kreg_db_commit_get(db, &row, id)) < 0)
+		return error;
+	c->id = row.id;
+	memcpy(c->sha, row.sha, sizeof(c->sha));
+	c->subject = row.subject, row.subject = NULL;
+	c->author_name = row.author_name, row.author_name = NULL;
+	c->author_email = row.author_email, row.author_email = NULL;
+	c->author_time = row.author_time;
+	c->committer_name = row.committer_name, row.committer_name = NULL;
+	c->committer_email = row.committer_email, row.committer_email = NULL;
+	c->committer_time = row.committer_time;
+	if (row.parents && *row.parents) {
+		size_t len = strcspn(row.parents, " ");
+
+		c->parent = kreg_strndup(row.parents, len);
+	}
+	c->url = commit_url(rc, c->sha);
+	commit_files(c, git);
+	kreg_db_commit_free(&row);
+	return 0;
+}
+
+static void commit_free(kreg_report_commit *c)
+{
+	free(c->subject);
+	free(c->author_name);
+	free(c->author_email);
+	free(c->committer_name);
+	free(c->committer_email);
+	free(c->parent);
+	for (size_t i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->files);
+	free(c->url);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- the comparison ---- */
+
+/* The runs of (job, host) at the commit as one matrix; NULL when none. */
+static int commit_matrix(kreg_stats_matrix **out, kreg_db *db, int64_t job_id, int64_t host_id,
+			 int64_t commit_id, const char *label)
+{
+	kreg_samples *runs = NULL;
+	size_t nruns = 0;
+	int error;
+
+	*out = NULL;
+	if ((error = kreg_db_runs_samples(db, &runs, &nruns, job_id, host_id, commit_id)) < 0)
+		return error;
+	if (nruns) {
+		*out = kreg_stats_matrix_new(label);
+		for (size_t i = 0; i < nruns; i++)
+			for (size_t k = 0; k < runs[i].count; k++)
+				kreg_stats_matrix_add(*out, runs[i].items[k].metric,
+						      runs[i].items[k].value);
+	}
+	for (size_t i = 0; i < nruns; i++)
+		kreg_samples_free(&runs[i]);
+	free(runs);
+	return 0;
+}
+
+static int cmp_metric(const void *a, const void *b)
+{
+	return strcmp(((const kreg_report_row *)a)->metric, ((const kreg_report_row *)b)->metric);
+}
+
+static int table_rows(kreg_report_table *t, kreg_stats_matrix *const *cols, const kreg_config *cfg)
+{
+	size_t alloc = 0;
+
+	for (size_t s = 0; s < cols[0]->count; s++) {
+		const kreg_stats_series *base = &cols[0]->series[s];
+		kreg_report_row row = { 0 };
+		size_t i;
+
+		for (i = 1; i < t->ncols; i++)
+			if (!kreg_stats_matrix_get(cols[i], base->metric))
+				break;
+		if (i < t->ncols)
+			continue;
+		row.metric = kreg_strdup(base->metric);
+		row.cmp = kreg_calloc(t->ncols - 1, sizeof(*row.cmp));
+		for (i = 1; i < t->ncols; i++) {
+			const kreg_stats_series *cur = kreg_stats_matrix_get(cols[i], base->metric);
+
+			if (kreg_stats_compare(&row.cmp[i - 1], &cfg->detect, base->metric,
+					       base->values, base->n, cur->values, cur->n) < 0) {
+				free(row.metric);
+				free(row.cmp);
+				return KREG_ERROR;
+			}
+		}
+		KREG_ARRAY_GROW(t->rows, t->nrows + 1, alloc);
+		t->rows[t->nrows++] = row;
+	}
+	if (t->nrows)
+		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_metric);
+	return 0;
+}
+
+/* Columns: the culprit's parent (else the base), the culprit (else the
+ * bad commit), and the bad commit when it is a third commit; only
+ * commits with runs. No table when an end has no runs. */
+static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config *cfg,
+		      int64_t repo_id)
+{
+	kreg_report_table *t = &r->table;
+	kreg_stats_matrix *cols[3] = { NULL, NULL, NULL };
+	kreg_stats_table_opts opts = { .cfg = &cfg->detect };
+	kreg_buf text = KREG_BUF_INIT;
+	const kreg_report_commit *cur = r->culprit.id ? &r->culprit : &r->bad;
+	size_t n = 0;
+	int error = 0;
+
+	if (r->culprit.id && r->culprit.parent) {
+		kreg_commit_row parent = { 0 };
+
+		if (kreg_db_commit_find(db, &parent, repo_id, r->culprit.parent) == 0)
+			error = commit_matrix(&cols[0], db, r->job_id, r->host_id, parent.id,
+					      parent.sha);
+		kreg_db_commit_free(&parent);
+		kreg_error_clear();
+		if (error < 0)
+			goto done;
+	}
+	if (!cols[0] && r->base.id &&
+	    (error = commit_matrix(&cols[0], db, r->job_id, r->host_id, r->base.id, r->base.sha)) < 0)
+		goto done;
+	if (!cols[0])
+		goto done;
+	if ((error = commit_matrix(&cols[1], db, r->job_id, r->host_id, cur->id, cur->sha)) < 0 ||
+	    !cols[1])
+		goto done;
+	n = 2;
+	if (cur != &r->bad && r->bad.id) {
+		if ((error = commit_matrix(&cols[2], db, r->job_id, r->host_id, r->bad.id,
+					   r->bad.sha)) < 0)
+			goto done;
+		if (cols[2])
+			n = 3;
+	}
+	t->ncols = n;
+	t->labels = kreg_calloc(n, sizeof(*t->labels));
+	for (size_t i = 0; i < n; i++)
+		t->labels[i] = kreg_strdup(cols[i]->label);
+	if ((error = table_rows(t, cols, cfg)) < 0)
+		goto done;
+	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
+		goto done;
+	t->text = kreg_buf_detach(&text);
+	opts.all = 1;
+	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
+		goto done;
+	t->text_all = kreg_buf_detach(&text);
+done:
+	kreg_buf_free(&text);
+	for (size_t i = 0; i < 3; i++)
+		kreg_stats_matrix_free(cols[i]);
+	return error;
+}
+
+static void table_free(kreg_report_table *t)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->labels[i]);
+	free(t->labels);
+	for (size_t i = 0; i < t->nrows; i++) {
+		free(t->rows[i].metric);
+		free(t->rows[i].cmp);
+	}
+	free(t->rows);
+	free(t->text);
+	free(t->text_all);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The row of the regression's metric in the table, or NULL. */
+static const kreg_report_row *table_row(const kreg_report_table *t, const char *metric)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].metric, metric))
+			return &t->rows[i];
+	return NULL;
+}
+
+/* ---- the bisection ---- */
+
+static int bisection_load(kreg_report_regression *r, kreg_db *db)
+{
+	kreg_db_bisection b = { 0 };
+	kreg_db_bisect_step *steps = NULL;
+	size_t nsteps = 0;
+	int error;
+
+	if ((error = kreg_db_bisection_get(db, &b, r->bisection_id)) < 0)
+		return error;
+	if ((error = kreg_db_bisect_steps(db, &steps, &nsteps, r->bisection_id)) < 0)
+		goto done;
+	r->bisect_state = b.state, b.state = NULL;
+	r->confidence = b.confidence;
+	r->builds = b.builds;
+	r->runs = b.runs;
+	r->bisect_message = b.message, b.message = NULL;
+	r->candidates = b.candidates, b.candidates = NULL;
+	if (!r->kconfig && b.config_name)
+		r->kconfig = b.config_name, b.config_name = NULL;
+	if (nsteps)
+		r->steps = kreg_calloc(nsteps, sizeof(*r->steps));
+	for (size_t i = 0; i < nsteps; i++) {
+		kreg_report_step *s = &r->steps[i];
+		double *values = NULL;
+		size_t nvalues = 0;
+
+		s->seq = steps[i].seq;
+		memcpy(s->sha, steps[i].sha, sizeof(s->sha));
+		s->subject = steps[i].subject, steps[i].subject = NULL;
+		s->role = steps[i].role, steps[i].role = NULL;
+		s->verdict = steps[i].verdict, steps[i].verdict = NULL;
+		s->runs = steps[i].runs;
+		s->detail = steps[i].detail, steps[i].detail = NULL;
+		s->mean = NAN;
+		r->nsteps = i + 1;
+		if ((error = kreg_db_samples_get(db, &values, &nvalues, r->job_id, r->host_id,
+						 steps[i].commit_id, r->metric)) < 0)
+			goto done;
+		if (nvalues) {
+			double sum = 0;
+
+			for (size_t k = 0; k < nvalues; k++)
+				sum += values[k];
+			s->mean = sum / (double)nvalues;
+		}
+		free(values);
+	}
+done:
+	kreg_db_bisect_steps_free(steps, nsteps);
+	kreg_db_bisection_free(&b);
+	return error;
+}
+
+/* ---- reproducing ---- */
+
+static void reproduce_add(kreg_report_regression *r, size_t *alloc, char *line)
+{
+	KREG_ARRAY_GROW(r->reproduce, r->nreproduce + 1, *alloc);
+	r->reproduce[r->nreproduce++] = line;
+}
+
+/* kreg's own commands, from an atom file written from the stored YAML. */
+static void reproduce_load(kreg_report_regression *r)
+{
+	const char *good = r->base.sha, *bad = r->bad.sha;
+	const char *cur = r->culprit.id ? r->culprit.sha : bad;
+	char *atom = kreg_asprintf("%s.yaml", r->job);
+	size_t alloc = 0;
+
+	reproduce_add(r, &alloc, kreg_asprintf("# the atom: save the job's YAML (below) as %s", atom));
+	reproduce_add(r, &alloc, kreg_asprintf("kreg job run %s --host %s --runs 3 --repo %s --commit %s",
+					       atom, r->host, r->repo, r->culprit.parent && r->culprit.id ?
+					       r->culprit.parent : good));
+	reproduce_add(r, &alloc, kreg_asprintf("kreg job run %s --host %s --runs 3 --repo %s --commit %s",
+					       atom, r->host, r->repo, cur));
+	reproduce_add(r, &alloc, kreg_asprintf("kreg compare --job %s --host %s --repo %s %s %s",
+					       r->job, r->host, r->repo, r->culprit.parent && r->culprit.id ?
+					       r->culprit.parent : good, cur));
+	reproduce_add(r, &alloc, kreg_asprintf("kreg bisect start --repo %s --good %s --bad %s --job %s "
+					       "--host %s --metric %s%s%s", r->repo, good, bad, r->job,
+					       r->host, r->metric, r->kconfig ? " --kconfig " : "",
+					       r->kconfig ? r->kconfig : ""));
+	free(atom);
+}
+
+/* ---- the whole regression ---- */
+
+static void kconfig_load(kreg_report_regression *r, const kreg_config *cfg)
+{
+	const kreg_kconfig_cfg *kc = NULL;
+
+	if (r->kconfig)
+		kc = kreg_config_kconfig(cfg, r->kconfig);
+	else if (cfg->build.nconfigs)
+		kc = &cfg->build.configs[0];
+	if (!kc)
+		return;
+	if (!r->kconfig)
+		r->kconfig = kreg_strdup(kc->name);
+	r->kconfig_base = kc->base ? kreg_strdup(kc->base) : NULL;
+	if (kc->nfragments) {
+		r->kconfig_fragments = kreg_calloc(kc->nfragments, sizeof(char *));
+		for (size_t i = 0; i < kc->nfragments; i++)
+			r->kconfig_fragments[i] = kreg_strdup(kc->fragments[i]);
+		r->nkconfig_fragments = kc->nfragments;
+	}
+}
+
+/* The repo's mirror when it is here (never made or fetched for a report). */
+static git_repository *mirror_open(const kreg_config *cfg, const char *repo)
+{
+	git_repository *git = NULL;
+	char *sub = kreg_asprintf("repos/%s.git", repo);
+	char *path = kreg_config_data_path(cfg, sub);
+
+	git_libgit2_init();
+	if (kreg_path_exists(path) && git_repository_open_bare(&git, path) < 0)
+		git = NULL;
+	free(path);
+	free(sub);
+	return git;
+}
+
+int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
+				const kreg_config *cfg, int64_t regression_id,
+				int64_t bisection_id)
+{
+	kreg_report_regression *r = kreg_calloc(1, sizeof(*r));
+	kreg_db_report_regression row = { 0 };
+	kreg_db_report_job job = { 0 };
+	kreg_db_report_host host = { 0 };
+	kreg_db_report_mail mail = { 0 };
+	const kreg_repo_cfg *rc;
+	git_repository *git = NULL;
+	const kreg_report_row *trow;
+	int error;
+
+	*out = NULL;
+	if (regression_id <= 0 && bisection_id > 0) {
+		kreg_db_bisection b = { 0 };
+
+		/* a bisection of a regression shows the regression */
+		if ((error = kreg_db_bisection_get(db, &b, bisection_id)) < 0)
+			goto done;
+		regression_id = b.regression_id;
+		kreg_db_bisection_free(&b);
+	}
+	if ((error = kreg_db_report_regression_get(db, &row, regression_id, bisection_id)) < 0)
+		goto done;
+	r->regression_id = row.regression_id;
+	r->bisection_id = row.bisection_id;
+	r->state = row.state, row.state = NULL;
+	r->created = row.created;
+	r->updated = row.updated;
+	r->repo = row.repo ? row.repo : kreg_strdup("");
+	row.repo = NULL;
+	r->repo_url = row.repo_url, row.repo_url = NULL;
+	r->metric = row.metric, row.metric = NULL;
+	r->job_id = row.job_id;
+	r->host_id = row.host_id;
+	rc = kreg_config_repo(cfg, r->repo);
+	if (rc && rc->nbranches)
+		r->branch = kreg_strdup(rc->branches[0]);
+	git = mirror_open(cfg, r->repo);
+
+	if ((error = commit_load(&r->base, db, row.base_commit_id, rc, git)) < 0 ||
+	    (error = commit_load(&r->bad, db, row.bad_commit_id, rc, git)) < 0 ||
+	    (error = commit_load(&r->culprit, db, row.culprit_commit_id, rc, git)) < 0)
+		goto done;
+
+	if ((error = kreg_db_report_job_get(db, &job, row.job_id)) < 0)
+		goto done;
+	r->job = job.name, job.name = NULL;
+	r->testcase = job.testcase, job.testcase = NULL;
+	r->path_params = job.path_params, job.path_params = NULL;
+	r->job_yaml = job.yaml, job.yaml = NULL;
+	if ((error = kreg_db_report_host_get(db, &host, row.host_id)) < 0)
+		goto done;
+	r->host = host.name, host.name = NULL;
+	r->backend = host.backend, host.backend = NULL;
+	r->cpus = host.cpus;
+	r->memory = host.memory;
+
+	r->direction = kreg_stats_direction(&cfg->detect, r->metric);
+	r->change = row.change;
+	r->base_mean = row.base_mean;
+	r->bad_mean = row.bad_mean;
+
+	if (r->bisection_id && (error = bisection_load(r, db)) < 0)
+		goto done;
+	kconfig_load(r, cfg);
+	if ((error = table_load(r, db, cfg, row.repo_id)) < 0)
+		goto done;
+	/* a bisection alone stores no change: the table's */
+	trow = table_row(&r->table, r->metric);
+	if (trow && isnan(r->change)) {
+		r->change = trow->cmp[0].change;
+		r->base_mean = trow->cmp[0].base.mean;
+		r->bad_mean = trow->cmp[0].cur.mean;
+	}
+	reproduce_load(r);
+
+	if (r->regression_id) {
+		error = kreg_db_report_mail_get(db, &mail, r->regression_id);
+		if (error == KREG_ENOTFOUND) {
+			error = 0;
+			kreg_error_clear();
+		} else if (error < 0) {
+			goto done;
+		}
+		r->mail_subject = mail.subject, mail.subject = NULL;
+		r->mail_body = mail.body, mail.body = NULL;
+		r->mail_state = mail.state, mail.state = NULL;
+		r->mail_message_id = mail.message_id, mail.message_id = NULL;
+		r->mail_recipients = mail.recipients, mail.recipients = NULL;
+		r->mail_sent = mail.sent;
+	}
+	*out = r;
+	r = NULL;
+	error = 0;
+done:
+	git_repository_free(git);
+	kreg_db_report_mail_free(&mail);
+	kreg_db_report_host_free(&host);
+	kreg_db_report_job_free(&job);
+	kreg_db_report_regression_free(&row);
+	kreg_report_regression_free(r);
+	return error;
+}
+
+void kreg_report_regression_free(kreg_report_regression *r)
+{
+	if (!r)
+		return;
+	free(r->state);
+	free(r->repo);
+	free(r->repo_url);
+	free(r->branch);
+	commit_free(&r->base);
+	commit_free(&r->bad);
+	commit_free(&r->culprit);
+	free(r->job);
+	free(r->testcase);
+	free(r->path_params);
+	free(r->job_yaml);
+	free(r->host);
+	free(r->backend);
+	free(r->kconfig);
+	free(r->kconfig_base);
+	for (size_t i = 0; i < r->nkconfig_fragments; i++)
+		free(r->kconfig_fragments[i]);
+	free(r->kconfig_fragments);
+	free(r->metric);
+	table_free(&r->table);
+	free(r->bisect_state);
+	free(r->bisect_message);
+	free(r->candidates);
+	for (size_t i = 0; i < r->nsteps; i++) {
+		free(r->steps[i].subject);
+		free(r->steps[i].role);
+		free(r->steps[i].verdict);
+		free(r->steps[i].detail);
+	}
+	free(r->steps);
+	for (size_t i = 0; i < r->nreproduce; i++)
+		free(r->reproduce[i]);
+	free(r->reproduce);
+	free(r->mail_subject);
+	free(r->mail_body);
+	free(r->mail_state);
+	free(r->mail_message_id);
+	free(r->mail_recipients);
+	free(r);
+}
+
+void kreg_report_regression_key(const kreg_report_regression *r, char *buf, size_t size)
+{
+	if (r->regression_id)
+		snprintf(buf, size, "r%lld", (long long)r->regression_id);
+	else
+		snprintf(buf, size, "b%lld", (long long)r->bisection_id);
+}
+
+void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)
+{
+	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
+
+	kreg_buf_printf(out, "[%s%s%s] %.12s: %s", r->repo, r->branch ? ":" : "",
+			r->branch ? r->branch : "", c->sha, r->metric);
+	if (!isnan(r->change))
+		kreg_buf_printf(out, " %+.1f%%", r->change * 100);
+	kreg_buf_puts(out, r->direction == KREG_DIR_UNKNOWN ? " change" :
+		      ((r->change < 0) == (r->direction == KREG_DIR_HIGHER) ? " regression" :
+		       " improvement"));
+}

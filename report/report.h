@@ -1,0 +1,168 @@
+/* The report model: what kreg knows about a regression, read from the
+ * database, as plain structs that the web pages (web/) and the e-mail
+ * (mail/) both present. Nothing here formats HTML or mail headers; the one
+ * rendering it owns is the 0-day comparison table as text, which both reuse.
+ *
+ * A "regression" is a regressions row (the detector's, with its state), or
+ * a bisection that named a culprit without one (`kreg bisect start` by
+ * hand): both are presented alike, so a culprit found by hand is reported
+ * the same way.
+ *
+ * Every string that came from a repository, a job or the configuration is
+ * untrusted: escape it before HTML, check it before a mail header. */
+#ifndef KREG_REPORT_H
+#define KREG_REPORT_H
+
+#include "config/config.h"
+#include "db/db.h"
+#include "lib/buf.h"
+#include "stats/compare.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A commit as a report shows it. */
+typedef struct {
+	int64_t id;			/* commits row; 0: none (the struct is empty) */
+	char sha[41];
+	char *subject;			/* untrusted, may hold any byte */
+	char *author_name, *author_email;
+	int64_t author_time;		/* seconds since the epoch; 0 when unknown */
+	char *committer_name, *committer_email;
+	int64_t committer_time;
+	char *parent;			/* first parent's sha; NULL for a root */
+	char **files;			/* paths it changes against its first parent, */
+	size_t nfiles;			/* when the repo's mirror is here (else none) */
+	int files_truncated;		/* more than KREG_REPORT_MAX_FILES */
+	char *url;			/* its web page (the repo's commit_url), or NULL */
+} kreg_report_commit;
+
+#define KREG_REPORT_MAX_FILES 50
+
+/* One step of the bisection, in order. */
+typedef struct {
+	int seq;
+	char sha[41];
+	char *subject;			/* untrusted */
+	char *role;			/* good, bad, step, verify-culprit, verify-parent, revert */
+	char *verdict;			/* pending, good, bad, skip, unknown */
+	int runs;
+	double mean;			/* the metric's mean over its OK runs there; NAN: none */
+	char *detail;
+} kreg_report_step;
+
+/* One metric of the comparison: every column against the first. */
+typedef struct {
+	char *metric;
+	kreg_stats_cmp *cmp;		/* ncols - 1 comparisons (cols[i + 1] v cols[0]) */
+} kreg_report_row;
+
+/* The 0-day comparison of a regression: the culprit's parent (or the base),
+ * the culprit (or the bad commit), and the bad head when it is another
+ * commit with runs. */
+typedef struct {
+	size_t ncols;
+	char **labels;			/* each column's sha */
+	kreg_report_row *rows;		/* every metric the columns share, sorted */
+	size_t nrows;
+	char *text;			/* kreg_stats_table: the changed metrics, as `kreg compare` prints */
+	char *text_all;			/* the same with every metric (--all) */
+} kreg_report_table;
+
+typedef struct {
+	int64_t regression_id;		/* 0: presented from a bisection alone */
+	int64_t bisection_id;		/* the newest bisection of it; 0: none */
+	char *state;			/* suspected, confirmed, bisecting, bisected, reported,
+					 * fixed, not_reproduced, inconclusive */
+	int64_t created, updated;
+
+	char *repo, *repo_url;
+	char *branch;			/* the configured branch it was seen on; NULL: unknown */
+
+	kreg_report_commit base;	/* last good (regression's base, bisection's good) */
+	kreg_report_commit bad;		/* where it was seen (the bad end) */
+	kreg_report_commit culprit;	/* culprit.id 0: not found (yet) */
+
+	/* The atom. */
+	int64_t job_id;
+	char *job, *testcase, *path_params;
+	char *job_yaml;			/* canonical YAML of the atom, untrusted */
+
+	/* Where it ran. */
+	int64_t host_id;
+	char *host, *backend;		/* backend "sim": simulated samples, say so */
+	int cpus;
+	uint64_t memory;
+	char *kconfig;			/* kernel config name; NULL: the default */
+	char *kconfig_base;		/* from the configuration when it names it */
+	char **kconfig_fragments;
+	size_t nkconfig_fragments;
+
+	/* The metric and its change. */
+	char *metric;
+	kreg_direction direction;
+	double change;			/* relative, -0.66 = -66% */
+	double base_mean, bad_mean;	/* NAN when not known */
+
+	kreg_report_table table;
+
+	/* The bisection (when bisection_id). */
+	char *bisect_state;		/* running, found, inconclusive, not_reproduced, failed */
+	double confidence;
+	int builds, runs;
+	char *bisect_message;
+	char *candidates;		/* space-separated shas when inconclusive */
+	kreg_report_step *steps;
+	size_t nsteps;
+
+	/* How to reproduce it with kreg's own commands, one command a line. */
+	char **reproduce;
+	size_t nreproduce;
+
+	/* The mail that went out (the outbox row), when there is one. */
+	char *mail_subject, *mail_body, *mail_state, *mail_message_id, *mail_recipients;
+	int64_t mail_sent;
+} kreg_report_regression;
+
+/* What to present: one entry per regression, newest first. */
+typedef struct {
+	int64_t regression_id;		/* 0: a bisection with a culprit and no regression row */
+	int64_t bisection_id;		/* its newest bisection; 0: none */
+	char *state;
+	char *repo, *job, *host, *metric;
+	char culprit_sha[41];		/* "" when none yet */
+	char bad_sha[41];
+	double change;			/* NAN when not known */
+	int64_t updated;
+} kreg_report_entry;
+
+/* The regressions rows and the bisections with a culprit that have none,
+ * newest first. *out is the caller's (kreg_report_list_free). */
+int kreg_report_list(kreg_db *db, kreg_report_entry **out, size_t *n);
+void kreg_report_list_free(kreg_report_entry *v, size_t n);
+
+/* Read one regression whole: by regression id, or (regression_id 0) by
+ * the bisection that found it. cfg gives the branch, the commit link
+ * template, the kernel config's parts and the statistics' options; the
+ * repo's mirror (when present under data_dir) gives the files a commit
+ * touches. KREG_ENOTFOUND when there is no such row. *out is the caller's
+ * (kreg_report_regression_free). */
+int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
+				const kreg_config *cfg, int64_t regression_id,
+				int64_t bisection_id);
+void kreg_report_regression_free(kreg_report_regression *r);
+
+/* A stable name for the regression, for file names and Message-IDs:
+ * "r<regression id>" or "b<bisection id>". */
+void kreg_report_regression_key(const kreg_report_regression *r, char *buf, size_t size);
+
+/* The 0-day subject (without the list's prefix): "[repo:branch] sha12:
+ * metric -66.0% regression" (the subject is the caller's to check). */
+void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r);
+
+/* A one-line, printable form of an untrusted string: control characters
+ * and bytes that are not UTF-8 become '?', at most max bytes (0: all). For
+ * text tables and mail bodies; HTML escapes on its own. */
+char *kreg_report_printable(const char *s, size_t max);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/bash
+# kreg's MAINTAINERS matching against the reference: the kernel's own
+# scripts/get_maintainer.pl, run on Debian's linux-source 6.1 (the shared
+# git fixture of the kernel tests) for files of many kinds of sections:
+# F: files, globs and directories, N: patterns (imx, tegra, exynos), X:
+# exclusions, nested sections; one file at a time, several at once, and the
+# files a commit changes. get_maintainer.pl runs with --no-git
+# --no-git-fallback --no-keywords: kreg names people from MAINTAINERS only
+# (K: keywords look into a patch's text, which a regression mail has not).
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/5x-kernel.sh"
+
+command -v perl >/dev/null || skip_all "no perl for scripts/get_maintainer.pl"
+kernel_fixture || skip_all "no kernel source fixture: Debian's linux-source-6.1 package ($KERNEL_TARBALL) is missing"
+
+FILES="block/blk-core.c fs/f2fs/super.c drivers/net/ethernet/intel/e1000e/netdev.c
+arch/arm/boot/dts/imx6q.dtsi drivers/clk/tegra/clk.c
+drivers/media/platform/samsung/exynos4-is/fimc-core.c drivers/gpu/drm/i915/i915_drv.h
+kernel/sched/core.c net/ipv4/tcp.c Documentation/filesystems/f2fs.rst Makefile
+include/linux/blkdev.h arch/x86/kernel/cpu/common.c"
+plan $(( $(echo $FILES | wc -w) * 2 + 6 ))
+
+# get_maintainer.pl reads the checked-out tree: hold the fixture's lock so
+# no other test switches its branch meanwhile. A fixed hash seed makes its
+# order of equally specific sections repeatable.
+gm() {
+	(
+		flock 9
+		cd "$KERNEL_GIT" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 \
+			perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-keywords -f "$@"
+	) 9>"$KERNEL_CACHE/.lock"
+}
+
+for f in $FILES; do
+	want=$(gm "$f")
+	run_kreg mail who --roles --git-dir "$KERNEL_GIT" --rev "$KERNEL_BASE" "$f"
+	is "$(echo "$OUT" | sort)" "$(echo "$want" | sort)" "$f: the same people and lists as get_maintainer.pl"
+	# the order: most specific section first (only comparable where
+	# get_maintainer.pl's order does not depend on its hash order)
+	first_want=$(echo "$want" | head -1)
+	like "$OUT" "^$(printf '%s' "$first_want" | sed 's/[][\.*^$()+?{}|]/\\&/g')" "$f: the most specific section's maintainer first"
+done
+
+want=$(gm block/blk-core.c fs/f2fs/super.c include/linux/blkdev.h mm/page_alloc.c)
+run_kreg mail who --roles --git-dir "$KERNEL_GIT" --rev "$KERNEL_BASE" \
+	block/blk-core.c fs/f2fs/super.c include/linux/blkdev.h mm/page_alloc.c
+is "$(echo "$OUT" | sort)" "$(echo "$want" | sort)" "four files at once: the same as get_maintainer.pl"
+is "$OUT" "$want" "four files at once: in get_maintainer.pl's order"
+
+# The commit on the fixture's block branch changes block/blk-core.c.
+run_kreg mail who --git-dir "$KERNEL_GIT" --rev "$KERNEL_BLOCK"
+is "$RC" 0 "who for a commit: exit 0"
+want=$(gm --no-rolestats block/blk-core.c)
+is "$OUT" "$want" "who for a commit: the maintainers of the file it changes"
+no_sanitizer_report "no sanitizer report"
+
+run_kreg mail who --git-dir "$KERNEL_GIT" --rev no-such-branch
+like "$ERR" "no-such-branch: no such revision" "an unknown revision is named"
+done_testing

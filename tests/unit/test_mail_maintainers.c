@@ -1,0 +1,185 @@
+/* mail/maintainers: a small MAINTAINERS file, matched as get_maintainer.pl
+ * does (the full kernel file is checked against the script itself in
+ * tests/integration/88-mail-maintainers.t). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "lib/err.h"
+#include "mail/maintainers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char text[] =
+	"List of maintainers\n"
+	"===================\n"
+	"\tM: *Mail* patches to: FullName <address@domain>\n"
+	"\n"
+	"BLOCK LAYER\n"
+	"M:\tJens Axboe <axboe@kernel.dk>\n"
+	"L:\tlinux-block@vger.kernel.org\n"
+	"S:\tMaintained\n"
+	"F:\tblock/\n"
+	"F:\tinclude/linux/blk*\n"
+	"X:\tblock/partitions/\n"
+	"\n"
+	"BLOCK PARTITIONS\n"
+	"M:\t\"Doe, Jane\" <jane@example.org>\n"
+	"R:\tJens Axboe <AXBOE@kernel.dk>\n"
+	"L:\tlinux-block@vger.kernel.org\n"
+	"L:\tsecret@example.org (subscribers-only)\n"
+	"S:\tSupported\n"
+	"F:\tblock/partitions\n"
+	"\n"
+	"BFQ I/O SCHEDULER\n"
+	"M:\tPaolo Valente <paolo@example.org>\n"
+	"L:\tarm@lists.example.org (moderated for non-subscribers)\n"
+	"S:\tMaintained\n"
+	"F:\tblock/bfq-*\n"
+	"\n"
+	"TEGRA\n"
+	"M:\tThierry <thierry@example.org>\n"
+	"S:\tSupported\n"
+	"N:\t[^a-z]tegra\n"
+	"\n"
+	"THE REST\n"
+	"M:\tLinus Torvalds <torvalds@linux-foundation.org>\n"
+	"L:\tlinux-kernel@vger.kernel.org\n"
+	"S:\tBuried alive in reporters\n"
+	"F:\t*\n"
+	"F:\t*/\n";
+
+static int is_dir(const char *path, void *arg)
+{
+	(void)arg;
+	return !strcmp(path, "block/partitions") || !strcmp(path, "block");
+}
+
+static kreg_maint_result who(const char *const *files, size_t n)
+{
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+
+	assert_int_equal(kreg_maintainers_parse(&m, text, sizeof(text) - 1, "t", is_dir, NULL), 0);
+	assert_int_equal(kreg_maintainers_nsections(m), 5);
+	assert_int_equal(kreg_maintainers_match(m, files, n, &r), 0);
+	kreg_maintainers_free(m);
+	return r;
+}
+
+static void block_file(void **state)
+{
+	const char *f[] = { "block/blk-core.c" };
+	kreg_maint_result r = who(f, 1);
+
+	(void)state;
+	assert_int_equal(r.count, 3);
+	assert_string_equal(r.items[0].formatted, "Jens Axboe <axboe@kernel.dk>");
+	assert_string_equal(r.items[0].role, "maintainer:BLOCK LAYER");
+	assert_int_equal(r.items[0].kind, KREG_MAINT_MAINTAINER);
+	assert_string_equal(r.items[1].address, "linux-block@vger.kernel.org");
+	assert_string_equal(r.items[1].role, "open list:BLOCK LAYER");
+	assert_string_equal(r.items[2].address, "linux-kernel@vger.kernel.org");
+	assert_string_equal(r.items[2].role, "open list");
+	assert_int_equal(r.nsections, 2);
+	assert_string_equal(r.sections[0], "BLOCK LAYER");
+	assert_string_equal(r.sections[1], "THE REST");
+	kreg_maint_result_free(&r);
+}
+
+/* block/partitions is a directory (a '/' is added), excluded from BLOCK
+ * LAYER by X:; Jens is a reviewer there, once (same address, any case);
+ * the subscribers-only list is left out. */
+static void exclusion_directory_and_duplicates(void **state)
+{
+	const char *f[] = { "block/partitions/efi.c" };
+	kreg_maint_result r = who(f, 1);
+
+	(void)state;
+	assert_int_equal(r.count, 4);
+	assert_string_equal(r.items[0].formatted, "\"Doe, Jane\" <jane@example.org>");
+	assert_string_equal(r.items[0].name, "Doe, Jane");
+	assert_string_equal(r.items[0].role, "supporter:BLOCK PARTITIONS");
+	assert_string_equal(r.items[1].formatted, "Jens Axboe <AXBOE@kernel.dk>");
+	assert_int_equal(r.items[1].kind, KREG_MAINT_REVIEWER);
+	assert_string_equal(r.items[2].address, "linux-block@vger.kernel.org");
+	assert_string_equal(r.items[3].address, "linux-kernel@vger.kernel.org");
+	kreg_maint_result_free(&r);
+}
+
+/* block/bfq-iosched.c: BFQ (depth 2, a file glob) before BLOCK LAYER
+ * (block/, depth 1); a moderated list is kept. */
+static void most_specific_first(void **state)
+{
+	const char *f[] = { "block/bfq-iosched.c" };
+	kreg_maint_result r = who(f, 1);
+
+	(void)state;
+	assert_int_equal(r.count, 5);
+	assert_string_equal(r.items[0].address, "paolo@example.org");
+	assert_string_equal(r.items[1].address, "axboe@kernel.dk");
+	assert_string_equal(r.items[2].address, "arm@lists.example.org");
+	assert_string_equal(r.items[2].role, "moderated list:BFQ I/O SCHEDULER");
+	assert_string_equal(r.items[3].address, "linux-block@vger.kernel.org");
+	kreg_maint_result_free(&r);
+}
+
+/* A glob without a trailing slash stays in its directory; N: anywhere. */
+static void globs_and_patterns(void **state)
+{
+	const char *f[] = { "include/linux/blkdev.h", "include/linux/sub/blk.h",
+			    "drivers/clk/tegra/clk.c", "drivers/clk/mytegra.c" };
+	kreg_maint_result r;
+
+	(void)state;
+	r = who(f, 1);
+	assert_string_equal(r.items[0].address, "axboe@kernel.dk");
+	kreg_maint_result_free(&r);
+	r = who(f + 1, 1);
+	assert_int_equal(r.count, 1);
+	assert_string_equal(r.items[0].address, "linux-kernel@vger.kernel.org");
+	kreg_maint_result_free(&r);
+	r = who(f + 2, 1);
+	assert_string_equal(r.items[0].address, "thierry@example.org");
+	kreg_maint_result_free(&r);
+	r = who(f + 3, 1);
+	assert_int_equal(r.count, 1);
+	kreg_maint_result_free(&r);
+}
+
+static void parse_email_forms(void **state)
+{
+	char *name, *addr, *f;
+
+	(void)state;
+	assert_int_equal(kreg_maint_parse_email("  Jane Q. Doe <jane@x.org> ", &name, &addr), 0);
+	assert_string_equal(name, "Jane Q. Doe");
+	assert_string_equal(addr, "jane@x.org");
+	f = kreg_maint_format_email(name, addr);
+	assert_string_equal(f, "\"Jane Q. Doe\" <jane@x.org>");
+	free(f), free(name), free(addr);
+	assert_int_equal(kreg_maint_parse_email("list@x.org (moderated)", &name, &addr), 0);
+	assert_string_equal(name, "");
+	assert_string_equal(addr, "list@x.org");
+	free(name), free(addr);
+	assert_int_equal(kreg_maint_parse_email("<a@b.c>", &name, &addr), 0);
+	assert_string_equal(addr, "a@b.c");
+	free(name), free(addr);
+	assert_int_equal(kreg_maint_parse_email("Nobody", &name, &addr), KREG_ENOTFOUND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(block_file),
+		cmocka_unit_test(exclusion_directory_and_duplicates),
+		cmocka_unit_test(most_specific_first),
+		cmocka_unit_test(globs_and_patterns),
+		cmocka_unit_test(parse_email_forms),
+	};
+
+	return cmocka_run_group_tests_name("mail_maintainers", tests, NULL, NULL);
+}

@@ -59,29 +59,6 @@ void kreg_bisect_params_default(kreg_bisect_params *p)
 	p->min_confidence = 0.999;
 }
 
-void kreg_bisect_params_from_config(kreg_bisect_params *p, const kreg_config *cfg,
-				    const char *metric)
-{
-	kreg_bisect_params_default(p);
-	if (!cfg)
-		return;
-	if (cfg->bisect.runs_per_step > 0)
-		p->runs_per_step = (unsigned)cfg->bisect.runs_per_step;
-	if (cfg->bisect.max_runs_per_step > 0)
-		p->max_runs = (unsigned)cfg->bisect.max_runs_per_step;
-	if (p->max_runs < p->runs_per_step)
-		p->max_runs = p->runs_per_step;
-	if (cfg->bisect.max_builds > 0)
-		p->max_builds = (unsigned)cfg->bisect.max_builds;
-	p->verify_revert = cfg->bisect.verify_revert;
-	if (cfg->detect.alpha > 0)
-		p->alpha = cfg->detect.alpha;
-	p->direction = kreg_stats_direction(&cfg->detect, metric);
-	/* The regression was called at the detection floor; the ends must show
-	 * at least half of it again to be worth bisecting. */
-	p->floor = kreg_stats_floor(&cfg->detect, metric) / 2;
-}
-
 /* One commit as the machine sees it. */
 typedef struct {
 	git_oid id;

@@ -14,7 +14,7 @@
 #define KREG_BISECT_H
 
 #include "bisect/graph.h"
-#include "config/config.h"
+#include "stats/stats.h"
 
 #include <git2.h>
 
@@ -87,10 +87,8 @@ typedef struct {
 	double min_confidence;	/* a culprit is named only this sure; else inconclusive */
 } kreg_bisect_params;
 
+/* The defaults; from kreg.yaml: usecase/judge_opts.h. */
 void kreg_bisect_params_default(kreg_bisect_params *p);
-/* From the configuration's bisect and detect sections, for metric. */
-void kreg_bisect_params_from_config(kreg_bisect_params *p, const kreg_config *cfg,
-				    const char *metric);
 
 typedef struct {
 	git_oid good, bad;

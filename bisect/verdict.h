@@ -12,7 +12,7 @@
 #ifndef KREG_BISECT_VERDICT_H
 #define KREG_BISECT_VERDICT_H
 
-#include "config/config.h"
+#include "stats/stats.h"
 
 #include <stddef.h>
 

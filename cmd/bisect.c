@@ -8,6 +8,7 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/stats.h"
+#include "usecase/judge_opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,7 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 	kreg_db_bisection b;
 	kreg_db_bisect_step *steps = NULL;
 	size_t n = 0;
+	kreg_bisect_params params;
 	kreg_direction dir;
 
 	if (kreg_db_bisection_get(db, &b, id) < 0 || kreg_db_bisect_steps(db, &steps, &n, id) < 0) {
@@ -240,7 +242,8 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 		kreg_db_bisection_free(&b);
 		return KREG_EXIT_FAIL;
 	}
-	dir = kreg_stats_direction(&cfg->detect, b.metric);
+	kreg_judge_bisect_params(&params, cfg, b.metric);
+	dir = params.direction;
 	printf("# bisection %lld of %s on host %s%s\n", (long long)id, b.repo, b.host, sim_label(&b));
 	printf("# job ");
 	put_clean(b.job);

@@ -6,6 +6,7 @@
 #include "lib/buf.h"
 #include "stats/compare.h"
 #include "usecase/compare.h"
+#include "usecase/judge_opts.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ int cmd_compare(int argc, char **argv)
 	kreg_compare_spec spec = { 0 };
 	kreg_comparison cmp = { 0 };
 	kreg_stats_table_opts topts = { 0 };
+	kreg_stats_opts sopts = { 0 };
 	kreg_config *cfg = NULL;
 	kreg_buf out = KREG_BUF_INIT;
 	int json = 0, opt, ret = KREG_EXIT_FAIL;
@@ -64,7 +66,8 @@ int cmd_compare(int argc, char **argv)
 		return kreg_cmd_usage(usage, "compare: --job and --host go together");
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	topts.cfg = &cfg->detect;
+	kreg_judge_stats_opts(&sopts, cfg);
+	topts.stats = &sopts;
 
 	spec.sources = argv + optind;
 	spec.nsources = (size_t)(argc - optind);
@@ -83,6 +86,7 @@ fail:
 done:
 	kreg_comparison_free(&cmp);
 	kreg_buf_free(&out);
+	kreg_judge_stats_opts_free(&sopts);
 	kreg_config_free(cfg);
 	return ret;
 }

@@ -221,7 +221,7 @@ static const enum_val kvm_enum[] = {
 	{ "no", KREG_KVM_OFF }, { NULL, 0 },
 };
 static const enum_val direction_enum[] = {
-	{ "higher", KREG_DIR_HIGHER }, { "lower", KREG_DIR_LOWER }, { NULL, 0 },
+	{ "higher", KREG_CFG_DIR_HIGHER }, { "lower", KREG_CFG_DIR_LOWER }, { NULL, 0 },
 };
 static const char *const log_words[] = { "error", "warn", "info", "debug", NULL };
 static const char *const distribution_words[] = { "normal", "lognormal", NULL };
@@ -368,6 +368,12 @@ static const field mail_fields[] = {
 	  .def = "the password never goes in the configuration: put it in a file "
 		 "readable only by kreg and name that file in password_file" },
 	{ .key = "tls", .type = T_BOOL, .off = O(kreg_mail_cfg, tls), .def = "false" },
+	{ .key = "override_to", .type = T_STR, .off = O(kreg_mail_cfg, override_to) },
+	{ .key = "reported_by", .type = T_STR, .off = O(kreg_mail_cfg, reported_by) },
+	{ .key = "maintainers", .type = T_BOOL, .off = O(kreg_mail_cfg, maintainers), .def = "true" },
+	{ .key = "attempts", .type = T_INT, .off = O(kreg_mail_cfg, attempts), .def = "5", .min = 1, .max = 1000 },
+	{ .key = "backoff", .type = T_DURATION, .off = O(kreg_mail_cfg, backoff), .def = "60", .min = 0, .max = HUGE_VAL },
+	{ .key = "timeout", .type = T_DURATION, .off = O(kreg_mail_cfg, timeout), .def = "60", .min = 1, .max = 86400 },
 };
 SCHEMA(mail_schema, kreg_mail_cfg, mail_fields, mail_check);
 

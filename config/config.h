@@ -109,12 +109,13 @@ typedef struct {
 	char *kconfig;		/* kernel config name, default the first */
 } kreg_job_cfg;
 
-/* Direction of good for metrics matching a glob. */
-typedef enum { KREG_DIR_UNKNOWN = 0, KREG_DIR_HIGHER = 1, KREG_DIR_LOWER = -1 } kreg_direction;
+/* Direction of good for metrics matching a glob, as kreg.yaml says it
+ * (stats/' kreg_direction has the same values; usecase/judge_opts.h maps). */
+typedef enum { KREG_CFG_DIR_UNSET = 0, KREG_CFG_DIR_HIGHER = 1, KREG_CFG_DIR_LOWER = -1 } kreg_cfg_direction;
 
 typedef struct {
 	char *pattern;		/* fnmatch(3) glob over the metric name */
-	kreg_direction direction;
+	kreg_cfg_direction direction;
 	double floor;		/* minimal relative change worth a verdict; <0: default */
 } kreg_metric_rule;
 
@@ -148,6 +149,12 @@ typedef struct {
 	char *username;
 	char *password_file;	/* the password never goes in the YAML */
 	int tls;		/* require STARTTLS */
+	char *override_to;	/* everything to this address instead (a lab that reads first) */
+	char *reported_by;	/* the Reported-by: tag; default: from */
+	int maintainers;	/* mail who the tree's MAINTAINERS names, default 1 */
+	int attempts;		/* tries before a message refused (5xx) is given up, default 5 */
+	double backoff;		/* seconds before the first retry, doubling, default 60 */
+	double timeout;		/* seconds for one SMTP session, default 60 */
 } kreg_mail_cfg;
 
 typedef struct {

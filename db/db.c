@@ -171,6 +171,37 @@ static const char *const migrations[] = {
 	"  created INTEGER NOT NULL, sent INTEGER,"
 	"  UNIQUE (regression_id)"
 	");",
+	/* 1 -> 2: the outbox keeps every message of a regression (the report
+	 * and its follow-ups, threaded), keyed so none is made twice; the
+	 * whole message as sent, its .eml copy, when to try again. */
+	"CREATE TABLE outbox2 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  mail_key TEXT UNIQUE,"		/* r12, h<hash>, r12.fixed, r12.culprit.<sha12> */
+	"  kind TEXT NOT NULL DEFAULT 'report' CHECK (kind IN ('report','fixed','culprit')),"
+	"  culprit TEXT,"			/* the culprit's sha it names */
+	"  message_id TEXT NOT NULL UNIQUE,"
+	"  in_reply_to TEXT,"
+	"  recipients TEXT NOT NULL,"		/* envelope, one address a line */
+	"  subject TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  message TEXT NOT NULL DEFAULT '',"	/* headers and body, as sent */
+	"  eml TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','sent','failed','dry_run')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  created INTEGER NOT NULL, sent INTEGER"
+	");"
+	"INSERT INTO outbox2 (id, regression_id, mail_key, message_id, recipients, subject, body,"
+	"  state, attempts, last_error, created, sent)"
+	"  SELECT id, regression_id, COALESCE('r' || regression_id, 'o' || id), message_id,"
+	"  recipients, subject, body, state, attempts, last_error, created, sent FROM outbox;"
+	"DROP TABLE outbox;"
+	"ALTER TABLE outbox2 RENAME TO outbox;"
+	"CREATE INDEX outbox_regression ON outbox(regression_id);"
+	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -10,6 +10,7 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/stats.h"
+#include "usecase/judge_opts.h"
 
 #include <git2.h>
 #include <math.h>
@@ -250,7 +251,8 @@ static int cmp_metric(const void *a, const void *b)
 	return strcmp(((const kreg_report_row *)a)->metric, ((const kreg_report_row *)b)->metric);
 }
 
-static int table_rows(kreg_report_table *t, kreg_stats_matrix *const *cols, const kreg_config *cfg)
+static int table_rows(kreg_report_table *t, kreg_stats_matrix *const *cols,
+		      const kreg_stats_opts *so)
 {
 	size_t alloc = 0;
 
@@ -269,7 +271,7 @@ static int table_rows(kreg_report_table *t, kreg_stats_matrix *const *cols, cons
 		for (i = 1; i < t->ncols; i++) {
 			const kreg_stats_series *cur = kreg_stats_matrix_get(cols[i], base->metric);
 
-			if (kreg_stats_compare(&row.cmp[i - 1], &cfg->detect, base->metric,
+			if (kreg_stats_compare(&row.cmp[i - 1], so, base->metric,
 					       base->values, base->n, cur->values, cur->n) < 0) {
 				free(row.metric);
 				free(row.cmp);
@@ -292,11 +294,14 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 {
 	kreg_report_table *t = &r->table;
 	kreg_stats_matrix *cols[3] = { NULL, NULL, NULL };
-	kreg_stats_table_opts opts = { .cfg = &cfg->detect };
+	kreg_stats_opts so;
+	kreg_stats_table_opts opts = { .stats = &so };
 	kreg_buf text = KREG_BUF_INIT;
 	const kreg_report_commit *cur = r->culprit.id ? &r->culprit : &r->bad;
 	size_t n = 0;
 	int error = 0;
+
+	kreg_judge_stats_opts(&so, cfg);
 
 	if (r->culprit.id && r->culprit.parent) {
 		kreg_commit_row parent = { 0 };
@@ -329,7 +334,7 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 	t->labels = kreg_calloc(n, sizeof(*t->labels));
 	for (size_t i = 0; i < n; i++)
 		t->labels[i] = kreg_strdup(cols[i]->label);
-	if ((error = table_rows(t, cols, cfg)) < 0)
+	if ((error = table_rows(t, cols, &so)) < 0)
 		goto done;
 	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
 		goto done;
@@ -339,6 +344,7 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 		goto done;
 	t->text_all = kreg_buf_detach(&text);
 done:
+	kreg_judge_stats_opts_free(&so);
 	kreg_buf_free(&text);
 	for (size_t i = 0; i < 3; i++)
 		kreg_stats_matrix_free(cols[i]);
@@ -554,7 +560,13 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	r->cpus = host.cpus;
 	r->memory = host.memory;
 
-	r->direction = kreg_stats_direction(&cfg->detect, r->metric);
+	{
+		kreg_stats_opts so;
+
+		kreg_judge_stats_opts(&so, cfg);
+		r->direction = kreg_stats_direction(&so, r->metric);
+		kreg_judge_stats_opts_free(&so);
+	}
 	r->change = row.change;
 	r->base_mean = row.base_mean;
 	r->bad_mean = row.bad_mean;

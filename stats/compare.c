@@ -142,7 +142,7 @@ static int runs_to_settle(const kreg_stats_summary *b, const kreg_stats_summary 
 	return n > min_runs ? n : min_runs;
 }
 
-int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const char *metric,
+int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *cfg, const char *metric,
 		       const double *base, size_t nbase, const double *cur, size_t ncur)
 {
 	int min_runs = cfg && cfg->min_runs > 0 ? cfg->min_runs : 3;
@@ -317,7 +317,7 @@ static int judge_rows(row *rows, size_t nrows, size_t ncols, const kreg_stats_ta
 		for (size_t c = 1; c < ncols; c++) {
 			const kreg_stats_series *b = r->s[0], *s = r->s[c];
 
-			error = kreg_stats_compare(&r->cmp[c], o ? o->cfg : NULL, r->metric,
+			error = kreg_stats_compare(&r->cmp[c], o ? o->stats : NULL, r->metric,
 						   b ? b->values : NULL, b ? b->n : 0,
 						   s ? s->values : NULL, s ? s->n : 0);
 			if (error == KREG_EINVAL) {
@@ -560,8 +560,8 @@ int kreg_stats_table_json(kreg_buf *out, size_t *nshown, kreg_stats_matrix *cons
 		m = json_object();
 		json_object_set_new(m, "metric", json_string(r->metric));
 		json_object_set_new(m, "direction", json_string(direction_name(kreg_stats_direction(
-			opts ? opts->cfg : NULL, r->metric))));
-		json_object_set_new(m, "floor", jnum(kreg_stats_floor(opts ? opts->cfg : NULL, r->metric)));
+			opts ? opts->stats : NULL, r->metric))));
+		json_object_set_new(m, "floor", jnum(kreg_stats_floor(opts ? opts->stats : NULL, r->metric)));
 		jc = json_array();
 		json_array_append_new(jc, summary_json(cols[0]->label, &r->cmp[1].base));
 		for (size_t c = 1; c < ncols; c++) {

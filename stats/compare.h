@@ -3,9 +3,9 @@
 #ifndef KREG_STATS_COMPARE_H
 #define KREG_STATS_COMPARE_H
 
-#include "config/config.h"
 #include "lib/buf.h"
 #include "stats/matrix.h"
+#include "stats/stats.h"
 
 #include <stddef.h>
 
@@ -46,15 +46,15 @@ typedef struct {
 
 void kreg_stats_summarise(kreg_stats_summary *s, const double *v, size_t n);
 
-/* Judge cur against base for metric, with cfg's min_runs, floors, alpha and
- * direction rules (cfg may be NULL: 3 runs, 5%, alpha 0.01, LKP's
+/* Judge cur against base for metric, with opts' min_runs, floors, alpha and
+ * direction rules (opts may be NULL: 3 runs, 5%, alpha 0.01, LKP's
  * directions). A change is called only with min_runs a side, |change| at
  * or above the floor, LKP's range non-overlap rule (on 10%-trimmed ranges
  * from 10 runs a side up, so that more runs can settle it) and the rank
  * test at alpha; when the rank test cannot reach alpha at these sizes
  * (3 v 3: p >= 0.1), complete separation with Welch's p under alpha / 10
  * stands in for it. Returns <0 only on bad input (not finite values). */
-int kreg_stats_compare(kreg_stats_cmp *out, const kreg_detect_cfg *cfg, const char *metric,
+int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *opts, const char *metric,
 		       const double *base, size_t nbase, const double *cur, size_t ncur);
 
 /* "regression", "improvement", "no change", "change", "unknown" */
@@ -63,7 +63,7 @@ const char *kreg_stats_verdict_name(kreg_verdict v);
 int kreg_stats_verdict_changed(kreg_verdict v);
 
 typedef struct {
-	const kreg_detect_cfg *cfg;	/* may be NULL */
+	const kreg_stats_opts *stats;	/* may be NULL */
 	int all;			/* every metric, not only the changed ones */
 } kreg_stats_table_opts;
 

@@ -12,7 +12,6 @@
 #ifndef KREG_STATS_DETECT_H
 #define KREG_STATS_DETECT_H
 
-#include "config/config.h"
 #include "stats/changes.h"
 #include "stats/compare.h"
 
@@ -50,9 +49,9 @@ typedef struct {
 } kreg_stats_detection;
 
 /* Judge the newest commits of h for metric (floors, directions, min_runs and
- * max_runs from cfg, which may be NULL). opts may be NULL for the defaults.
+ * max_runs from cfg, stats/' options, which may be NULL). opts may be NULL for the defaults.
  * KREG_EINVAL on an inconsistent history. */
-int kreg_stats_detect(kreg_stats_detection *out, const kreg_detect_cfg *cfg, const char *metric,
+int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, const char *metric,
 		      const kreg_stats_history *h, const kreg_stats_detect_opts *opts);
 
 /* "none", "wait", "more runs", "change" */

@@ -426,11 +426,11 @@ static kreg_direction default_direction(const char *metric)
 	return KREG_DIR_UNKNOWN;
 }
 
-kreg_direction kreg_stats_direction(const kreg_detect_cfg *cfg, const char *metric)
+kreg_direction kreg_stats_direction(const kreg_stats_opts *opts, const char *metric)
 {
-	if (cfg)
-		for (size_t i = 0; i < cfg->nmetrics; i++) {
-			const kreg_metric_rule *r = &cfg->metrics[i];
+	if (opts)
+		for (size_t i = 0; i < opts->nrules; i++) {
+			const kreg_stats_rule *r = &opts->rules[i];
 
 			/* a rule without a direction only sets a floor */
 			if (r->pattern && r->direction != KREG_DIR_UNKNOWN &&
@@ -440,17 +440,17 @@ kreg_direction kreg_stats_direction(const kreg_detect_cfg *cfg, const char *metr
 	return default_direction(metric);
 }
 
-double kreg_stats_floor(const kreg_detect_cfg *cfg, const char *metric)
+double kreg_stats_floor(const kreg_stats_opts *opts, const char *metric)
 {
-	if (cfg) {
-		for (size_t i = 0; i < cfg->nmetrics; i++) {
-			const kreg_metric_rule *r = &cfg->metrics[i];
+	if (opts) {
+		for (size_t i = 0; i < opts->nrules; i++) {
+			const kreg_stats_rule *r = &opts->rules[i];
 
 			if (r->pattern && r->floor >= 0 && !fnmatch(r->pattern, metric, 0))
 				return r->floor;
 		}
-		if (cfg->threshold > 0)
-			return cfg->threshold;
+		if (opts->threshold > 0)
+			return opts->threshold;
 	}
 	return 0.05;
 }

@@ -4,9 +4,29 @@
 #ifndef KREG_STATS_H
 #define KREG_STATS_H
 
-#include "config/config.h"
-
 #include <stddef.h>
+
+/* Direction of good for a metric. */
+typedef enum { KREG_DIR_UNKNOWN = 0, KREG_DIR_HIGHER = 1, KREG_DIR_LOWER = -1 } kreg_direction;
+
+/* A rule for the metrics matching a glob. */
+typedef struct {
+	const char *pattern;	/* fnmatch(3) glob over the metric name */
+	kreg_direction direction;	/* UNKNOWN: the rule only sets a floor */
+	double floor;		/* minimal relative change worth a verdict; <0: none */
+} kreg_stats_rule;
+
+/* What the verdicts of stats/ depend on. Every field may be 0 (and the
+ * whole struct NULL) for the default. The caller fills it (from kreg.yaml:
+ * usecase/judge_opts.h); stats/ knows no configuration file. */
+typedef struct {
+	int min_runs;		/* a side, before any verdict; 0: 3 */
+	int max_runs;		/* runs a commit may get when unsure; 0: 10 */
+	double threshold;	/* the floor where no rule sets one; 0: 5% */
+	double alpha;		/* level of the rank test; 0: 0.01 */
+	const kreg_stats_rule *rules;	/* first match wins */
+	size_t nrules;
+} kreg_stats_opts;
 
 /* Arithmetic mean; 0 for an empty set. */
 double kreg_stats_mean(const double *v, size_t n);
@@ -47,13 +67,13 @@ double kreg_stats_normal_cdf(double z);
 
 /* Which way is good for metric: the first configuration rule whose glob
  * matches and that names a direction (a rule with direction unknown only
- * sets a floor; cfg may be NULL), then LKP's defaults: *_iops, *_bw_MBps, bw,
+ * sets a floor; opts may be NULL), then LKP's defaults: *_iops, *_bw_MBps, bw,
  * works/sec, throughput, ops/sec are better higher; latencies (*latency*,
  * clat, slat, lat, *_ns, *_us, *_ms) are better lower; anything else, and
  * the latency histogram buckets ("fio.latency_2ms%"), is unknown. */
-kreg_direction kreg_stats_direction(const kreg_detect_cfg *cfg, const char *metric);
+kreg_direction kreg_stats_direction(const kreg_stats_opts *opts, const char *metric);
 /* The smallest relative change worth a verdict for metric: the matching
- * rule's floor, else cfg->threshold, else 5%. */
-double kreg_stats_floor(const kreg_detect_cfg *cfg, const char *metric);
+ * rule's floor, else opts->threshold, else 5%. */
+double kreg_stats_floor(const kreg_stats_opts *opts, const char *metric);
 
 #endif

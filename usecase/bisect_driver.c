@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/judge_opts.h"
 #include "usecase/run.h"
 
 #include <errno.h>
@@ -595,7 +596,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 		goto done;
 	if ((error = kreg_bisect_graph_new(&d.graph, kreg_repo_git(d.repo), &d.good, &d.bad)) < 0)
 		goto done;
-	kreg_bisect_params_from_config(&d.params, cfg, d.b.metric);
+	kreg_judge_bisect_params(&d.params, cfg, d.b.metric);
 	if ((error = kreg_db_bisection_abandon_runs(db, id, &abandoned)) < 0)
 		goto done;
 	say(&d, "bisection %lld: %s %.12s..%.12s, %zu commits, job %s, metric %s, host %s (%s%s)",

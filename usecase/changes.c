@@ -6,6 +6,7 @@
 #include "db/results.h"
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "usecase/judge_opts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 			int64_t host_id, const char *metric)
 {
 	kreg_stats_detect_opts dopts = { 0 };
+	kreg_stats_opts sopts;
 	kreg_stats_history sh;
 	int error;
 
@@ -50,7 +52,10 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	if ((error = kreg_stats_change_points(&out->cp, &out->ncp, &sh, NULL)) < 0)
 		return error;
 	dopts.since = out->ncp ? out->cp[out->ncp - 1].index : 0;
-	return kreg_stats_detect(&out->det, &cfg->detect, metric, &sh, &dopts);
+	kreg_judge_stats_opts(&sopts, cfg);
+	error = kreg_stats_detect(&out->det, &sopts, metric, &sh, &dopts);
+	kreg_judge_stats_opts_free(&sopts);
+	return error;
 }
 
 /* The sha the walk starts from: the given commit, or the branch's last

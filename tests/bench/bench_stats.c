@@ -164,9 +164,9 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 	rng r = { seed, 0, 0 };
 	size_t len = HISTORY_LEN;
 	size_t step = effect != 0 ? 20 + (size_t)(rng_uniform(&r) * 25) : len;
-	kreg_detect_cfg cfg = { .min_runs = runs < 3 ? runs : 3, .max_runs = 10, .threshold = 0.05,
+	kreg_stats_opts cfg = { .min_runs = runs < 3 ? runs : 3, .max_runs = 10, .threshold = 0.05,
 				.alpha = 0.01 };
-	kreg_detect_cfg cfg1 = cfg;
+	kreg_stats_opts cfg1 = cfg;
 	history h;
 	int found[NMETHODS] = { 0 };
 	size_t since = 0;

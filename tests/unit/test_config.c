@@ -11,6 +11,7 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/judge_opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,16 +256,33 @@ static void values_are_converted(void **state)
 	assert_true(h->build_fail_rate == 0.1);
 	assert_true(c->detect.threshold == 0.025);
 	assert_int_equal(c->detect.nmetrics, 3);
-	assert_int_equal(c->detect.metrics[0].direction, KREG_DIR_HIGHER);
+	assert_int_equal(c->detect.metrics[0].direction, KREG_CFG_DIR_HIGHER);
 	assert_true(c->detect.metrics[0].floor == 0.03);
-	assert_int_equal(c->detect.metrics[1].direction, KREG_DIR_LOWER);
+	assert_int_equal(c->detect.metrics[1].direction, KREG_CFG_DIR_LOWER);
 	assert_true(c->detect.metrics[1].floor < 0);
-	assert_int_equal(c->detect.metrics[2].direction, KREG_DIR_UNKNOWN);
+	assert_int_equal(c->detect.metrics[2].direction, KREG_CFG_DIR_UNSET);
 	assert_int_equal(c->bisect.verify_revert, 1);
 	assert_int_equal(c->mail.nto, 1);
 	assert_string_equal(c->mail.to[0], "one@example.org");
 	assert_int_equal(c->mail.ncc, 2);
 	assert_int_equal(c->mail.dry_run, 1);
+
+	/* the adapter gives stats/ and bisect/ their own options */
+	{
+		kreg_stats_opts so;
+		kreg_bisect_params bp;
+
+		kreg_judge_stats_opts(&so, c);
+		assert_int_equal(so.nrules, 3);
+		assert_int_equal(kreg_stats_direction(&so, "fio.read_clat_mean"), KREG_DIR_LOWER);
+		assert_true(kreg_stats_floor(&so, "fio.read_iops") == 0.03);
+		assert_true(kreg_stats_floor(&so, "other") == 0.025);
+		kreg_judge_stats_opts_free(&so);
+		kreg_judge_bisect_params(&bp, c, "fio.read_iops");
+		assert_int_equal(bp.direction, KREG_DIR_HIGHER);
+		assert_true(bp.floor == 0.015);
+		assert_int_equal(bp.verify_revert, 1);
+	}
 	kreg_config_free(c);
 }
 

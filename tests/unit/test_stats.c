@@ -253,13 +253,13 @@ static void direction_defaults(void **state)
 
 static void direction_and_floor_from_config(void **state)
 {
-	kreg_metric_rule rules[] = {
-		{ (char *)"dbench.clients", KREG_DIR_HIGHER, -1 },
-		{ (char *)"fio.*_iops", KREG_DIR_UNKNOWN, 0.02 },	/* floor only */
-		{ (char *)"*.works/sec", KREG_DIR_LOWER, 0.10 },	/* overrides LKP */
+	const kreg_stats_rule rules[] = {
+		{ "dbench.clients", KREG_DIR_HIGHER, -1 },
+		{ "fio.*_iops", KREG_DIR_UNKNOWN, 0.02 },	/* floor only */
+		{ "*.works/sec", KREG_DIR_LOWER, 0.10 },	/* overrides LKP */
 	};
-	kreg_detect_cfg cfg = { .min_runs = 3, .max_runs = 10, .threshold = 0.03,
-				.alpha = 0.01, .metrics = rules, .nmetrics = N(rules) };
+	kreg_stats_opts cfg = { .min_runs = 3, .max_runs = 10, .threshold = 0.03,
+				.alpha = 0.01, .rules = rules, .nrules = N(rules) };
 
 	(void)state;
 	assert_int_equal(kreg_stats_direction(&cfg, "dbench.clients"), KREG_DIR_HIGHER);

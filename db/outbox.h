@@ -1,0 +1,55 @@
+/* The outbox: every message of a regression is a row before it is sent
+ * (the report, then follow-ups threaded under it). mail_key makes it once;
+ * the state says where it is: queued (to send, next_attempt says when),
+ * sent, failed (given up, last_error says why), dry_run (only written). */
+#ifndef KREG_DB_OUTBOX_H
+#define KREG_DB_OUTBOX_H
+
+#include "db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	int64_t id;
+	int64_t regression_id, bisection_id;	/* 0: none */
+	char *mail_key;		/* "r12", "b3", "r12.fixed.<sha>", "r12.culprit.<sha>" */
+	char *kind;		/* report, fixed, culprit */
+	char *culprit;		/* the culprit's sha it names */
+	char *message_id;	/* "<...@...>" */
+	char *in_reply_to;	/* follow-ups: the report's Message-ID */
+	char *recipients;	/* envelope recipients, one a line */
+	char *subject, *body;	/* the subject as text, the plain-text body */
+	char *message;		/* the whole message (headers and body) */
+	char *eml;		/* the path of its .eml copy */
+	char *state;
+	int attempts;
+	int64_t next_attempt;
+	char *last_error;
+	int64_t created, sent;
+} kreg_db_outbox;
+
+/* Insert m (state, created and the text fields; id ignored). A row with the
+ * same mail_key already there: KREG_EEXISTS, *id is that row's. */
+int kreg_db_outbox_add(kreg_db *db, int64_t *id, const kreg_db_outbox *m);
+int kreg_db_outbox_get(kreg_db *db, kreg_db_outbox *out, int64_t id);
+/* KREG_ENOTFOUND when no row has that key. */
+int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key);
+/* Every row, oldest first (without message and body). */
+int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n);
+/* Ids of the rows to send now: queued with next_attempt <= now; with retry,
+ * every queued row and the failed ones too. */
+int kreg_db_outbox_due(kreg_db *db, int64_t **ids, size_t *n, int64_t now, int retry);
+/* Set where its .eml copy is. */
+int kreg_db_outbox_set_eml(kreg_db *db, int64_t id, const char *path);
+/* Sent at when: one more attempt, no error; its regression is 'reported'
+ * when it was 'bisected' or 'confirmed'. */
+int kreg_db_outbox_mark_sent(kreg_db *db, int64_t id, int64_t when);
+/* A failed attempt: one more, the reason kept; give_up: state failed,
+ * else queued until next_attempt. */
+int kreg_db_outbox_mark_failed(kreg_db *db, int64_t id, const char *reason, int give_up,
+			       int64_t next_attempt);
+void kreg_db_outbox_free(kreg_db_outbox *m);
+void kreg_db_outbox_list_free(kreg_db_outbox *v, size_t n);
+
+#endif

@@ -1,0 +1,446 @@
+/* The regression e-mail (see message.h). */
+#include "mail/message.h"
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+#include "mail/header.h"
+#include "mail/maintainers.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The sender's domain, for Message-IDs; "localhost" when none. */
+static char *from_domain(const kreg_config *cfg)
+{
+	char *name = NULL, *addr = NULL, *d;
+
+	if (cfg->mail.from && kreg_maint_parse_email(cfg->mail.from, &name, &addr) == 0 &&
+	    kreg_mail_address_ok(addr))
+		d = kreg_strdup(strrchr(addr, '@') + 1);
+	else
+		d = kreg_strdup("localhost");
+	free(name);
+	free(addr);
+	return d;
+}
+
+/* What stays the same for a regression: a regressions row's job, host,
+ * metric and bad commit; for a culprit found by hand (no row, and each new
+ * bisection of it another id), the job, host, metric and culprit. */
+static uint64_t regression_hash(const kreg_report_regression *r)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	uint64_t h;
+
+	kreg_buf_printf(&b, "%s\n%s\n%s\n%s\n%s\n%s", r->repo ? r->repo : "",
+			r->repo_url ? r->repo_url : "", r->job ? r->job : "", r->host ? r->host : "",
+			r->metric ? r->metric : "", r->regression_id ? r->bad.sha : r->culprit.sha);
+	h = kreg_hash64(b.ptr, b.len, 0x6b726567);
+	kreg_buf_free(&b);
+	return h;
+}
+
+void kreg_mail_regression_key(const kreg_report_regression *r, char *buf, size_t size)
+{
+	if (r->regression_id)
+		snprintf(buf, size, "r%lld", (long long)r->regression_id);
+	else
+		snprintf(buf, size, "h%016llx", (unsigned long long)regression_hash(r));
+}
+
+char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression *r,
+			   kreg_mail_kind kind)
+{
+	char key[64], *domain = from_domain(cfg), *id;
+	unsigned long long h = (unsigned long long)regression_hash(r);
+
+	kreg_mail_regression_key(r, key, sizeof(key));
+	if (kind == KREG_MAIL_REPORT && key[0] == 'h')
+		id = kreg_asprintf("<kreg.%s@%s>", key, domain);	/* the key is the hash */
+	else if (kind == KREG_MAIL_REPORT)
+		id = kreg_asprintf("<kreg.%s.%016llx@%s>", key, h, domain);
+	else if (kind == KREG_MAIL_CULPRIT)
+		id = kreg_asprintf("<kreg.%s.culprit.%.12s.%016llx@%s>", key, r->culprit.sha, h, domain);
+	else
+		id = kreg_asprintf("<kreg.%s.fixed.%016llx@%s>", key, h, domain);
+	free(domain);
+	return id;
+}
+
+/* The subsystem a commit subject names: "block: reduce ..." gives "block". */
+static char *subsystem(const char *subject)
+{
+	const char *colon = subject ? strstr(subject, ": ") : NULL;
+
+	if (!colon || colon == subject || colon - subject > 40)
+		return NULL;
+	for (const char *p = subject; p < colon; p++)
+		if (isspace((unsigned char)*p) || *p == '[' || *p == ']')
+			return NULL;
+	return kreg_report_printable(subject, (size_t)(colon - subject));
+}
+
+static const char *change_word(const kreg_report_regression *r)
+{
+	if (r->direction == KREG_DIR_UNKNOWN || isnan(r->change))
+		return "change";
+	return (r->change < 0) == (r->direction == KREG_DIR_HIGHER) ? "regression" : "improvement";
+}
+
+static char *make_subject(const kreg_report_regression *r)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
+	char *sub = subsystem(c->subject);
+
+	kreg_buf_printf(&b, "[%s%s%s] ", r->repo, r->branch ? ":" : "", r->branch ? r->branch : "");
+	if (sub)
+		kreg_buf_printf(&b, "[%s] ", sub);
+	kreg_buf_printf(&b, "%.10s: %s", c->sha, r->metric);
+	if (!isnan(r->change))
+		kreg_buf_printf(&b, " %+.1f%%", r->change * 100);
+	kreg_buf_printf(&b, " %s", change_word(r));
+	free(sub);
+	return kreg_buf_detach(&b);
+}
+
+static void put_clean(kreg_buf *b, const char *s, size_t max)
+{
+	char *p = kreg_report_printable(s ? s : "", max);
+	kreg_buf_puts(b, p);
+	free(p);
+}
+
+static void put_commit_line(kreg_buf *b, const char *label, const kreg_report_commit *c)
+{
+	kreg_buf_printf(b, "%s %s (\"", label, c->sha);
+	put_clean(b, c->subject, 200);
+	kreg_buf_puts(b, "\")\n");
+}
+
+static void put_indented(kreg_buf *b, const char *text, const char *indent)
+{
+	const char *p = text ? text : "";
+
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *line = kreg_strndup(p, n);
+		kreg_buf_puts(b, indent);
+		put_clean(b, line, 900);
+		kreg_buf_putc(b, '\n');
+		free(line);
+		p += n + (e ? 1 : 0);
+	}
+}
+
+static void put_mean(kreg_buf *b, double v)
+{
+	if (isnan(v))
+		kreg_buf_puts(b, "-");
+	else
+		kreg_buf_printf(b, "%.6g", v);
+}
+
+static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regression *r,
+		     kreg_mail_kind kind, const char *old_culprit)
+{
+	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
+	const char *sim = r->backend && !strcmp(r->backend, "sim") ? " (sim: simulated samples)" : "";
+	char key[64];
+
+	kreg_report_regression_key(r, key, sizeof(key));
+	kreg_buf_puts(b, "Hello,\n\n");
+	if (kind == KREG_MAIL_FIXED) {
+		kreg_buf_puts(b, "kreg no longer sees the regression reported in this thread: it is\n"
+				 "marked fixed. The comparison as it stands:\n\n");
+	} else if (kind == KREG_MAIL_CULPRIT) {
+		kreg_buf_printf(b, "A new bisection of the regression reported in this thread names\n"
+				   "another commit than %.12s: the culprit is\n\n", old_culprit ? old_culprit : "?");
+	}
+	kreg_buf_printf(b, "kreg noticed a ");
+	if (!isnan(r->change))
+		kreg_buf_printf(b, "%+.1f%% ", r->change * 100);
+	kreg_buf_printf(b, "%s of ", change_word(r));
+	put_clean(b, r->metric, 200);
+	kreg_buf_puts(b, " on:\n\n\n");
+	put_commit_line(b, "commit:", c);
+	if (r->repo_url) {
+		kreg_buf_puts(b, "url: ");
+		put_clean(b, r->repo_url, 300);
+		kreg_buf_putc(b, '\n');
+	}
+	kreg_buf_printf(b, "repo: %s", r->repo);
+	if (r->branch)
+		kreg_buf_printf(b, " branch: %s", r->branch);
+	kreg_buf_putc(b, '\n');
+	if (c->author_name || c->author_email) {
+		kreg_buf_puts(b, "author: ");
+		put_clean(b, c->author_name, 100);
+		kreg_buf_puts(b, " <");
+		put_clean(b, c->author_email, 100);
+		kreg_buf_puts(b, ">\n");
+	}
+	kreg_buf_puts(b, "\n");
+	kreg_buf_puts(b, "testcase: ");
+	put_clean(b, r->testcase ? r->testcase : r->job, 200);
+	kreg_buf_printf(b, "\ntest machine: %s%s", r->host, sim);
+	if (r->cpus)
+		kreg_buf_printf(b, ", %d CPUs", r->cpus);
+	if (r->memory)
+		kreg_buf_printf(b, ", %llu MiB memory", (unsigned long long)(r->memory >> 20));
+	kreg_buf_puts(b, "\nparameters:\n\n");
+	kreg_buf_printf(b, "\tjob: %s\n", r->job);
+	if (r->path_params && *r->path_params) {
+		kreg_buf_puts(b, "\tparameters: ");
+		put_clean(b, r->path_params, 300);
+		kreg_buf_putc(b, '\n');
+	}
+	kreg_buf_printf(b, "\tkernel config: %s", r->kconfig ? r->kconfig : "the repo's default");
+	if (r->kconfig_base) {
+		kreg_buf_printf(b, " (%s", r->kconfig_base);
+		for (size_t i = 0; i < r->nkconfig_fragments; i++)
+			kreg_buf_printf(b, " + %s", r->kconfig_fragments[i]);
+		kreg_buf_puts(b, ")");
+	}
+	kreg_buf_putc(b, '\n');
+	kreg_buf_printf(b, "\tcompiler: %s\n", r->backend && !strcmp(r->backend, "sim") ?
+			"none (sim: no kernel is built)" : "the build host's gcc (see the kernel's .config)");
+	kreg_buf_puts(b, "\n\n");
+	if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CULPRIT) {
+		kreg_buf_puts(b, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
+				 "the same patch/commit), kindly add following tags\n");
+		kreg_buf_puts(b, "| Reported-by: ");
+		put_clean(b, cfg->mail.reported_by ? cfg->mail.reported_by : cfg->mail.from, 200);
+		kreg_buf_putc(b, '\n');
+		if (cfg->web.base_url && *cfg->web.base_url) {
+			size_t n = strlen(cfg->web.base_url);
+			kreg_buf_puts(b, "| Closes: ");
+			put_clean(b, cfg->web.base_url, 300);
+			kreg_buf_printf(b, "%sregression-%s.html\n",
+					cfg->web.base_url[n - 1] == '/' ? "" : "/", key);
+		}
+		kreg_buf_putc(b, '\n');
+	}
+	kreg_buf_puts(b, "\nDetails are as below:\n"
+			 "-------------------------------------------------------------------------------------------------->\n\n\n");
+	kreg_buf_puts(b, "To reproduce with kreg:\n\n");
+	for (size_t i = 0; i < r->nreproduce; i++) {
+		kreg_buf_puts(b, "        ");
+		put_clean(b, r->reproduce[i], 900);
+		kreg_buf_putc(b, '\n');
+	}
+	if (r->job_yaml) {
+		kreg_buf_puts(b, "\nthe job (kreg's atom):\n\n");
+		put_indented(b, r->job_yaml, "        ");
+	}
+	kreg_buf_puts(b, "\n=========================================================================================\n");
+	if (r->table.text && *r->table.text) {
+		put_indented(b, r->table.text, "");
+	} else {
+		kreg_buf_printf(b, "%s: ", r->metric);
+		put_mean(b, r->base_mean);
+		kreg_buf_puts(b, " -> ");
+		put_mean(b, r->bad_mean);
+		kreg_buf_putc(b, '\n');
+	}
+	if (r->bisection_id) {
+		kreg_buf_printf(b, "\n\nbisection %lld: %s", (long long)r->bisection_id,
+				r->bisect_state ? r->bisect_state : "?");
+		if (!isnan(r->confidence) && r->confidence > 0)
+			kreg_buf_printf(b, ", confidence %.2f", r->confidence);
+		kreg_buf_printf(b, ", %d builds, %d runs%s\n\n", r->builds, r->runs, sim);
+		for (size_t i = 0; i < r->nsteps; i++) {
+			const kreg_report_step *s = &r->steps[i];
+			kreg_buf_printf(b, "  %3d  %.12s  %-14s %-8s %3d runs  ", s->seq, s->sha,
+					s->role ? s->role : "", s->verdict ? s->verdict : "", s->runs);
+			put_mean(b, s->mean);
+			kreg_buf_puts(b, "  ");
+			put_clean(b, s->subject, 60);
+			kreg_buf_putc(b, '\n');
+		}
+		if (r->bisect_message) {
+			kreg_buf_putc(b, '\n');
+			put_indented(b, r->bisect_message, "");
+		}
+	}
+	kreg_buf_puts(b, "\n\nDisclaimer:\n"
+			 "Results come from kreg's runs on the test machine named above");
+	kreg_buf_puts(b, *sim ? "; a sim host draws\nits samples from a model, they are not measurements.\n" :
+			 ";\nyour hardware and configuration may give other figures.\n");
+	kreg_buf_puts(b, "\n-- \nkreg, the kernel performance regression robot\n");
+}
+
+/* CRLF lines of at most 998 characters, for the SMTP DATA. */
+static void put_crlf(kreg_buf *out, const char *body)
+{
+	size_t col = 0;
+
+	for (const char *p = body; *p; p++) {
+		if (*p == '\r')
+			continue;
+		if (*p == '\n') {
+			kreg_buf_puts(out, "\r\n");
+			col = 0;
+			continue;
+		}
+		if (col >= 990) {
+			kreg_buf_puts(out, "\r\n");
+			col = 0;
+		}
+		kreg_buf_putc(out, *p);
+		col++;
+	}
+	if (col)
+		kreg_buf_puts(out, "\r\n");
+}
+
+static void rfc5322_date(kreg_buf *out, int64_t when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+	char s[64];
+
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	kreg_buf_puts(out, s);
+}
+
+int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
+		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
+		      const char *old_culprit, const kreg_mail_rcpts *rcpts, int64_t date)
+{
+	const kreg_mail_cfg *mc = &cfg->mail;
+	kreg_buf h = KREG_BUF_INIT, body = KREG_BUF_INIT, v = KREG_BUF_INIT;
+	char **to = NULL, **cc = NULL;
+	size_t nto = 0, ncc = 0;
+	char *fname = NULL, *faddr = NULL, key[64];
+	int error = KREG_ERROR;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = kind;
+	kreg_mail_regression_key(r, key, sizeof(key));
+	if (kind == KREG_MAIL_REPORT)
+		out->mail_key = kreg_strdup(key);
+	else if (kind == KREG_MAIL_CULPRIT)
+		out->mail_key = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
+	else
+		out->mail_key = kreg_asprintf("%s.fixed", key);
+	if (kreg_maint_parse_email(mc->from ? mc->from : "", &fname, &faddr) < 0 ||
+	    !kreg_mail_address_ok(faddr)) {
+		kreg_error_set("mail.from: '%s' is not an e-mail address", mc->from ? mc->from : "");
+		error = KREG_EINVAL;
+		goto done;
+	}
+	out->from = kreg_strdup(faddr);
+	out->message_id = kreg_mail_message_id(cfg, r, kind);
+	out->in_reply_to = thread ? kreg_strdup(thread) : NULL;
+	char *s = make_subject(r);
+	out->subject = thread ? kreg_asprintf("Re: %s", s) : kreg_strdup(s);
+	free(s);
+	put_body(&body, cfg, r, kind, old_culprit);
+	out->body = kreg_strdup(body.ptr ? body.ptr : "");
+
+	/* the recipients: everyone, or the lab's one address */
+	kreg_buf_clear(&v);
+	if ((error = kreg_mail_mailbox(&v, fname, faddr)) < 0)
+		goto done;
+	char *from_box = kreg_strdup(v.ptr);
+	kreg_mail_header_addresses(&h, "From", &from_box, 1);
+	free(from_box);
+	if (mc->override_to && *mc->override_to) {
+		char *on = NULL, *oa = NULL;
+		if (kreg_maint_parse_email(mc->override_to, &on, &oa) < 0 || !kreg_mail_address_ok(oa)) {
+			free(on);
+			free(oa);
+			kreg_error_set("mail.override_to: '%s' is not an e-mail address", mc->override_to);
+			error = KREG_EINVAL;
+			goto done;
+		}
+		kreg_buf_clear(&v);
+		kreg_mail_mailbox(&v, on, oa);
+		to = kreg_calloc(1, sizeof(*to));
+		to[nto++] = kreg_strdup(v.ptr);
+		out->rcpts = kreg_calloc(1, sizeof(*out->rcpts));
+		out->rcpts[out->nrcpts++] = kreg_strdup(oa);
+		free(on);
+		free(oa);
+	} else {
+		out->rcpts = kreg_calloc(rcpts->count + 1, sizeof(*out->rcpts));
+		to = kreg_calloc(rcpts->count + 1, sizeof(*to));
+		cc = kreg_calloc(rcpts->count + 1, sizeof(*cc));
+		for (size_t i = 0; i < rcpts->count; i++) {
+			kreg_buf_clear(&v);
+			if (kreg_mail_mailbox(&v, rcpts->items[i].name, rcpts->items[i].address) < 0)
+				continue;
+			if (rcpts->items[i].cc)
+				cc[ncc++] = kreg_strdup(v.ptr);
+			else
+				to[nto++] = kreg_strdup(v.ptr);
+			out->rcpts[out->nrcpts++] = kreg_strdup(rcpts->items[i].address);
+		}
+	}
+	if (nto)
+		kreg_mail_header_addresses(&h, "To", to, nto);
+	if (ncc)
+		kreg_mail_header_addresses(&h, "Cc", cc, ncc);
+	kreg_mail_header_text(&h, "Subject", out->subject);
+	kreg_buf_clear(&v);
+	rfc5322_date(&v, date);
+	kreg_mail_header_raw(&h, "Date", v.ptr);
+	kreg_mail_header_raw(&h, "Message-ID", out->message_id);
+	if (thread) {
+		kreg_mail_header_raw(&h, "In-Reply-To", thread);
+		kreg_mail_header_raw(&h, "References", thread);
+	}
+	kreg_mail_header_raw(&h, "MIME-Version", "1.0");
+	kreg_mail_header_raw(&h, "Content-Type", "text/plain; charset=utf-8");
+	kreg_mail_header_raw(&h, "Content-Transfer-Encoding", "8bit");
+	kreg_mail_header_raw(&h, "X-Kreg-Regression", key);
+	if (mc->override_to && *mc->override_to && rcpts->count) {
+		kreg_buf_clear(&v);
+		for (size_t i = 0; i < rcpts->count; i++)
+			kreg_buf_printf(&v, "%s%s", i ? ", " : "", rcpts->items[i].address);
+		kreg_mail_header_raw(&h, "X-Kreg-Recipients", v.ptr);
+	}
+	kreg_buf_puts(&h, "\r\n");
+	put_crlf(&h, out->body);
+	out->message = kreg_buf_detach(&h);
+	error = 0;
+done:
+	for (size_t i = 0; i < nto; i++)
+		free(to[i]);
+	for (size_t i = 0; i < ncc; i++)
+		free(cc[i]);
+	free(to);
+	free(cc);
+	free(fname);
+	free(faddr);
+	kreg_buf_free(&v);
+	kreg_buf_free(&body);
+	kreg_buf_free(&h);
+	if (error < 0)
+		kreg_mail_message_free(out);
+	return error;
+}
+
+void kreg_mail_message_free(kreg_mail_message *m)
+{
+	free(m->mail_key);
+	free(m->subject);
+	free(m->body);
+	free(m->message);
+	free(m->message_id);
+	free(m->in_reply_to);
+	free(m->from);
+	for (size_t i = 0; i < m->nrcpts; i++)
+		free(m->rcpts[i]);
+	free(m->rcpts);
+	memset(m, 0, sizeof(*m));
+}

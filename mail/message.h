@@ -1,0 +1,53 @@
+/* The regression e-mail in the 0-day robot's form, over the report model:
+ * the subject "[repo:branch] [subsystem] sha10: metric -N.N% regression",
+ * the opening line, the commit, the test's parameters, the tags a fix
+ * should carry (Reported-by, Closes), the comparison table, the bisection
+ * and how to reproduce it; headers from mail/header.h. Follow-ups (fixed,
+ * culprit changed) thread under the report's Message-ID. */
+#ifndef KREG_MAIL_MESSAGE_H
+#define KREG_MAIL_MESSAGE_H
+
+#include "config/config.h"
+#include "mail/recipients.h"
+#include "report/report.h"
+
+#include <stdint.h>
+
+typedef enum {
+	KREG_MAIL_REPORT,	/* the first report of a regression */
+	KREG_MAIL_FIXED,	/* follow-up: the regression is gone */
+	KREG_MAIL_CULPRIT,	/* follow-up: a new bisection named another culprit */
+} kreg_mail_kind;
+
+typedef struct {
+	kreg_mail_kind kind;
+	char *mail_key;		/* "r12", "h<hash>", "r12.fixed", "r12.culprit.<sha12>" */
+	char *subject;		/* as text (the header is encoded) */
+	char *body;		/* plain text, '\n' lines */
+	char *message;		/* headers and body, CRLF lines */
+	char *message_id;	/* "<...>" */
+	char *in_reply_to;	/* follow-ups: the report's Message-ID */
+	char *from;		/* envelope sender */
+	char **rcpts;		/* envelope recipients */
+	size_t nrcpts;
+} kreg_mail_message;
+
+/* The outbox's name for a regression: "r<regressions id>", or for a culprit
+ * found by hand (no regressions row) "h<hash of repo, job, host, metric,
+ * culprit>", the same over every bisection that finds it again. */
+void kreg_mail_regression_key(const kreg_report_regression *r, char *buf, size_t size);
+
+/* The Message-ID of a regression's report (stable: the same regression in
+ * the same lab always gives the same one). */
+char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression *r,
+			   kreg_mail_kind kind);
+
+/* Compose. thread: the report's Message-ID for a follow-up (NULL for a
+ * report); old_culprit: the sha reported before, for KREG_MAIL_CULPRIT;
+ * date: seconds since the epoch for the Date header. */
+int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
+		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
+		      const char *old_culprit, const kreg_mail_rcpts *rcpts, int64_t date);
+void kreg_mail_message_free(kreg_mail_message *m);
+
+#endif

@@ -1,0 +1,278 @@
+/* The outbox use case (see outbox.h). */
+#include "mail/outbox.h"
+
+#include "db/outbox.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+#include "mail/maintainers.h"
+#include "mail/message.h"
+#include "mail/recipients.h"
+#include "mail/smtp.h"
+#include "report/report.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static const char *kind_word(kreg_mail_kind k)
+{
+	return k == KREG_MAIL_FIXED ? "fixed" : k == KREG_MAIL_CULPRIT ? "culprit" : "report";
+}
+
+static int write_eml(kreg_db *db, const kreg_config *cfg, int64_t id, const char *key,
+		     const char *message)
+{
+	char *name = kreg_asprintf("%lld-%s.eml", (long long)id, key);
+	char *path = kreg_path_join(cfg->mail.outbox, name);
+	int error;
+
+	if ((error = kreg_write_file_atomic(path, message, strlen(message))) == 0)
+		error = kreg_db_outbox_set_eml(db, id, path);
+	free(path);
+	free(name);
+	return error;
+}
+
+/* Compose and store one message of r. */
+static int queue_one(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
+		     const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
+		     const char *old_culprit, kreg_mail_stats *stats)
+{
+	kreg_mail_rcpts rcpts = { 0 };
+	kreg_mail_message m = { 0 };
+	kreg_db_outbox row = { 0 };
+	kreg_buf list = KREG_BUF_INIT;
+	int64_t id = 0, now = kreg_now();
+	int dry = opts->dry_run || cfg->mail.dry_run;
+	int error;
+
+	if ((error = kreg_mail_recipients(&rcpts, cfg, r)) < 0)
+		goto done;
+	if ((error = kreg_mail_compose(&m, cfg, r, kind, thread, old_culprit, &rcpts, now)) < 0)
+		goto done;
+	for (size_t i = 0; i < m.nrcpts; i++)
+		kreg_buf_printf(&list, "%s\n", m.rcpts[i]);
+	row.regression_id = r->regression_id;
+	row.bisection_id = r->bisection_id;
+	row.mail_key = m.mail_key;
+	row.kind = (char *)kind_word(kind);
+	row.culprit = (char *)r->culprit.sha;
+	row.message_id = m.message_id;
+	row.in_reply_to = m.in_reply_to;
+	row.recipients = list.ptr ? list.ptr : (char *)"";
+	row.subject = m.subject;
+	row.body = m.body;
+	row.message = m.message;
+	row.state = dry ? (char *)"dry_run" : (char *)"queued";
+	row.created = now;
+	if ((error = kreg_db_outbox_add(db, &id, &row)) < 0) {
+		if (error == KREG_EEXISTS)
+			error = 0;	/* another pass made it meanwhile */
+		goto done;
+	}
+	if ((error = write_eml(db, cfg, id, m.mail_key, m.message)) < 0)
+		goto done;
+	if (dry)
+		stats->written++;
+	else
+		stats->queued++;
+	printf("mail %lld: %s %s for %s (%zu recipients)%s\n", (long long)id, kind_word(kind),
+	       dry ? "written" : "queued", m.mail_key, m.nrcpts, dry ? ": dry run, not sent" : "");
+	if (m.nrcpts == 0)
+		log_warn("mail %lld: nobody to send it to (no author, mail.to or MAINTAINERS)",
+			 (long long)id);
+done:
+	kreg_buf_free(&list);
+	kreg_mail_message_free(&m);
+	kreg_mail_rcpts_free(&rcpts);
+	return error;
+}
+
+static int skip_state(const char *s)
+{
+	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "inconclusive") ||
+		     !strcmp(s, "suspected") || !strcmp(s, "bisecting"));
+}
+
+static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
+		     kreg_mail_stats *stats)
+{
+	kreg_report_entry *v = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = kreg_report_list(db, &v, &n)) < 0)
+		return error;
+	for (size_t i = 0; i < n && error == 0; i++) {
+		kreg_report_regression *r = NULL;
+		kreg_db_outbox report = { 0 }, other = { 0 };
+		char key[64], *fkey = NULL;
+
+		if (!v[i].culprit_sha[0] || skip_state(v[i].state))
+			continue;
+		if ((error = kreg_report_regression_load(&r, db, cfg, v[i].regression_id,
+							 v[i].bisection_id)) < 0)
+			break;
+		kreg_mail_regression_key(r, key, sizeof(key));
+		error = kreg_db_outbox_find(db, &report, key);
+		if (error == KREG_ENOTFOUND) {
+			kreg_error_clear();
+			error = queue_one(db, cfg, opts, r, KREG_MAIL_REPORT, NULL, NULL, stats);
+		} else if (error == 0) {
+			/* follow-ups, threaded under the report */
+			if (report.culprit && strcmp(report.culprit, r->culprit.sha) != 0) {
+				fkey = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
+				if ((error = kreg_db_outbox_find(db, &other, fkey)) == KREG_ENOTFOUND)
+					error = queue_one(db, cfg, opts, r, KREG_MAIL_CULPRIT,
+							  report.message_id, report.culprit, stats);
+				kreg_db_outbox_free(&other);
+				free(fkey);
+				fkey = NULL;
+			}
+			if (error == 0 && r->state && !strcmp(r->state, "fixed")) {
+				fkey = kreg_asprintf("%s.fixed", key);
+				if ((error = kreg_db_outbox_find(db, &other, fkey)) == KREG_ENOTFOUND)
+					error = queue_one(db, cfg, opts, r, KREG_MAIL_FIXED,
+							  report.message_id, NULL, stats);
+				kreg_db_outbox_free(&other);
+				free(fkey);
+			}
+		}
+		kreg_db_outbox_free(&report);
+		kreg_report_regression_free(r);
+	}
+	kreg_report_list_free(v, n);
+	return error;
+}
+
+static int64_t backoff_after(const kreg_config *cfg, int attempts)
+{
+	double wait = cfg->mail.backoff;
+
+	for (int i = 1; i < attempts && wait < 6 * 3600; i++)
+		wait *= 2;
+	if (wait > 6 * 3600)
+		wait = 6 * 3600;
+	return (int64_t)ceil(wait);
+}
+
+static int deliver_one(kreg_db *db, const kreg_config *cfg, int64_t id, kreg_mail_stats *stats)
+{
+	kreg_db_outbox m = { 0 };
+	char **rcpts = NULL, *reason = NULL;
+	size_t n = 0, alloc = 0;
+	kreg_smtp_outcome outcome;
+	int error;
+
+	if ((error = kreg_db_outbox_get(db, &m, id)) < 0)
+		return error;
+	for (char *p = m.recipients; p && *p;) {
+		char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len) {
+			KREG_ARRAY_GROW(rcpts, n + 1, alloc);
+			rcpts[n++] = kreg_strndup(p, len);
+		}
+		p += len + (e ? 1 : 0);
+	}
+	char *from_name = NULL, *from = NULL;
+	if (kreg_maint_parse_email(cfg->mail.from ? cfg->mail.from : "", &from_name, &from) < 0) {
+		kreg_error_set("mail.from: no e-mail address in '%s'", cfg->mail.from ? cfg->mail.from : "");
+		error = KREG_EINVAL;
+		goto done;
+	}
+	if (n == 0) {
+		error = kreg_db_outbox_mark_failed(db, id, "no recipients", 1, 0);
+		printf("mail %lld: given up: no recipients\n", (long long)id);
+		stats->given_up++;
+		goto done;
+	}
+	if ((error = kreg_smtp_send(&outcome, &reason, &cfg->mail, from, rcpts, n, m.message)) < 0)
+		goto done;
+	int64_t now = kreg_now();
+	if (outcome == KREG_SMTP_SENT) {
+		error = kreg_db_outbox_mark_sent(db, id, now);
+		printf("mail %lld: sent to %zu recipients: %s\n", (long long)id, n, m.mail_key);
+		stats->sent++;
+	} else if (outcome == KREG_SMTP_PERMANENT && m.attempts + 1 >= cfg->mail.attempts) {
+		error = kreg_db_outbox_mark_failed(db, id, reason, 1, 0);
+		printf("mail %lld: given up after %d attempts: %s\n", (long long)id, m.attempts + 1, reason);
+		stats->given_up++;
+	} else {
+		int64_t wait = backoff_after(cfg, m.attempts + 1);
+		error = kreg_db_outbox_mark_failed(db, id, reason, 0, now + wait);
+		printf("mail %lld: not sent (attempt %d): %s; next try in %llds\n", (long long)id,
+		       m.attempts + 1, reason, (long long)wait);
+		stats->waiting++;
+	}
+done:
+	free(from_name);
+	free(from);
+	free(reason);
+	for (size_t i = 0; i < n; i++)
+		free(rcpts[i]);
+	free(rcpts);
+	kreg_db_outbox_free(&m);
+	return error;
+}
+
+int kreg_mail_send(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
+		   kreg_mail_stats *stats)
+{
+	char *lock = NULL;
+	int fd = -1, error;
+	int64_t *ids = NULL;
+	size_t n = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	if ((error = kreg_mkdir_p(cfg->mail.outbox, 0755)) < 0)
+		return error;
+	lock = kreg_path_join(cfg->mail.outbox, ".lock");
+	if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		kreg_error_errno("%s", lock);
+		error = KREG_ERROR;
+		goto done;
+	}
+	if (flock(fd, LOCK_EX) < 0) {
+		kreg_error_errno("%s: cannot lock", lock);
+		error = KREG_ERROR;
+		goto done;
+	}
+	if ((error = queue_all(db, cfg, opts, stats)) < 0)
+		goto done;
+	if (opts->dry_run || cfg->mail.dry_run)
+		goto done;
+	if ((error = kreg_db_outbox_due(db, &ids, &n, kreg_now(), opts->retry)) < 0)
+		goto done;
+	if (n && (!cfg->mail.smtp_url || !*cfg->mail.smtp_url)) {
+		printf("mail: %zu messages wait: mail.smtp_url is not set\n", n);
+		stats->waiting += (int)n;
+		goto done;
+	}
+	for (size_t i = 0; i < n && error == 0; i++)
+		error = deliver_one(db, cfg, ids[i], stats);
+	if (error == 0) {
+		/* what waits now: queued rows, due later or just failed */
+		kreg_db_outbox *v = NULL;
+		size_t nv = 0;
+		if (kreg_db_outbox_list(db, &v, &nv) == 0) {
+			stats->waiting = 0;
+			for (size_t i = 0; i < nv; i++)
+				stats->waiting += !strcmp(v[i].state, "queued");
+		}
+		kreg_db_outbox_list_free(v, nv);
+	}
+done:
+	free(ids);
+	if (fd >= 0)
+		close(fd);
+	free(lock);
+	return error;
+}

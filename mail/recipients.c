@@ -1,0 +1,136 @@
+/* Recipients of a regression's mail (see recipients.h). */
+#include "mail/recipients.h"
+
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+#include "mail/header.h"
+#include "mail/maintainers.h"
+#include "mail/tree.h"
+
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void add(kreg_mail_rcpts *v, const char *name, const char *address, int cc,
+		const char *why)
+{
+	if (!address || !*address)
+		return;
+	if (!kreg_mail_address_ok(address)) {
+		char *shown = kreg_report_printable(address, 80);
+		log_warn("mail: '%s' (%s) is not an address kreg sends to; left out", shown, why);
+		free(shown);
+		return;
+	}
+	for (size_t i = 0; i < v->count; i++)
+		if (strcasecmp(v->items[i].address, address) == 0) {
+			if (!cc)
+				v->items[i].cc = 0;	/* To wins over Cc */
+			return;
+		}
+	KREG_ARRAY_GROW(v->items, v->count + 1, v->alloc);
+	v->items[v->count++] = (kreg_mail_rcpt){ kreg_strdup(name ? name : ""), kreg_strdup(address), cc,
+						 kreg_strdup(why) };
+}
+
+/* "Name <addr>" or "addr" from the configuration. */
+static void add_text(kreg_mail_rcpts *v, const char *text, int cc, const char *why)
+{
+	char *name, *address;
+
+	if (kreg_maint_parse_email(text, &name, &address) < 0) {
+		char *shown = kreg_report_printable(text, 80);
+		log_warn("mail: %s: '%s' holds no e-mail address; left out", why, shown);
+		free(shown);
+		return;
+	}
+	add(v, name, address, cc, why);
+	free(name);
+	free(address);
+}
+
+static void add_maintainers(kreg_mail_rcpts *v, const kreg_config *cfg,
+			    const kreg_report_regression *r)
+{
+	char *repos = kreg_config_data_path(cfg, "repos");
+	char *name = kreg_asprintf("%s.git", r->repo);
+	char *path = kreg_path_join(repos, name);
+	git_repository *repo = NULL;
+	kreg_maintainers *m = NULL;
+	kreg_maint_result res = { 0 };
+	char **files = NULL;
+	size_t nfiles = 0;
+	git_oid oid;
+
+	git_libgit2_init();
+	if (git_repository_open_bare(&repo, path) < 0) {
+		log_warn("mail: no mirror of %s at %s: MAINTAINERS not read", r->repo, path);
+		goto done;
+	}
+	if (git_oid_fromstr(&oid, r->culprit.sha) < 0)
+		goto done;
+	if (kreg_mail_tree_maintainers(&m, repo, &oid) < 0) {
+		log_info("mail: %s", kreg_error_last());
+		goto done;
+	}
+	if (kreg_mail_commit_files(&files, &nfiles, repo, &oid) < 0 ||
+	    kreg_maintainers_match(m, (const char *const *)files, nfiles, &res) < 0) {
+		log_warn("mail: %s", kreg_error_last());
+		goto done;
+	}
+	for (size_t i = 0; i < res.count; i++)
+		add(v, res.items[i].name, res.items[i].address, 1, res.items[i].role);
+done:
+	kreg_maint_result_free(&res);
+	kreg_mail_files_free(files, nfiles);
+	kreg_maintainers_free(m);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	free(path);
+	free(name);
+	free(repos);
+}
+
+int kreg_mail_recipients(kreg_mail_rcpts *out, const kreg_config *cfg,
+			 const kreg_report_regression *r)
+{
+	const kreg_mail_cfg *mc = &cfg->mail;
+	const kreg_report_commit *c = r->culprit.id ? &r->culprit : NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (c && mc->to_author)
+		add(out, c->author_name, c->author_email, 0, "author");
+	for (size_t i = 0; i < mc->nto; i++)
+		add_text(out, mc->to[i], 0, "mail.to");
+	if (c && mc->cc_committer)
+		add(out, c->committer_name, c->committer_email, 1, "committer");
+	if (c && mc->maintainers)
+		add_maintainers(out, cfg, r);
+	for (size_t i = 0; i < cfg->nrepos; i++)
+		if (!strcmp(cfg->repos[i].name, r->repo))
+			for (size_t k = 0; k < cfg->repos[i].nmaintainers; k++)
+				add_text(out, cfg->repos[i].maintainers[k], 1, "repos.maintainers");
+	for (size_t i = 0; i < mc->ncc; i++)
+		add_text(out, mc->cc[i], 1, "mail.cc");
+	/* nobody in To: the first one copied is */
+	int to = 0;
+	for (size_t i = 0; i < out->count; i++)
+		to |= !out->items[i].cc;
+	if (!to && out->count)
+		out->items[0].cc = 0;
+	return 0;
+}
+
+void kreg_mail_rcpts_free(kreg_mail_rcpts *v)
+{
+	for (size_t i = 0; i < v->count; i++) {
+		free(v->items[i].name);
+		free(v->items[i].address);
+		free(v->items[i].why);
+	}
+	free(v->items);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+# A real SMTP server on loopback for kreg's mail tests (Debian's
+# python3-aiosmtpd). Every message it takes is saved in DIR as N.eml, with
+# N.env holding the envelope (MAIL FROM, then one RCPT TO a line).
+#
+#   smtp-server.py DIR PORT [MODE]
+#     MODE ok          250 for every message (default)
+#          tempfail:N  451 for the first N messages, then 250
+#          reject      554 for every message
+#
+# It writes DIR/ready once it listens and stops on SIGTERM.
+import os
+import signal
+import sys
+import threading
+
+from aiosmtpd.controller import Controller
+
+
+class Handler:
+    def __init__(self, outdir, mode):
+        self.outdir = outdir
+        self.mode = mode
+        self.seen = 0
+        self.saved = 0
+
+    async def handle_DATA(self, server, session, envelope):
+        self.seen += 1
+        if self.mode == "reject":
+            return "554 5.7.1 rejected by kreg's test server"
+        if self.mode.startswith("tempfail:") and self.seen <= int(self.mode.split(":")[1]):
+            return "451 4.3.0 kreg's test server: try again later"
+        self.saved += 1
+        base = os.path.join(self.outdir, "%d" % self.saved)
+        with open(base + ".env.tmp", "w") as f:
+            f.write(envelope.mail_from + "\n")
+            for r in envelope.rcpt_tos:
+                f.write(r + "\n")
+        with open(base + ".eml.tmp", "wb") as f:
+            f.write(envelope.original_content)
+        os.rename(base + ".env.tmp", base + ".env")
+        os.rename(base + ".eml.tmp", base + ".eml")
+        return "250 2.0.0 OK saved"
+
+
+def main():
+    outdir, port = sys.argv[1], int(sys.argv[2])
+    mode = sys.argv[3] if len(sys.argv) > 3 else "ok"
+    os.makedirs(outdir, exist_ok=True)
+    controller = Controller(Handler(outdir, mode), hostname="127.0.0.1", port=port)
+    controller.start()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *a: stop.set())
+    signal.signal(signal.SIGINT, lambda *a: stop.set())
+    with open(os.path.join(outdir, "ready"), "w") as f:
+        f.write("%d\n" % os.getpid())
+    stop.wait()
+    controller.stop()
+    os.unlink(os.path.join(outdir, "ready"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+# Shared by the 8x mail tests: a real SMTP server on loopback and a small
+# kernel-like git tree with a MAINTAINERS file.
+#
+#   smtp_start DIR [MODE]   start tests/helpers/smtp-server.py on $SMTP_PORT
+#                           (MODE: ok, tempfail:N, reject); stopped at exit
+#   smtp_stop
+#   make_mail_repo DIR      root (MAINTAINERS, block/, fs/), 16 commits; the
+#                           9th (SHA_9) changes block/blk-core.c with a
+#                           Sim-Effect trailer, a non-ASCII subject prefix and
+#                           an author name holding CR/LF and a header
+
+SMTP_PY=/usr/bin/python3
+SMTP_PID=
+
+smtp_free_port() {
+	"$SMTP_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+smtp_start() {
+	local dir=$1 mode=${2:-ok} i
+	rm -f "$dir/ready"
+	mkdir -p "$dir"
+	"$SMTP_PY" "$KREG_SRC/tests/helpers/smtp-server.py" "$dir" "$SMTP_PORT" "$mode" \
+		>>"$SCRATCH/smtp.log" 2>&1 &
+	SMTP_PID=$!
+	for i in $(seq 1 100); do
+		[ -f "$dir/ready" ] && return 0
+		kill -0 "$SMTP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# the SMTP server did not start:"; sed 's/^/# /' "$SCRATCH/smtp.log"
+	return 1
+}
+
+smtp_stop() {
+	[ -n "$SMTP_PID" ] || return 0
+	kill "$SMTP_PID" 2>/dev/null
+	for _ in $(seq 1 100); do
+		kill -0 "$SMTP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$SMTP_PID" 2>/dev/null
+	wait "$SMTP_PID" 2>/dev/null
+	SMTP_PID=
+}
+
+trap 'smtp_stop; _cleanup' EXIT
+
+make_mail_repo() {
+	local R=$1 n
+	git init -q -b master "$R"
+	git -C "$R" config user.name "Test Author"
+	git -C "$R" config user.email "test@example.org"
+	mkdir -p "$R/block" "$R/fs"
+	cat > "$R/MAINTAINERS" <<'M'
+List of maintainers
+===================
+
+BLOCK LAYER
+M:	Jens Axboe <axboe@kernel.dk>
+R:	Rev Iewer <reviewer@example.org>
+L:	linux-block@vger.kernel.org
+S:	Maintained
+F:	block/
+
+FILESYSTEMS
+M:	Fs Person <fs@example.org>
+S:	Maintained
+F:	fs/
+
+THE REST
+M:	Linus Torvalds <torvalds@linux-foundation.org>
+L:	linux-kernel@vger.kernel.org
+S:	Buried alive in reporters
+F:	*
+F:	*/
+M
+	echo 0 > "$R/block/blk-core.c"
+	echo 0 > "$R/fs/super.c"
+	git -C "$R" add -A
+	GIT_AUTHOR_DATE="@1700000000 +0000" GIT_COMMITTER_DATE="@1700000000 +0000" \
+		git -C "$R" commit -qm "root"
+	GOOD=$(git -C "$R" rev-parse HEAD)
+	for n in $(seq 1 16); do
+		export GIT_AUTHOR_DATE="@$((1700000000 + n)) +0000" GIT_COMMITTER_DATE="@$((1700000000 + n)) +0000"
+		if [ "$n" = 9 ]; then
+			echo "$n" >> "$R/block/blk-core.c"
+			git -C "$R" add -A
+			GIT_AUTHOR_NAME=$'J\xc3\xb6hn D\xc5\x93\r\nBcc: victim@example.org' \
+			GIT_AUTHOR_EMAIL=john@example.org \
+			GIT_COMMITTER_NAME="Commit Ter" GIT_COMMITTER_EMAIL=committer@example.org \
+				git -C "$R" commit -qm $'bl\xc3\xb6ck: make the queue slow\n\nSim-Effect: fio.read_iops -20%'
+		else
+			echo "$n" >> "$R/fs/super.c"
+			git -C "$R" add -A
+			git -C "$R" commit -qm "fs: commit $n"
+		fi
+		eval "SHA_$n=\$(git -C \"\$R\" rev-parse HEAD)"
+	done
+	unset GIT_AUTHOR_DATE GIT_COMMITTER_DATE
+	BAD=$(git -C "$R" rev-parse HEAD)
+}
+
+# mail_config FILE DATA_DIR [extra mail: lines]
+mail_config() {
+	cat > "$1" <<YAML
+data_dir: $2
+repos:
+  - name: src
+    url: $SCRATCH/src
+    branches: [master]
+hosts:
+  - name: simhost
+    backend: sim
+    seed: 7
+    metrics:
+      - { metric: fio.read_iops, base: 10000, noise: 5% }
+mail:
+  smtp_url: smtp://127.0.0.1:$SMTP_PORT
+  from: "kreg robot <kreg@lab.example.org>"
+  cc: ["Lab List <lab@example.org>"]
+  attempts: 2
+  backoff: 1h
+  timeout: 20s
+${3:-}
+web:
+  base_url: https://kreg.example.org/
+YAML
+}
+
+# A header of a saved message, decoded (RFC 2047) and unfolded.
+mail_header() {  # FILE NAME
+	"$SMTP_PY" - "$1" "$2" <<'PY'
+import sys, email
+from email import policy
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
+for v in m.get_all(sys.argv[2]) or []:
+    print(str(v))
+PY
+}
+
+# The header names of a saved message, one a line.
+mail_header_names() {
+	"$SMTP_PY" - "$1" <<'PY'
+import sys, email
+from email import policy
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
+for k in m.keys():
+    print(k)
+PY
+}

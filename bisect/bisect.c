@@ -65,7 +65,8 @@ typedef struct {
 	const kreg_bisect_commit *c;	/* NULL: never run */
 	long gi;			/* index in the range, -1 outside */
 	size_t first;			/* first event naming it (ends first) */
-	double *kept;			/* screened values */
+	double *v;			/* its values on the machine's scale */
+	double *kept;			/* screened values (machine's scale) */
 	double ref_good, ref_bad;	/* the references of its verdict */
 	size_t nkept;
 	kreg_bisect_verdict verdict;
@@ -82,6 +83,7 @@ typedef struct {
 	size_t n, alloc;
 	node *good, *bad;
 	kreg_bisect_noise noise;
+	int log_scale;			/* values are judged as their logarithms */
 	kreg_bisect_ends ends;
 	double a_search, a_verify;
 	kreg_bisect_mark *marks;
@@ -141,8 +143,10 @@ static int untestable(const node *x)
 
 static void machine_free(machine *m)
 {
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		free(m->nodes[i].kept);
+		free(m->nodes[i].v);
+	}
 	free(m->nodes);
 	free(m->marks);
 }
@@ -218,12 +222,31 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 	m->good = find_node(m, &st->good);
 	m->bad = find_node(m, &st->bad);
 
+	/* The scale: performance metrics are positive and their noise grows
+	 * with their level (a run is a few percent off, whatever the level).
+	 * On an absolute scale one pooled noise figure is the quiet side's
+	 * when an effect is large (at -96% the bad side's spread is 1/25th of
+	 * the good side's), and the good side's own runs look like outliers.
+	 * On the log scale the noise is relative, the same on both sides. */
+	m->log_scale = !m->p->absolute_scale;
+	for (size_t i = 0; i < m->n && m->log_scale; i++)
+		for (size_t k = 0; k < nvalues(&m->nodes[i]); k++)
+			if (!(m->nodes[i].c->values[k] > 0)) {
+				m->log_scale = 0;
+				break;
+			}
 	sets = kreg_calloc(m->n, sizeof(*sets));
-	for (size_t i = 0; i < m->n; i++)
-		if (nvalues(&m->nodes[i])) {
-			sets[nsets].v = m->nodes[i].c->values;
-			sets[nsets++].n = m->nodes[i].c->nvalues;
-		}
+	for (size_t i = 0; i < m->n; i++) {
+		node *x = &m->nodes[i];
+
+		if (!nvalues(x))
+			continue;
+		x->v = kreg_malloc(x->c->nvalues * sizeof(double));
+		for (size_t k = 0; k < x->c->nvalues; k++)
+			x->v[k] = m->log_scale ? log(x->c->values[k]) : x->c->values[k];
+		sets[nsets].v = x->v;
+		sets[nsets++].n = x->c->nvalues;
+	}
 	kreg_bisect_noise_estimate(&m->noise, sets, nsets);
 	free(sets);
 	for (size_t i = 0; i < m->n; i++) {
@@ -232,8 +255,7 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 		if (!nvalues(x))
 			continue;
 		x->kept = kreg_malloc(x->c->nvalues * sizeof(double));
-		x->nkept = kreg_bisect_screen(x->kept, x->c->values, x->c->nvalues,
-					      m->noise.scale);
+		x->nkept = kreg_bisect_screen(x->kept, x->v, x->c->nvalues, m->noise.scale);
 	}
 	m->a_search = -log(m->p->search_error);
 	m->a_verify = -log(m->p->verify_error);
@@ -815,10 +837,21 @@ int kreg_bisect_judge(kreg_bisect_judgement *out, const kreg_bisect_graph *g,
 		out->verdict = x->verdict;
 		out->llr = x->is_end ? 0 : x->llr;
 		out->n = nvalues(x);
-		out->mean = x->nkept ? kreg_stats_mean(x->kept, x->nkept) : 0;
+		out->log_scale = m.log_scale;
 		out->noise = m.noise.scale;
 		out->ref_good = x->ref_good;
 		out->ref_bad = x->ref_bad;
+		if (m.log_scale) {
+			double sum = 0;
+
+			for (size_t k = 0; k < x->nkept; k++)
+				sum += exp(x->kept[k]);
+			out->mean = x->nkept ? sum / (double)x->nkept : 0;
+			out->ref_good = x->ref_good != 0 ? exp(x->ref_good) : 0;
+			out->ref_bad = x->ref_bad != 0 ? exp(x->ref_bad) : 0;
+		} else {
+			out->mean = x->nkept ? kreg_stats_mean(x->kept, x->nkept) : 0;
+		}
 		if (x->is_end && !nvalues(x))
 			out->verdict = KREG_BISECT_PENDING;
 		if (x->is_revert && x->verdict == KREG_BISECT_PENDING && nvalues(x) >= st->params.runs_per_step)

@@ -85,6 +85,8 @@ typedef struct {
 	double search_error;	/* accepted error of a search verdict */
 	double verify_error;	/* accepted error of the culprit's and parents' verdicts */
 	double min_confidence;	/* a culprit is named only this sure; else inconclusive */
+	int absolute_scale;	/* judge on the metric's own scale even when every
+				 * value is positive (the old way: the bench compares) */
 } kreg_bisect_params;
 
 /* The defaults; from kreg.yaml: usecase/judge_opts.h. */
@@ -130,8 +132,12 @@ typedef struct {
 	double llr;		/* nats towards bad (> 0) or good (< 0) */
 	double mean;		/* of its samples */
 	size_t n;		/* samples */
-	double noise;		/* pooled noise of the bisection (stddev, absolute) */
-	double ref_good, ref_bad;	/* the references it was judged against */
+	double noise;		/* pooled noise of the bisection: a stddev of the log
+				 * of the values (relative) when log_scale, else absolute */
+	int log_scale;		/* the values were judged as their logarithms (all
+				 * positive): the noise is relative, the same both sides */
+	double ref_good, ref_bad;	/* the references it was judged against (geometric
+					 * means on the log scale) */
 } kreg_bisect_judgement;
 
 int kreg_bisect_judge(kreg_bisect_judgement *out, const kreg_bisect_graph *g,

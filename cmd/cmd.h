@@ -43,6 +43,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_changes(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_host(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_work(int argc, char **argv);

@@ -1,16 +1,18 @@
 /* kreg db: init, migrate, info, check. */
 #include "cmd.h"
 
+#include "db/results.h"
 #include "lib/err.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
 	"usage: kreg db init      create the database (and the data directory)\n"
 	"       kreg db migrate   bring an older schema up to date\n"
 	"       kreg db info      schema version, tables and their row counts\n"
-	"       kreg db check     PRAGMA integrity_check\n";
+	"       kreg db check     integrity, foreign keys, runs left running by dead processes\n";
 
 static int print_table(const char *table, int64_t rows, void *arg)
 {
@@ -64,9 +66,28 @@ int cmd_db(int argc, char **argv)
 	} else {
 		if (kreg_cmd_open_db(&db, cfg, 0) < 0)
 			goto done;
+		kreg_db_stuck_run *stuck = NULL;
+		size_t nstuck = 0;
+
 		if (kreg_db_check(db) < 0)
 			goto fail;
-		printf("%s: integrity ok\n", kreg_db_path(db));
+		printf("%s: integrity ok, foreign keys ok\n", kreg_db_path(db));
+		if (kreg_db_runs_stuck(db, &stuck, &nstuck) < 0)
+			goto fail;
+		for (size_t i = 0; i < nstuck; i++) {
+			if (stuck[i].pid > 0)
+				printf("run %lld: left running by pid %lld, which is gone\n",
+				       (long long)stuck[i].id, stuck[i].pid);
+			else
+				printf("run %lld: left running by a process that is gone\n",
+				       (long long)stuck[i].id);
+		}
+		free(stuck);
+		if (nstuck) {
+			kreg_cmd_error("%zu run%s left running by dead processes (the next run "
+				       "started marks them infra_failed)", nstuck, nstuck == 1 ? "" : "s");
+			goto done;
+		}
 	}
 	ret = KREG_EXIT_OK;
 	goto done;

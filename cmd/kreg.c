@@ -27,6 +27,7 @@ static const struct {
 	{ "changes", cmd_changes, "change points of a metric along a branch" },
 	{ "build", cmd_build, "build a kernel at a commit" },
 	{ "image", cmd_image, "build the guest initramfs" },
+	{ "host", cmd_host, "check a test host (reachable, kexec, target, ...)" },
 	{ "bisect", cmd_bisect, "find the first bad commit of a regression" },
 	{ "daemon", cmd_daemon, "watch trees, build, run, detect, bisect, report" },
 	{ "work", cmd_work, "do one queued work item (the daemon's worker)" },

@@ -301,7 +301,7 @@ static const field host_fields[] = {
 	{ .key = "disk", .type = T_PATH, .off = O(kreg_host_cfg, disk), .only = B_QEMU },
 	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
 	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU },
-	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU },
+	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH },
 	/* ssh */
 	{ .key = "address", .type = T_STR, .off = O(kreg_host_cfg, address), .only = B_SSH },
 	{ .key = "user", .type = T_STR, .off = O(kreg_host_cfg, user), .def = "root", .only = B_SSH },
@@ -309,6 +309,13 @@ static const field host_fields[] = {
 	{ .key = "good_kernel", .type = T_STR, .off = O(kreg_host_cfg, good_kernel), .only = B_SSH },
 	{ .key = "reboot_timeout", .type = T_DURATION, .off = O(kreg_host_cfg, reboot_timeout), .def = "5m", .only = B_SSH,
 	  .min = 1, .max = HUGE_VAL },
+	{ .key = "known_hosts", .type = T_PATH, .off = O(kreg_host_cfg, known_hosts), .only = B_SSH },
+	{ .key = "initrd", .type = T_STR, .off = O(kreg_host_cfg, initrd), .only = B_SSH },
+	{ .key = "work_dir", .type = T_STR, .off = O(kreg_host_cfg, work_dir), .def = "/tmp/kreg", .only = B_SSH },
+	{ .key = "install_command", .type = T_STRLIST, .off = O(kreg_host_cfg, install_command),
+	  C(kreg_host_cfg, ninstall_command), .only = B_SSH },
+	{ .key = "power_cycle", .type = T_STRLIST, .off = O(kreg_host_cfg, power_cycle),
+	  C(kreg_host_cfg, npower_cycle), .only = B_SSH },
 	/* sim */
 	{ .key = "seed", .type = T_U64, .off = O(kreg_host_cfg, seed), .def = "1", .only = B_SIM },
 	{ .key = "metrics", .type = T_LIST, .off = O(kreg_host_cfg, sim_metrics), C(kreg_host_cfg, nsim_metrics),
@@ -1162,6 +1169,8 @@ static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char
 		return;
 	if (h->backend == KREG_BACKEND_SSH && !h->address)
 		problem(ld, map, "%s: missing required key 'address' (for the ssh backend)", path);
+	if (h->backend == KREG_BACKEND_SSH && h->work_dir && h->work_dir[0] != '/')
+		problem(ld, map, "%s.work_dir: '%s' is not an absolute path", path, h->work_dir);
 	if (h->backend != KREG_BACKEND_SIM || !effects || effects->type != YAML_SEQUENCE_NODE)
 		return;
 	/* Every effect names a metric the host models. */

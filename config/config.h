@@ -81,7 +81,7 @@ typedef struct {
 	char *disk;		/* test disk image path (created when missing) */
 	uint64_t disk_size;	/* bytes */
 	char *image;		/* guest initramfs; default <data_dir>/images/kreg-initrd.cpio */
-	char *append;		/* extra kernel command line */
+	char *append;		/* extra kernel command line (qemu, ssh) */
 
 	/* ssh */
 	char *address;		/* host or host:port */
@@ -89,6 +89,13 @@ typedef struct {
 	char *identity;		/* private key file */
 	char *good_kernel;	/* the kernel to return to on failure */
 	double reboot_timeout;
+	char *known_hosts;	/* kreg's known_hosts; default <data_dir>/ssh/known_hosts */
+	char *initrd;		/* on the machine: the initramfs kexec loads, or NULL */
+	char *work_dir;		/* on the machine: kernels and runs go here, default /tmp/kreg */
+	char **install_command;	/* argv run on the machine instead of kexec, or NULL */
+	size_t ninstall_command;
+	char **power_cycle;	/* argv run here when the machine does not come back */
+	size_t npower_cycle;
 
 	/* sim */
 	uint64_t seed;

@@ -284,25 +284,15 @@ int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs)
 
 int kreg_db_bisection_abandon_runs(kreg_db *db, int64_t id, int *count)
 {
-	sqlite3_stmt *st;
-	int error;
-
-	if (kreg_db__prepare(db, &st,
-			     "UPDATE runs SET status = 'infra_failed', finished = ?2, "
-			     "error = 'abandoned: the bisection was interrupted' "
-			     "WHERE status = 'running' AND (job_id, host_id) = (SELECT job_id, host_id "
-			     "FROM bisections WHERE id = ?1) AND commit_id IN (SELECT commit_id FROM "
-			     "bisect_steps WHERE bisection_id = ?1 UNION SELECT good_commit_id FROM "
-			     "bisections WHERE id = ?1 UNION SELECT bad_commit_id FROM bisections "
-			     "WHERE id = ?1)") < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, kreg_now());
-	error = kreg_db__step_done(db, st, "cannot abandon the bisection's runs");
-	if (!error && count)
-		*count = sqlite3_changes(db->h);
-	sqlite3_finalize(st);
-	return error;
+	/* only runs whose owner is dead: a live `kreg job run` or another
+	 * bisection on the same job, host and commits keeps its runs */
+	return kreg_db__reap_runs(db,
+				  "(job_id, host_id) = (SELECT job_id, host_id FROM bisections "
+				  "WHERE id = ?1) AND commit_id IN (SELECT commit_id FROM "
+				  "bisect_steps WHERE bisection_id = ?1 UNION SELECT good_commit_id "
+				  "FROM bisections WHERE id = ?1 UNION SELECT bad_commit_id FROM "
+				  "bisections WHERE id = ?1)",
+				  id, "the bisection was interrupted", count);
 }
 
 int kreg_db_bisection_count_builds(kreg_db *db, int64_t id)

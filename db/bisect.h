@@ -49,9 +49,10 @@ int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs);
  * tried, once per bisection), so a kill between a step and its build
  * neither loses nor doubles one. */
 int kreg_db_bisection_count_builds(kreg_db *db, int64_t id);
-/* Runs of this bisection's (job, host) at its commits still 'running': a
- * killed driver left them; they become infra_failed. Call only while
- * holding the bisection (its lock). */
+/* Runs of this bisection's (job, host) at its commits still 'running' whose
+ * owner is dead (a killed driver left them): they become infra_failed. A
+ * live process's runs there (a `kreg job run`, another bisection) are left
+ * alone. Call only while holding the bisection (its lock). */
 int kreg_db_bisection_abandon_runs(kreg_db *db, int64_t id, int *count);
 void kreg_db_bisection_free(kreg_db_bisection *b);
 void kreg_db_bisection_list_free(kreg_db_bisection *v, size_t n);

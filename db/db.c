@@ -202,6 +202,13 @@ static const char *const migrations[] = {
 	"ALTER TABLE outbox2 RENAME TO outbox;"
 	"CREATE INDEX outbox_regression ON outbox(regression_id);"
 	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
+	/* 2 -> 3: a run's owner (issue 13): the process that started it, named
+	 * by boot id, pid and start time, so that only a dead owner's runs are
+	 * reaped. NULL in rows from before: their owners are gone. */
+	"ALTER TABLE runs ADD COLUMN owner_boot TEXT;"
+	"ALTER TABLE runs ADD COLUMN owner_pid INTEGER;"
+	"ALTER TABLE runs ADD COLUMN owner_start INTEGER;"
+	"CREATE INDEX runs_running ON runs (status) WHERE status = 'running';",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -564,6 +571,33 @@ int kreg_db_check(kreg_db *db)
 
 		if (!r || strcmp(r, "ok")) {
 			kreg_error_set("%s: integrity check: %s", db->path, r ? r : "?");
+			error = KREG_ERROR;
+		}
+	}
+	sqlite3_finalize(st);
+	if (error < 0)
+		return error;
+	/* rows whose parent is missing (written with foreign keys off, or by
+	 * hand): integrity_check does not look */
+	if (kreg_db__prepare(db, &st, "PRAGMA foreign_key_check") < 0)
+		return KREG_ERROR;
+	{
+		int rc = sqlite3_step(st), n = 0;
+		char first[256] = "";
+
+		while (rc == SQLITE_ROW) {
+			if (!n++)
+				snprintf(first, sizeof(first), "%s row %lld refers to a missing %s row",
+					 (const char *)sqlite3_column_text(st, 0),
+					 (long long)sqlite3_column_int64(st, 1),
+					 (const char *)sqlite3_column_text(st, 2));
+			rc = sqlite3_step(st);
+		}
+		if (rc != SQLITE_DONE)
+			error = kreg_db__error(db, "foreign key check failed to run");
+		else if (n) {
+			kreg_error_set("%s: foreign key check: %s%s", db->path, first,
+				       n > 1 ? " (and more)" : "");
 			error = KREG_ERROR;
 		}
 	}

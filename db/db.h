@@ -11,7 +11,7 @@
 typedef struct kreg_db kreg_db;
 
 /* The schema version this kreg writes. */
-#define KREG_DB_VERSION 2
+#define KREG_DB_VERSION 3
 
 enum {
 	KREG_DB_CREATE = 1 << 0,	/* create the file when missing */
@@ -39,7 +39,8 @@ void kreg_db_rollback(kreg_db *db);
 /* For `kreg db info`: each table and its row count. */
 typedef int (*kreg_db_table_cb)(const char *table, int64_t rows, void *arg);
 int kreg_db_tables(kreg_db *db, kreg_db_table_cb cb, void *arg);
-/* PRAGMA integrity_check: 0 when "ok", <0 with the first problem otherwise. */
+/* PRAGMA integrity_check, then PRAGMA foreign_key_check: 0 when both find
+ * nothing, <0 with the first problem otherwise. */
 int kreg_db_check(kreg_db *db);
 
 #endif

@@ -39,6 +39,10 @@ int kreg_db__find_id(kreg_db *db, int64_t *id, const char *sql, const char *name
 int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what);
 /* Bind text or NULL. */
 int kreg_db__bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* Reap the 'running' runs that `where` (SQL over runs, ?1 = arg) selects
+ * and whose owner is dead: infra_failed with "abandoned: <why>". The
+ * others are left alone. db/results.c. */
+int kreg_db__reap_runs(kreg_db *db, const char *where, int64_t arg, const char *why, int *count);
 /* Column text copied (NULL stays NULL). */
 char *kreg_db__column_strdup(sqlite3_stmt *st, int col);
 

@@ -4,6 +4,7 @@
 
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "lib/owner.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -130,10 +131,21 @@ int kreg_db_run_start(kreg_db *db, int64_t *run_id, const kreg_db_run_key *k)
 	sqlite3_stmt *st;
 	int error = KREG_ERROR;
 
+	kreg_owner me;
+
+	if (kreg_owner_self(&me) < 0)
+		return KREG_ERROR;
+	/* a dead process's runs are reaped by the next that starts one */
+	if (kreg_db_runs_reap(db, NULL) < 0)
+		return KREG_ERROR;
 	if (kreg_db__prepare(db, &st,
 			     "INSERT INTO runs (job_id, host_id, commit_id, build_id, kernel, "
-			     "output, started, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running')") < 0)
+			     "output, started, status, owner_boot, owner_pid, owner_start) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10)") < 0)
 		return KREG_ERROR;
+	kreg_db__bind_text(st, 8, me.boot);
+	sqlite3_bind_int64(st, 9, me.pid);
+	sqlite3_bind_int64(st, 10, me.start);
 	sqlite3_bind_int64(st, 1, k->job_id);
 	sqlite3_bind_int64(st, 2, k->host_id);
 	bind_id(st, 3, k->commit_id);
@@ -263,6 +275,126 @@ int kreg_db_runs_abandon(kreg_db *db, int64_t before, int *count)
 		*count = sqlite3_changes(db->h);
 	sqlite3_finalize(st);
 	return error;
+}
+
+typedef struct {
+	int64_t id, started;
+	kreg_owner owner;
+} running_run;
+
+/* The 'running' runs `where` selects (?1 = arg) whose owner is dead. */
+static int dead_runs(kreg_db *db, running_run **out, size_t *n, const char *where, int64_t arg)
+{
+	sqlite3_stmt *st;
+	char *sql = kreg_asprintf("SELECT id, started, owner_boot, owner_pid, owner_start FROM runs "
+				  "WHERE status = 'running' AND (%s) ORDER BY id", where);
+	size_t alloc = 0;
+	int rc, error = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, sql) < 0) {
+		free(sql);
+		return KREG_ERROR;
+	}
+	free(sql);
+	if (sqlite3_bind_parameter_count(st) >= 1)
+		sqlite3_bind_int64(st, 1, arg);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		running_run r = { 0 };
+		const char *boot = (const char *)sqlite3_column_text(st, 2);
+
+		r.id = sqlite3_column_int64(st, 0);
+		r.started = sqlite3_column_int64(st, 1);
+		if (boot)
+			snprintf(r.owner.boot, sizeof(r.owner.boot), "%s", boot);
+		r.owner.pid = sqlite3_column_int64(st, 3);
+		r.owner.start = sqlite3_column_int64(st, 4);
+		if (kreg_owner_alive(&r.owner))
+			continue;
+		KREG_ARRAY_GROW(*out, *n + 1, alloc);
+		(*out)[(*n)++] = r;
+	}
+	if (rc != SQLITE_DONE)
+		error = kreg_db__error(db, "cannot read running runs");
+	sqlite3_finalize(st);
+	if (error < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return error;
+}
+
+int kreg_db__reap_runs(kreg_db *db, const char *where, int64_t arg, const char *why, int *count)
+{
+	sqlite3_stmt *st = NULL;
+	running_run *dead;
+	size_t n;
+	int reaped = 0, error;
+
+	if (count)
+		*count = 0;
+	if (kreg_db_begin(db) < 0)
+		return KREG_ERROR;
+	if ((error = dead_runs(db, &dead, &n, where, arg)) < 0 || !n)
+		goto done;
+	if ((error = kreg_db__prepare(db, &st, "UPDATE runs SET status = 'infra_failed', "
+				      "finished = ?2, error = ?3 WHERE id = ?1 AND status = 'running'")) < 0)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		char *msg = dead[i].owner.pid > 0 ?
+			kreg_asprintf("abandoned: %s (its owner, pid %lld, died)", why,
+				      dead[i].owner.pid) :
+			kreg_asprintf("abandoned: %s (its owner died)", why);
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, dead[i].id);
+		sqlite3_bind_int64(st, 2, kreg_now());
+		kreg_db__bind_text(st, 3, msg);
+		error = kreg_db__step_done(db, st, "cannot reap a run");
+		free(msg);
+		if (error < 0)
+			goto done;
+		reaped += sqlite3_changes(db->h);
+	}
+done:
+	sqlite3_finalize(st);
+	free(dead);
+	if (error < 0) {
+		kreg_db_rollback(db);
+		return error;
+	}
+	if (kreg_db_commit(db) < 0)
+		return KREG_ERROR;
+	if (count)
+		*count = reaped;
+	return 0;
+}
+
+int kreg_db_runs_reap(kreg_db *db, int *count)
+{
+	return kreg_db__reap_runs(db, "1", 0, "its process ended before it finished", count);
+}
+
+int kreg_db_runs_stuck(kreg_db *db, kreg_db_stuck_run **out, size_t *n)
+{
+	running_run *dead;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = dead_runs(db, &dead, n, "1", 0)) < 0)
+		return error;
+	if (*n)
+		*out = kreg_calloc(*n, sizeof(**out));
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i].id = dead[i].id;
+		(*out)[i].pid = dead[i].owner.pid;
+		(*out)[i].started = dead[i].started;
+	}
+	free(dead);
+	return 0;
 }
 
 /* "commit_id IS ?" matches NULL for 0 and the id otherwise. */

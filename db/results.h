@@ -49,6 +49,21 @@ int kreg_db_run_finish(kreg_db *db, int64_t run_id, const char *status, const ch
  * (a worker died). Returns how many. */
 int kreg_db_runs_abandon(kreg_db *db, int64_t before, int *count);
 
+/* Runs have an owner: the process that started them (pid, boot id, start
+ * time: lib/owner.h). Mark every 'running' run whose owner is dead as
+ * infra_failed ("abandoned: its owner, pid N, died"); live owners' runs
+ * are left alone. kreg_db_run_start reaps so before each run. */
+int kreg_db_runs_reap(kreg_db *db, int *count);
+
+/* A run left 'running' by a dead owner, for `kreg db check`. */
+typedef struct {
+	int64_t id;
+	long long pid;		/* 0: unknown (a row from before owners) */
+	int64_t started;
+} kreg_db_stuck_run;
+/* The 'running' runs whose owner is dead (*out is the caller's). */
+int kreg_db_runs_stuck(kreg_db *db, kreg_db_stuck_run **out, size_t *n);
+
 /* The values of one metric over the OK runs of (job, host, commit), oldest
  * first. commit_id 0 means runs without a commit. *values is the caller's. */
 int kreg_db_samples_get(kreg_db *db, double **values, size_t *n, int64_t job_id,

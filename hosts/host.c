@@ -1,9 +1,13 @@
 /* The host interface: dispatch to the backend a host's configuration names. */
 #include "hosts/host_backend.h"
 
+#include "kernel/build.h"
+#include "db/db.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/log.h"
 #include "lib/mem.h"
+#include "lib/util.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -89,6 +93,18 @@ int kreg_host_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *
 	return h->ops->run(h, out, req);
 }
 
+int kreg_host_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
+{
+	if (!h->ops->check) {
+		char *d = kreg_asprintf("the %s backend has nothing to check", h->ops->name);
+
+		fn(arg, 1, "backend", d);
+		free(d);
+		return 0;
+	}
+	return h->ops->check(h, fn, arg);
+}
+
 void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *fmt, ...)
 {
 	kreg_buf b = KREG_BUF_INIT;
@@ -104,6 +120,54 @@ void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *
 	free(out->error);
 	out->error = kreg_buf_detach(&b);
 	kreg_samples_clear(&out->samples);
+}
+
+/* The prepare step of the backends that boot a kernel kreg builds (qemu,
+ * ssh): build the commit's kernel with its config, or find it cached. */
+int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
+{
+	const kreg_kconfig_cfg *kc = kreg_build_kconfig(h->cfg, c->kconfig);
+	const kreg_repo_cfg *rc = kreg_config_repo(h->cfg, c->repo);
+	kreg_build_request req = { 0 };
+	kreg_build_result res = { 0 };
+	kreg_db *db = NULL;
+	int error;
+
+	if (!kc) {
+		kreg_error_set("host '%s': no kernel config named '%s' (build.configs in %s)",
+			       h->hc->name, c->kconfig, h->cfg->path);
+		return KREG_ENOTFOUND;
+	}
+	if (kreg_mkdir_p(h->cfg->data_dir, 0755) < 0)
+		return KREG_ERROR;
+	if ((error = kreg_db_open(&db, h->cfg->database, KREG_DB_CREATE | KREG_DB_MIGRATE)) < 0)
+		return error;
+	req.repo = c->repo;
+	req.repo_url = rc ? rc->url : NULL;
+	req.repo_path = c->repo_path;
+	req.rev = c->sha;
+	req.kconfig = kc;
+	if ((error = kreg_build(&res, h->cfg, db, &req)) < 0)
+		goto done;
+	out->cached = res.cached;
+	out->seconds = res.seconds;
+	out->build_id = res.build_id;
+	if (res.status == KREG_BUILD_OK) {
+		out->status = KREG_PREPARE_OK;
+		out->artifact = kreg_strdup(res.artifact);
+	} else {
+		out->status = KREG_PREPARE_BUILD_FAILED;
+		out->error = kreg_asprintf("%s%s%s", res.error ? res.error : "the build failed",
+					   res.log_tail && *res.log_tail ? "\n" : "",
+					   res.log_tail ? res.log_tail : "");
+	}
+	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha, kc->name,
+		 res.status == KREG_BUILD_OK ? "ok" : "build failed",
+		 res.cached ? " (cached)" : "", res.seconds);
+done:
+	kreg_build_result_free(&res);
+	kreg_db_close(db);
+	return error;
 }
 
 void kreg_host_kernel_free(kreg_host_kernel *k)

@@ -77,6 +77,12 @@ int kreg_host_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commi
  * job, the kernel or the host is a status in out, return 0. */
 int kreg_host_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
 
+/* `kreg host check`: fn is called once per check (what was checked, whether
+ * it holds, a detail to show). Returns the number of checks that failed;
+ * <0 only for kreg's own failures. */
+typedef void (*kreg_host_check_fn)(void *arg, int ok, const char *what, const char *detail);
+int kreg_host_check(kreg_host *h, kreg_host_check_fn fn, void *arg);
+
 void kreg_host_kernel_free(kreg_host_kernel *k);
 void kreg_host_result_free(kreg_host_result *r);
 

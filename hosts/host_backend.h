@@ -18,12 +18,18 @@ struct kreg_host_ops {
 	void (*close)(kreg_host *h);	/* may be NULL */
 	int (*prepare)(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c);
 	int (*run)(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
+	/* may be NULL: nothing to check */
+	int (*check)(kreg_host *h, kreg_host_check_fn fn, void *arg);
 };
 
 /* Mark out failed with status and a one-line message (new lines folded),
  * dropping any samples: what every backend does when a run goes wrong. */
 void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The prepare op of qemu and ssh: build (or find cached) the commit's kernel
+ * with its kernel config. */
+int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c);
 
 extern const struct kreg_host_ops kreg_host_local_ops;
 extern const struct kreg_host_ops kreg_host_qemu_ops;

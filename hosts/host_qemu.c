@@ -58,52 +58,6 @@ static char *qemu_escape(const char *s)
 
 /* ---- the kernel ---- */
 
-static int qemu_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
-{
-	const kreg_kconfig_cfg *kc = kreg_build_kconfig(h->cfg, c->kconfig);
-	const kreg_repo_cfg *rc = kreg_config_repo(h->cfg, c->repo);
-	kreg_build_request req = { 0 };
-	kreg_build_result res = { 0 };
-	kreg_db *db = NULL;
-	int error;
-
-	if (!kc) {
-		kreg_error_set("host '%s': no kernel config named '%s' (build.configs in %s)",
-			       h->hc->name, c->kconfig, h->cfg->path);
-		return KREG_ENOTFOUND;
-	}
-	if (kreg_mkdir_p(h->cfg->data_dir, 0755) < 0)
-		return KREG_ERROR;
-	if ((error = kreg_db_open(&db, h->cfg->database, KREG_DB_CREATE | KREG_DB_MIGRATE)) < 0)
-		return error;
-	req.repo = c->repo;
-	req.repo_url = rc ? rc->url : NULL;
-	req.repo_path = c->repo_path;
-	req.rev = c->sha;
-	req.kconfig = kc;
-	if ((error = kreg_build(&res, h->cfg, db, &req)) < 0)
-		goto done;
-	out->cached = res.cached;
-	out->seconds = res.seconds;
-	out->build_id = res.build_id;
-	if (res.status == KREG_BUILD_OK) {
-		out->status = KREG_PREPARE_OK;
-		out->artifact = kreg_strdup(res.artifact);
-	} else {
-		out->status = KREG_PREPARE_BUILD_FAILED;
-		out->error = kreg_asprintf("%s%s%s", res.error ? res.error : "the build failed",
-					   res.log_tail && *res.log_tail ? "\n" : "",
-					   res.log_tail ? res.log_tail : "");
-	}
-	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha, kc->name,
-		 res.status == KREG_BUILD_OK ? "ok" : "build failed",
-		 res.cached ? " (cached)" : "", res.seconds);
-done:
-	kreg_build_result_free(&res);
-	kreg_db_close(db);
-	return error;
-}
-
 /* ---- KVM or TCG ---- */
 
 static char *kvm_probe_key(const kreg_host_cfg *hc)
@@ -526,6 +480,6 @@ done:
 const struct kreg_host_ops kreg_host_qemu_ops = {
 	.name = "qemu",
 	.needs_kernel = 1,
-	.prepare = qemu_prepare,
+	.prepare = kreg_host__build_kernel,
 	.run = qemu_run,
 };

@@ -358,7 +358,9 @@ static int judge_step(driver *d, int64_t step_id, const git_oid *id, char *verdi
 	kreg_buf_printf(&detail, "n=%zu mean=%.6g", j.n, j.mean);
 	if (j.ref_good != 0 || j.ref_bad != 0)
 		kreg_buf_printf(&detail, " good=%.6g bad=%.6g llr=%+.1f", j.ref_good, j.ref_bad, j.llr);
-	if (j.noise > 0)
+	if (j.noise > 0 && j.log_scale)
+		kreg_buf_printf(&detail, " noise=%.3g%%", 100 * j.noise);
+	else if (j.noise > 0)
 		kreg_buf_printf(&detail, " noise=%.3g", j.noise);
 	error = kreg_db_bisect_step_update(d->db, step_id, 0, v, detail.ptr);
 	snprintf(verdict_out, vsize, "%s (%s)", v, detail.ptr);
@@ -411,9 +413,33 @@ done:
 	return error;
 }
 
+/* Samples of the bisection's metric stored at commit_id before the
+ * bisection reached it (the daemon's runs, an earlier bisection's): a step
+ * at a commit with no row yet uses them and runs only what is missing. */
+static int stored_runs(driver *d, unsigned *out, int64_t commit_id, kreg_bisect_role role)
+{
+	double *v = NULL;
+	size_t n = 0;
+	int error;
+
+	*out = 0;
+	if (role != KREG_BISECT_ROLE_STEP)
+		return 0;	/* the ends are loaded whole; verifications run afresh */
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (d->steps[i].commit_id == commit_id)
+			return 0;	/* the bisection has seen it: bisect/ counted them */
+	if ((error = kreg_db_samples_get(d->db, &v, &n, d->b.job_id, d->b.host_id, commit_id,
+					 d->b.metric)) < 0)
+		return error;
+	free(v);
+	*out = (unsigned)n;
+	return 0;
+}
+
 /* Carry out one action of bisect/. */
 static int execute(driver *d, const kreg_bisect_action *a)
 {
+	unsigned runs = a->runs, stored = 0;
 	git_oid target = a->commit;
 	int64_t commit_id, of_id = 0, step_id;
 	kreg_host_kernel *kernel;
@@ -448,13 +474,23 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	}
 	if ((error = record(d, &commit_id, &target)) < 0)
 		return error;
+	if ((error = stored_runs(d, &stored, commit_id, a->role)) < 0)
+		return error;
+	runs = stored >= runs ? 0 : runs - stored;
 	if ((error = step_for(d, &step_id, commit_id, a->role, of_id)) < 0)
 		return error;
 	git_oid_tostr(sha, sizeof(sha), &target);
 	short_sha(s12, &target);
 	subject = subject_of(d, &target);
-	say(d, "%s %s %s: %u run%s%s", kreg_bisect_role_name(a->role), s12, subject, a->runs,
-	    a->runs == 1 ? "" : "s", d->sim ? " (sim)" : "");
+	if (stored)
+		say(d, "%s %s %s: %u stored sample%s used, %u run%s%s", kreg_bisect_role_name(a->role),
+		    s12, subject, stored, stored == 1 ? "" : "s", runs, runs == 1 ? "" : "s",
+		    d->sim ? " (sim)" : "");
+	else
+		say(d, "%s %s %s: %u run%s%s", kreg_bisect_role_name(a->role), s12, subject, runs,
+		    runs == 1 ? "" : "s", d->sim ? " (sim)" : "");
+	if (!runs)
+		goto judge;
 
 	kernel = prepared(d, &target);
 	if (!kernel) {
@@ -480,7 +516,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 		free(detail);
 		goto done;
 	}
-	for (unsigned k = 0; k < a->runs; k++) {
+	for (unsigned k = 0; k < runs; k++) {
 		kreg_db_run_counts counts;
 		int kf = 0;
 
@@ -495,6 +531,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 		if (kf && counts.ok == 0)
 			break;
 	}
+judge:
 	if ((error = judge_step(d, step_id, &target, verdict, sizeof(verdict))) < 0)
 		goto done;
 	say(d, "    -> %s", verdict);

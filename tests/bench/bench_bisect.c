@@ -11,7 +11,9 @@
  *   KREG_BENCH_TRIALS=N         trials per cell (default 100)
  *   KREG_BENCH_TARGET_TRIALS=N  trials in the 10% effect / 5% noise cells (default 1000)
  *   KREG_BENCH_SEED=S           base seed (default 1)
+ *   KREG_BENCH_EFFECT_TRIALS=N  trials a cell of the effects x noise table (default 100)
  *   KREG_BENCH_QUICK=1          only the target cells
+ *   KREG_BENCH_EFFECTS_ONLY=1   only the effects x noise table
  *   KREG_BENCH_DEBUG=1          print every trial that did not name the culprit, step by step */
 #include "bisect/bisect.h"
 #include "bisect/graph.h"
@@ -160,6 +162,7 @@ typedef struct {
 	int trials, exact, inconclusive, incl_culprit, wrong, not_reproduced, failed;
 	double builds, runs;
 	int max_builds;
+	int with_unknown;	/* bisections that left a step "unknown" */
 } tally;
 
 /* One trial's world: which commit is the culprit, the seed, the model. */
@@ -169,6 +172,9 @@ typedef struct {
 	kreg_host_cfg hc;
 	kreg_sim_metric_cfg metric;
 	double effect;
+	int absolute;		/* judge on the absolute scale (before issue 14) */
+	int stored_every;	/* >0: every Nth commit has 3 stored runs (the daemon's) */
+	int reuse;		/* a step at such a commit uses them first */
 } world;
 
 static const char *sha_of(const world *w, const git_oid *id, char *buf)
@@ -197,6 +203,7 @@ typedef struct {
 	size_t n, alloc, valloc;
 	kreg_bisect_event *events;
 	size_t nevents, ealloc;
+	int fresh;		/* runs made by the bisection (stored ones not counted) */
 } rows;
 
 static kreg_bisect_commit *row_commit(rows *r, const git_oid *id)
@@ -217,12 +224,25 @@ static void rows_free(rows *r)
 	memset(r, 0, sizeof(*r));
 }
 
+#define STORED_RUNS 3
+
+/* Runs stored before the bisection at id (the daemon's), by the world. */
+static unsigned stored_at(const world *w, const git_oid *id)
+{
+	long i = kreg_bisect_graph_index(w->h->g, id);
+
+	if (w->stored_every <= 0 || i < 0 || (size_t)i + 1 == kreg_bisect_graph_size(w->h->g))
+		return 0;
+	return i % w->stored_every == 0 ? STORED_RUNS : 0;
+}
+
 static void execute(const world *w, rows *r, const kreg_bisect_action *a)
 {
 	kreg_bisect_commit *c = row_commit(r, &a->commit);
 	kreg_bisect_event *e;
 	char buf[GIT_OID_HEXSZ + 1];
 	const char *sha = sha_of(w, &a->commit, buf);
+	unsigned want = a->runs, stored = 0;
 	size_t ci;
 
 	if (!c) {
@@ -237,6 +257,16 @@ static void execute(const world *w, rows *r, const kreg_bisect_action *a)
 		c->id = a->commit;
 		r->n++;
 		c->build_failed = kreg_sim_build_fails(&w->hc, sha);
+		/* what the driver does: the stored runs first, then the rest */
+		if (w->reuse && !c->build_failed && (stored = stored_at(w, &a->commit))) {
+			r->values[r->n - 1] = kreg_malloc(stored * sizeof(double));
+			for (unsigned k = 0; k < stored; k++)
+				r->values[r->n - 1][k] = kreg_sim_draw(&w->metric, factor_of(w, &a->commit),
+								       w->hc.seed, sha, "bench-atom", k);
+			c->values = r->values[r->n - 1];
+			c->nvalues = c->runs = stored;
+			want = want > stored ? want - stored : 0;
+		}
 	}
 	ci = (size_t)(c - r->commits);
 	if (r->nevents && r->events[r->nevents - 1].role == a->role &&
@@ -251,12 +281,15 @@ static void execute(const world *w, rows *r, const kreg_bisect_action *a)
 	}
 	if (c->build_failed)
 		return;
-	r->values[ci] = kreg_reallocarray(r->values[ci], c->nvalues + a->runs, sizeof(double));
-	for (unsigned k = 0; k < a->runs; k++) {
+	if (!want)
+		return;
+	r->values[ci] = kreg_reallocarray(r->values[ci], c->nvalues + want, sizeof(double));
+	for (unsigned k = 0; k < want; k++) {
 		r->values[ci][c->nvalues++] = kreg_sim_draw(&w->metric, factor_of(w, &a->commit),
 							    w->hc.seed, sha, "bench-atom", c->runs);
 		c->runs++;
 		e->runs++;
+		r->fresh++;
 	}
 	c->values = r->values[ci];
 }
@@ -264,11 +297,9 @@ static void execute(const world *w, rows *r, const kreg_bisect_action *a)
 static void count_cost(const rows *r, int *builds, int *runs)
 {
 	*builds = 0;
-	*runs = 0;
-	for (size_t i = 0; i < r->n; i++) {
+	*runs = r->fresh;
+	for (size_t i = 0; i < r->n; i++)
 		(*builds)++;
-		*runs += (int)r->commits[i].runs;
-	}
 	*builds -= 2;	/* beyond the two ends */
 }
 
@@ -317,6 +348,7 @@ static void kreg_trial(tally *t, const world *w)
 	st.bad = w->h->bad;
 	kreg_bisect_params_default(&st.params);
 	st.params.direction = KREG_DIR_HIGHER;
+	st.params.absolute_scale = w->absolute;
 	for (int iter = 0;; iter++) {
 		st.commits = r.commits;
 		st.ncommits = r.n;
@@ -339,6 +371,15 @@ static void kreg_trial(tally *t, const world *w)
 		a.outcome = KREG_BISECT_FAILED;
 	}
 	count_cost(&r, &builds, &runs);
+	for (size_t i = 0; i < r.n; i++) {
+		kreg_bisect_judgement j;
+
+		kreg_bisect_judge(&j, w->h->g, &st, &r.commits[i].id);
+		if (j.verdict == KREG_BISECT_UNKNOWN) {
+			t->with_unknown++;
+			break;
+		}
+	}
 	if (getenv("KREG_BENCH_DEBUG") && !(a.outcome == KREG_BISECT_FOUND &&
 	    git_oid_equal(&a.culprit, kreg_bisect_graph_oid(w->h->g, (size_t)w->culprit)))) {
 		printf("# culprit index %ld: %s (builds %d, runs %d)\n", w->culprit, a.message, builds, runs);
@@ -453,6 +494,51 @@ static void print_row(const char *who, const tally *t)
 	       t->max_builds, t->runs / n);
 }
 
+/* Issue 14, part 4: big effects on the noise scale, and stored samples. */
+static void effects_and_reuse(const history *h, int trials, uint64_t base_seed)
+{
+	static const double effects[] = { 0.05, 0.10, 0.30, 0.60, 0.96 };
+	static const double noises[] = { 0.01, 0.04, 0.10 };
+
+	printf("\n== effects 5%%..96%% x noise 1%%..10%% (%s history, %d trials a cell): "
+	       "bisections that left a step \"unknown\", exact culprits, runs a bisection\n"
+	       "   absolute: one pooled absolute noise figure (before); log: the log scale, "
+	       "noise relative on both sides (now)\n"
+	       "   runs with stored samples at every 8th commit (3 runs each, the daemon's): "
+	       "not used (before) / used first, only what is missing run (now)\n", h->name, trials);
+	printf("  %6s %6s | %9s %9s | %7s %7s | %8s %8s | %9s %9s\n", "effect", "noise", "unk-abs",
+	       "unk-log", "ex-abs", "ex-log", "runs-abs", "runs-log", "stored-no", "stored-yes");
+	for (size_t ei = 0; ei < 5; ei++)
+		for (size_t ni = 0; ni < 3; ni++) {
+			cell c = { effects[ei], noises[ni], 0 };
+			tally ta = { 0 }, tl = { 0 }, ts = { 0 }, tr = { 0 };
+
+			for (int k = 0; k < trials; k++) {
+				world w;
+				uint64_t seed = base_seed * 1000003 + (uint64_t)k + (ei * 17 + ni) * 100000 + 77;
+
+				world_init(&w, h, &c, seed);
+				w.absolute = 1;
+				kreg_trial(&ta, &w);
+				world_init(&w, h, &c, seed);
+				kreg_trial(&tl, &w);
+				world_init(&w, h, &c, seed);
+				w.stored_every = 8;
+				kreg_trial(&ts, &w);
+				world_init(&w, h, &c, seed);
+				w.stored_every = 8;
+				w.reuse = 1;
+				kreg_trial(&tr, &w);
+			}
+			printf("  %5.0f%% %5.0f%% | %8.1f%% %8.1f%% | %6.1f%% %6.1f%% | %8.1f %8.1f | %9.1f %9.1f\n",
+			       100 * c.effect, 100 * c.noise, 100.0 * ta.with_unknown / trials,
+			       100.0 * tl.with_unknown / trials, 100.0 * ta.exact / trials,
+			       100.0 * tl.exact / trials, ta.runs / trials, tl.runs / trials,
+			       ts.runs / trials, tr.runs / trials);
+			fflush(stdout);
+		}
+}
+
 /* How the graph and one decision scale with the range: a linear history of
  * n commits, the ends measured, the first step asked. */
 static void scale(const char *dir)
@@ -532,6 +618,7 @@ int main(void)
 	int trials = env_int("KREG_BENCH_TRIALS", 100);
 	int target_trials = env_int("KREG_BENCH_TARGET_TRIALS", 1000);
 	int quick = env_int("KREG_BENCH_QUICK", 0);
+	int effects_only = env_int("KREG_BENCH_EFFECTS_ONLY", 0);
 	uint64_t base_seed = (uint64_t)env_int("KREG_BENCH_SEED", 1);
 	char dir[] = "/tmp/kreg-bench-bisect.XXXXXX";
 	history hs[2];
@@ -555,6 +642,9 @@ int main(void)
 		history *h = &hs[hi];
 		size_t N = kreg_bisect_graph_size(h->g);
 		int limit = (int)ceil(log2((double)N)) + 3;
+
+		if (effects_only)
+			continue;
 
 		printf("\n== %s history: %zu commits in good..bad (ceil(log2 N) + 3 = %d); graph loaded "
 		       "in %.1f ms\n", h->name, N, limit, h->load_ms);
@@ -601,7 +691,9 @@ int main(void)
 		printf("  kreg_bisect_next: %.1f us per decision (%ld decisions)\n",
 		       next_calls ? 1e6 * next_seconds / (double)next_calls : 0.0, next_calls);
 	}
-	scale(dir);
+	effects_and_reuse(&hs[0], env_int("KREG_BENCH_EFFECT_TRIALS", 100), base_seed);
+	if (!effects_only)
+		scale(dir);
 	for (int hi = 0; hi < 2; hi++) {
 		free(hs[hi].hex);
 		kreg_bisect_graph_free(hs[hi].g);

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "db/bisect.h"
+#include "helper_dead_run.h"
 #include "db/commits.h"
 #include "db/db.h"
 #include "db/db_internal.h"
@@ -143,28 +144,43 @@ static void abandon_only_this_bisections_runs(void **state)
 {
 	fixture *f = *state;
 	kreg_db_run_key key = { .job_id = f->b.job_id, .host_id = f->b.host_id, .kernel = "sim" };
-	int64_t id, step, r1, r2, r3, other_job;
+	int64_t id, step, r1, r2, r3, live, other_job;
+	const char *path = kreg_db_path(f->db);
 	kreg_db_run_counts counts;
 	int count;
 
 	assert_int_equal(kreg_db_bisection_create(f->db, &id, &f->b), 0);
 	assert_int_equal(kreg_db_bisect_step_add(f->db, &step, id, f->commits[1], "step", 0, NULL, NULL), 0);
+	/* runs of a killed driver: their owner is dead */
 	key.commit_id = f->commits[1];
-	assert_int_equal(kreg_db_run_start(f->db, &r1, &key), 0);
+	assert_true((r1 = test_dead_run(path, &key)) > 0);
 	key.commit_id = f->commits[3];	/* the bad end: no step row needed */
-	assert_int_equal(kreg_db_run_start(f->db, &r2, &key), 0);
+	assert_true((r2 = test_dead_run(path, &key)) > 0);
+	/* issue 13 item 2: a live process's run at the same job, host and
+	 * commit (a `kreg job run`, another bisection) is not reaped */
+	key.commit_id = f->commits[1];
+	assert_int_equal(kreg_db_run_start(f->db, &live, &key), 0);
 	/* another job's run at the same commit is not this bisection's */
 	assert_int_equal(kreg_db_job_id(f->db, &other_job, "dbench", "dbench", "", "dbench: {}\n"), 0);
 	key.job_id = other_job;
-	assert_int_equal(kreg_db_run_start(f->db, &r3, &key), 0);
+	key.commit_id = f->commits[3];
+	assert_true((r3 = test_dead_run(path, &key)) > 0);
+	/* (r3's start reaped r1 and r2 already: a dead owner's runs go at the
+	 * next run's start) */
 
 	assert_int_equal(kreg_db_bisection_abandon_runs(f->db, id, &count), 0);
-	assert_int_equal(count, 2);
 	assert_int_equal(kreg_db_run_count(f->db, &counts, f->b.job_id, f->b.host_id, f->commits[1]), 0);
 	assert_int_equal(counts.infra_failed, 1);
-	assert_int_equal(counts.running, 0);
+	assert_int_equal(counts.running, 1);
+	assert_int_equal(kreg_db_run_count(f->db, &counts, f->b.job_id, f->b.host_id, f->commits[3]), 0);
+	assert_int_equal(counts.infra_failed, 1);
 	assert_int_equal(kreg_db_run_count(f->db, &counts, other_job, f->b.host_id, f->commits[3]), 0);
 	assert_int_equal(counts.running, 1);
+	/* and the live run finishes as it would have */
+	assert_int_equal(kreg_db_run_finish(f->db, live, "ok", NULL, NULL), 0);
+	(void)r1;
+	(void)r2;
+	(void)r3;
 }
 
 static const char *regression_row(fixture *f, char *buf, size_t size)

@@ -7,7 +7,9 @@
 
 #include "db/commits.h"
 #include "db/db.h"
+#include "db/db_internal.h"
 #include "db/results.h"
+#include "helper_dead_run.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -157,6 +159,57 @@ static void abandoned_runs_are_infra_failures(void **state)
 	assert_int_equal(c.running, 0);
 }
 
+/* issue 13 item 3: a run left 'running' by a dead process is named by
+ * `db check` (kreg_db_runs_stuck) and reaped by the next run's start; a
+ * live process's run is neither. */
+static void dead_owners_runs_are_named_and_reaped(void **state)
+{
+	fixture *f = *state;
+	kreg_db_run_key key = { 0 };
+	kreg_db_stuck_run *stuck;
+	kreg_db_run_counts c;
+	int64_t job, host, live, dead, next;
+	size_t n;
+	int count;
+
+	assert_int_equal(kreg_db_job_id(f->db, &job, "j", "j", "", "z\n"), 0);
+	assert_int_equal(kreg_db_host_id(f->db, &host, "h", "local", 1, 1 << 30), 0);
+	key.job_id = job;
+	key.host_id = host;
+	assert_int_equal(kreg_db_run_start(f->db, &live, &key), 0);
+	assert_true((dead = test_dead_run(kreg_db_path(f->db), &key)) > 0);
+	assert_int_equal(kreg_db_runs_stuck(f->db, &stuck, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(stuck[0].id, dead);
+	assert_true(stuck[0].pid > 0 && stuck[0].pid != getpid());
+	free(stuck);
+	/* the next run's start reaps it */
+	assert_int_equal(kreg_db_run_start(f->db, &next, &key), 0);
+	assert_int_equal(kreg_db_run_count(f->db, &c, job, host, 0), 0);
+	assert_int_equal(c.infra_failed, 1);
+	assert_int_equal(c.running, 2);
+	assert_int_equal(kreg_db_runs_stuck(f->db, &stuck, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(kreg_db_runs_reap(f->db, &count), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(kreg_db_run_finish(f->db, live, "ok", NULL, NULL), 0);
+	assert_int_equal(kreg_db_run_finish(f->db, next, "ok", NULL, NULL), 0);
+}
+
+/* db check runs foreign_key_check: a sample of a run that is not there. */
+static void check_finds_dangling_rows(void **state)
+{
+	fixture *f = *state;
+
+	assert_int_equal(kreg_db_check(f->db), 0);
+	assert_int_equal(kreg_db__exec(f->db, "PRAGMA foreign_keys = OFF"), 0);
+	assert_int_equal(kreg_db__exec(f->db, "INSERT INTO metrics (id, name) VALUES (1, 'm');"
+				       "INSERT INTO samples (run_id, metric_id, value) VALUES (77, 1, 1)"), 0);
+	assert_true(kreg_db_check(f->db) < 0);
+	assert_non_null(strstr(kreg_error_last(), "foreign key check: samples row"));
+	assert_non_null(strstr(kreg_error_last(), "missing runs row"));
+}
+
 static void commits_by_prefix(void **state)
 {
 	fixture *f = *state;
@@ -219,6 +272,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(runs_store_samples_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(runs_samples_group_by_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(abandoned_runs_are_infra_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(dead_owners_runs_are_named_and_reaped, setup, teardown),
+		cmocka_unit_test_setup_teardown(check_finds_dangling_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(commits_by_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(nested_transactions_roll_back_whole, setup, teardown),
 	};

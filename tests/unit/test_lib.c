@@ -8,6 +8,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "lib/owner.h"
 #include "lib/run.h"
 #include "lib/util.h"
 
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void buf_grows_and_formats(void **state)
@@ -220,10 +222,46 @@ static void atomic_write_does_not_follow_planted_symlinks(void **state)
 	free(planted);
 }
 
+/* A run's owner: this process lives; a child that exited does not; nor a
+ * pid whose start time is not the owner's (reused), nor an owner with no
+ * boot id (a row from before owners). */
+static void owners_alive_and_dead(void **state)
+{
+	kreg_owner me, o;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_int_equal(kreg_owner_self(&me), 0);
+	assert_true(strlen(me.boot) >= 32);
+	assert_int_equal(kreg_owner_alive(&me), 1);
+	o = me;
+	o.start++;
+	assert_int_equal(kreg_owner_alive(&o), 0);
+	o = me;
+	o.boot[0] = 0;
+	assert_int_equal(kreg_owner_alive(&o), 0);
+	o = me;
+	snprintf(o.boot, sizeof(o.boot), "%s", "00000000-0000-0000-0000-000000000000");
+	assert_int_equal(kreg_owner_alive(&o), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	o = me;
+	o.pid = pid;
+	/* a zombie has ended too */
+	usleep(100000);
+	assert_int_equal(kreg_owner_alive(&o), 0);
+	waitpid(pid, &status, 0);
+	assert_int_equal(kreg_owner_alive(&o), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(buf_grows_and_formats),
+		cmocka_unit_test(owners_alive_and_dead),
 		cmocka_unit_test(atomic_write_does_not_follow_planted_symlinks),
 		cmocka_unit_test(parse_numbers_reject_junk),
 		cmocka_unit_test(parse_sizes_and_durations),

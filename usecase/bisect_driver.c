@@ -38,7 +38,7 @@ typedef struct {
 	kreg_bisect_params params;
 	kreg_atom *atom;	/* NULL on a sim host: it runs nothing */
 	const char *kconfig;
-	int sim;
+	int sim;		/* the host runs nothing: samples are simulated */
 	int lock_fd;
 
 	/* The loaded state, rebuilt before each question. */
@@ -91,27 +91,9 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	int error;
 
 	memset(&b, 0, sizeof(b));
-	if ((error = kreg_host_open(&host, cfg, req->host)) < 0)
+	if ((error = kreg_host_open(&host, cfg, db, req->host)) < 0 ||
+	    (error = kreg_host_check_metric(host, req->metric)) < 0)
 		goto done;
-	if (kreg_host_config(host)->backend == KREG_BACKEND_SIM) {
-		const kreg_host_cfg *hc = kreg_host_config(host);
-		size_t i;
-
-		for (i = 0; i < hc->nsim_metrics; i++)
-			if (!strcmp(hc->sim_metrics[i].metric, req->metric))
-				break;
-		if (i == hc->nsim_metrics) {
-			kreg_buf names = KREG_BUF_INIT;
-
-			for (i = 0; i < hc->nsim_metrics; i++)
-				kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
-			kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", req->host,
-				       req->metric, kreg_buf_cstr(&names));
-			kreg_buf_free(&names);
-			error = KREG_EINVAL;
-			goto done;
-		}
-	}
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
 		goto done;
 	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||
@@ -137,8 +119,8 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	    (error = kreg_db_metric_id(db, &b.metric_id, req->metric)) < 0)
 		goto rollback;
 	if ((error = kreg_db_job_find(db, &b.job_id, req->job)) == KREG_ENOTFOUND) {
-		/* A sim host runs nothing: the atom needs no job file. */
-		if (kreg_host_config(host)->backend != KREG_BACKEND_SIM) {
+		/* A host that runs nothing needs no job file for the atom. */
+		if (!kreg_host_simulated(host)) {
 			kreg_error_set("no job named '%s' in %s: run the job once first "
 				       "(kreg job run), or check its name", req->job, kreg_db_path(db));
 			goto rollback;
@@ -146,7 +128,8 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 		char *yaml = kreg_asprintf("# %s: an atom named for the sim host; no job file\n",
 					   req->job);
 
-		error = kreg_db_job_id(db, &b.job_id, req->job, "sim", "", yaml);
+		error = kreg_db_job_id(db, &b.job_id, req->job,
+				       kreg_backend_name(kreg_host_config(host)->backend), "", yaml);
 		free(yaml);
 	}
 	if (error < 0)
@@ -614,10 +597,10 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	}
 	if ((error = lock_bisection(&d)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
+	if ((error = kreg_host_open(&d.host, cfg, db, d.b.host)) < 0 ||
 	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
 		goto done;
-	d.sim = kreg_host_config(d.host)->backend == KREG_BACKEND_SIM;
+	d.sim = kreg_host_simulated(d.host);
 	if (!d.sim) {
 		char *yaml = NULL;
 

@@ -207,7 +207,7 @@ int kreg_run_job(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db,
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = kreg_host_open(&host, cfg, spec->host)) < 0)
+	if ((error = kreg_host_open(&host, cfg, db, spec->host)) < 0)
 		goto done;
 	hc = kreg_host_config(host);
 	if (kreg_host_needs_kernel(host) && !spec->commit) {

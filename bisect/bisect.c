@@ -655,17 +655,177 @@ out:
 	return asked;
 }
 
+/* The host failed every run at some commit: nothing to learn. Returns 1
+ * when out holds the answer. */
+static int host_failed(const machine *m, kreg_bisect_action *out)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const node *x = &m->nodes[i];
+		char sid[16];
+
+		if (x->c && x->c->infra_failed >= m->p->max_runs && !x->c->nvalues) {
+			short_id(sid, &x->id);
+			done(out, KREG_BISECT_FAILED, "the host failed %u runs at %s",
+			     x->c->infra_failed, sid);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The graph's marks from the verdicts. */
+static void set_marks(machine *m, size_t N)
+{
+	m->marks = kreg_calloc(N, sizeof(*m->marks));
+	for (size_t i = 0; i < m->n; i++) {
+		node *x = &m->nodes[i];
+
+		if (x->gi < 0 || x->is_revert)
+			continue;
+		switch (x->verdict) {
+		case KREG_BISECT_GOOD: m->marks[x->gi] = KREG_BISECT_MARK_GOOD; break;
+		case KREG_BISECT_BAD: m->marks[x->gi] = KREG_BISECT_MARK_BAD; break;
+		case KREG_BISECT_SKIP:
+		case KREG_BISECT_UNKNOWN: m->marks[x->gi] = KREG_BISECT_MARK_SKIP; break;
+		default: break;
+		}
+	}
+	m->marks[N - 1] = KREG_BISECT_MARK_BAD;
+}
+
+/* A bad commit that is an ancestor of a good one cannot be, with one
+ * change that persists: the weaker verdict gets more runs, or is dropped
+ * once its budget is spent. Returns 1 when out asks for runs. */
+static int resolve_conflicts(machine *m, kreg_bisect_action *out)
+{
+	const kreg_bisect_params *p = m->p;
+	int changed;
+
+	do {
+		changed = 0;
+		for (size_t i = 0; i < m->n && !changed; i++) {
+			node *b = &m->nodes[i];
+
+			if (b->gi < 0 || m->marks[b->gi] != KREG_BISECT_MARK_BAD || b == m->bad)
+				continue;
+			for (size_t j = 0; j < m->n && !changed; j++) {
+				node *gd = &m->nodes[j], *weaker;
+
+				if (gd->gi < 0 || m->marks[gd->gi] != KREG_BISECT_MARK_GOOD ||
+				    !kreg_bisect_graph_reaches(m->g, (size_t)gd->gi, (size_t)b->gi))
+					continue;
+				weaker = fabs(b->llr) <= fabs(gd->llr) ? b : gd;
+				if (nruns(weaker) < p->max_runs) {
+					ask(out, KREG_BISECT_ROLE_STEP, weaker, more_runs(m, weaker, p->max_runs));
+					return 1;
+				}
+				m->marks[weaker->gi] = KREG_BISECT_MARK_SKIP;
+				changed = 1;
+			}
+		}
+	} while (changed);
+	return 0;
+}
+
+/* A candidate being tested and not yet judged gets its runs first. Returns
+ * 1 when out asks for them. */
+static int unjudged_candidate(machine *m, kreg_bisect_action *out, const kreg_bisect_search *s)
+{
+	for (size_t i = m->n; i-- > 0;) {
+		node *x = &m->nodes[i];
+
+		if (x->gi < 0 || x->is_revert || m->marks[x->gi] != KREG_BISECT_MARK_NONE ||
+		    (!nruns(x) && !nvalues(x)))
+			continue;
+		for (size_t k = 0; k < s->ncandidates; k++)
+			if (s->candidates[k] == (size_t)x->gi) {
+				ask_more(m, out, KREG_BISECT_ROLE_STEP, x, m->p->max_runs, 0);
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/* One candidate left: verify it and name it, or say what it is between. */
+static void conclude_one(machine *m, kreg_bisect_action *out, const kreg_bisect_search *s,
+			 kreg_buf *msg, git_oid **weak, size_t *nweak)
+{
+	const kreg_bisect_params *p = m->p;
+	node *culprit = find_node(m, kreg_bisect_graph_oid(m->g, (size_t)s->bad));
+	double conf;
+	char sid[16];
+
+	if (verify(m, out, s, culprit, 1, &conf, msg, weak, nweak))
+		return;
+	short_id(sid, &culprit->id);
+	out->confidence = conf;
+	if (*nweak || conf < p->min_confidence) {
+		/* Not verified: say which commits it is between, not a name. */
+		set_candidates(out, m->g, s, *weak, *nweak);
+		done(out, KREG_BISECT_INCONCLUSIVE, "inconclusive: %s looks like the first bad "
+		     "commit but did not verify (confidence %.4f)%s", sid, conf, kreg_buf_cstr(msg));
+		return;
+	}
+	done(out, KREG_BISECT_FOUND, "found: %s is the first bad commit (confidence %.4f)%s",
+	     sid, conf, kreg_buf_cstr(msg));
+	out->culprit = culprit->id;
+}
+
+/* Several candidates and a next commit to test, within the build budget. */
+static void next_step(machine *m, kreg_bisect_action *out, const kreg_bisect_search *s)
+{
+	const kreg_bisect_params *p = m->p;
+	node tmp = { .id = *kreg_bisect_graph_oid(m->g, (size_t)s->next) };
+	node *x = find_node(m, &tmp.id);
+
+	if (builds(m) >= p->max_builds) {
+		set_candidates(out, m->g, s, NULL, 0);
+		done(out, KREG_BISECT_INCONCLUSIVE,
+		     "inconclusive: the build budget (%u) is spent; the first bad commit is one "
+		     "of %zu candidates", p->max_builds, s->ncandidates);
+		return;
+	}
+	ask(out, KREG_BISECT_ROLE_STEP, x ? x : &tmp, x ? more_runs(m, x, p->max_runs) :
+	    p->runs_per_step);
+}
+
+/* Only untested candidates are left. Those that ran out of runs without a
+ * verdict get a second budget before we give up on them; then the lowest
+ * bad commit's boundary is verified and the candidates listed. */
+static void conclude_untested(machine *m, kreg_bisect_action *out, const kreg_bisect_search *s,
+			      kreg_buf *msg, git_oid **weak, size_t *nweak)
+{
+	const kreg_bisect_params *p = m->p;
+	node *lowest;
+	double conf;
+
+	for (size_t k = 0; k < s->ncandidates; k++) {
+		node *x = find_node(m, kreg_bisect_graph_oid(m->g, s->candidates[k]));
+
+		if (x && x->verdict == KREG_BISECT_UNKNOWN && nruns(x) < 2 * p->max_runs) {
+			ask_more(m, out, KREG_BISECT_ROLE_STEP, x, 2 * p->max_runs, 0);
+			return;
+		}
+	}
+	lowest = find_node(m, kreg_bisect_graph_oid(m->g, (size_t)s->bad));
+	if (verify(m, out, s, lowest, 0, &conf, msg, weak, nweak))
+		return;
+	set_candidates(out, m->g, s, *weak, *nweak);
+	out->confidence = conf;
+	done(out, KREG_BISECT_INCONCLUSIVE,
+	     "inconclusive: the first bad commit is one of %zu commits (the others could not "
+	     "be tested; confidence %.4f)%s", s->ncandidates, conf, kreg_buf_cstr(msg));
+}
+
 int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 		     const kreg_bisect_state *st)
 {
-	const kreg_bisect_params *p = &st->params;
 	kreg_bisect_search s = { 0 };
 	kreg_buf msg = KREG_BUF_INIT;
 	git_oid *weak = NULL;
 	size_t nweak = 0;
 	machine m;
 	size_t N = kreg_bisect_graph_size(g);
-	int changed;
 
 	memset(out, 0, sizeof(*out));
 	machine_load(&m, g, st);
@@ -673,142 +833,22 @@ int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 		done(out, KREG_BISECT_FAILED, "the graph does not end at the bad commit");
 		goto out;
 	}
-	for (size_t i = 0; i < m.n; i++) {
-		node *x = &m.nodes[i];
-		char sid[16];
-
-		if (x->c && x->c->infra_failed >= p->max_runs && !x->c->nvalues) {
-			short_id(sid, &x->id);
-			done(out, KREG_BISECT_FAILED, "the host failed %u runs at %s",
-			     x->c->infra_failed, sid);
-			goto out;
-		}
-	}
-	if (check_ends(&m, out))
+	if (host_failed(&m, out) || check_ends(&m, out))
 		goto out;
-
-	m.marks = kreg_calloc(N, sizeof(*m.marks));
-	for (size_t i = 0; i < m.n; i++) {
-		node *x = &m.nodes[i];
-
-		if (x->gi < 0 || x->is_revert)
-			continue;
-		switch (x->verdict) {
-		case KREG_BISECT_GOOD: m.marks[x->gi] = KREG_BISECT_MARK_GOOD; break;
-		case KREG_BISECT_BAD: m.marks[x->gi] = KREG_BISECT_MARK_BAD; break;
-		case KREG_BISECT_SKIP:
-		case KREG_BISECT_UNKNOWN: m.marks[x->gi] = KREG_BISECT_MARK_SKIP; break;
-		default: break;
-		}
-	}
-	m.marks[N - 1] = KREG_BISECT_MARK_BAD;
-
-	/* A bad commit that is an ancestor of a good one cannot be, with one
-	 * change that persists: the weaker verdict gets more runs, or is
-	 * dropped once its budget is spent. */
-	do {
-		changed = 0;
-		for (size_t i = 0; i < m.n && !changed; i++) {
-			node *b = &m.nodes[i];
-
-			if (b->gi < 0 || m.marks[b->gi] != KREG_BISECT_MARK_BAD || b == m.bad)
-				continue;
-			for (size_t j = 0; j < m.n && !changed; j++) {
-				node *gd = &m.nodes[j], *weaker;
-
-				if (gd->gi < 0 || m.marks[gd->gi] != KREG_BISECT_MARK_GOOD ||
-				    !kreg_bisect_graph_reaches(g, (size_t)gd->gi, (size_t)b->gi))
-					continue;
-				weaker = fabs(b->llr) <= fabs(gd->llr) ? b : gd;
-				if (nruns(weaker) < p->max_runs) {
-					ask(out, KREG_BISECT_ROLE_STEP, weaker, more_runs(&m, weaker, p->max_runs));
-					goto out;
-				}
-				m.marks[weaker->gi] = KREG_BISECT_MARK_SKIP;
-				changed = 1;
-			}
-		}
-	} while (changed);
-
+	set_marks(&m, N);
+	if (resolve_conflicts(&m, out))
+		goto out;
 	kreg_bisect_graph_search(&s, g, m.marks);
-	/* A candidate being tested and not yet judged gets its runs first. */
-	for (size_t i = m.n; i-- > 0;) {
-		node *x = &m.nodes[i];
-
-		if (x->gi < 0 || x->is_revert || m.marks[x->gi] != KREG_BISECT_MARK_NONE ||
-		    (!nruns(x) && !nvalues(x)))
-			continue;
-		for (size_t k = 0; k < s.ncandidates; k++)
-			if (s.candidates[k] == (size_t)x->gi) {
-				ask_more(&m, out, KREG_BISECT_ROLE_STEP, x, p->max_runs, 0);
-				goto out;
-			}
-	}
-	if (s.bad < 0) {
+	if (unjudged_candidate(&m, out, &s))
+		goto out;
+	if (s.bad < 0)
 		done(out, KREG_BISECT_FAILED, "no bad commit is left among the candidates");
-		goto out;
-	}
-	if (s.ncandidates == 1) {
-		node *culprit = find_node(&m, kreg_bisect_graph_oid(g, (size_t)s.bad));
-		double conf;
-		char sid[16];
-
-		if (verify(&m, out, &s, culprit, 1, &conf, &msg, &weak, &nweak))
-			goto out;
-		short_id(sid, &culprit->id);
-		out->confidence = conf;
-		if (nweak || conf < p->min_confidence) {
-			/* Not verified: say which commits it is between, not a name. */
-			set_candidates(out, g, &s, weak, nweak);
-			done(out, KREG_BISECT_INCONCLUSIVE, "inconclusive: %s looks like the first bad "
-			     "commit but did not verify (confidence %.4f)%s", sid, conf,
-			     kreg_buf_cstr(&msg));
-			goto out;
-		}
-		done(out, KREG_BISECT_FOUND, "found: %s is the first bad commit (confidence %.4f)%s",
-		     sid, conf, kreg_buf_cstr(&msg));
-		out->culprit = culprit->id;
-		goto out;
-	}
-	if (s.next >= 0) {
-		if (builds(&m) >= p->max_builds) {
-			set_candidates(out, g, &s, NULL, 0);
-			done(out, KREG_BISECT_INCONCLUSIVE,
-			     "inconclusive: the build budget (%u) is spent; the first bad commit is one "
-			     "of %zu candidates", p->max_builds, s.ncandidates);
-			goto out;
-		}
-		{
-			node tmp = { .id = *kreg_bisect_graph_oid(g, (size_t)s.next) };
-			node *x = find_node(&m, &tmp.id);
-
-			ask(out, KREG_BISECT_ROLE_STEP, x ? x : &tmp, x ? more_runs(&m, x, p->max_runs) :
-			    p->runs_per_step);
-		}
-		goto out;
-	}
-	/* Only untested candidates are left. Those that ran out of runs
-	 * without a verdict get a second budget before we give up on them. */
-	for (size_t k = 0; k < s.ncandidates; k++) {
-		node *x = find_node(&m, kreg_bisect_graph_oid(g, s.candidates[k]));
-
-		if (x && x->verdict == KREG_BISECT_UNKNOWN && nruns(x) < 2 * p->max_runs) {
-			ask_more(&m, out, KREG_BISECT_ROLE_STEP, x, 2 * p->max_runs, 0);
-			goto out;
-		}
-	}
-	{
-		node *lowest = find_node(&m, kreg_bisect_graph_oid(g, (size_t)s.bad));
-		double conf;
-
-		if (verify(&m, out, &s, lowest, 0, &conf, &msg, &weak, &nweak))
-			goto out;
-		set_candidates(out, g, &s, weak, nweak);
-		out->confidence = conf;
-		done(out, KREG_BISECT_INCONCLUSIVE,
-		     "inconclusive: the first bad commit is one of %zu commits (the others could not "
-		     "be tested; confidence %.4f)%s", s.ncandidates, conf, kreg_buf_cstr(&msg));
-	}
+	else if (s.ncandidates == 1)
+		conclude_one(&m, out, &s, &msg, &weak, &nweak);
+	else if (s.next >= 0)
+		next_step(&m, out, &s);
+	else
+		conclude_untested(&m, out, &s, &msg, &weak, &nweak);
 out:
 	free(weak);
 	kreg_bisect_search_free(&s);

@@ -322,7 +322,10 @@ int cmd_bisect(int argc, char **argv)
 	}
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	if (kreg_cmd_open_db(&db, cfg, !strcmp(sub, "start") ? KREG_DB_CREATE | KREG_DB_MIGRATE : 0) < 0)
+	/* status and log only read: a read-only database will do */
+	if (kreg_cmd_open_db(&db, cfg, !strcmp(sub, "start") ? KREG_DB_CREATE | KREG_DB_MIGRATE :
+				       !strcmp(sub, "status") || !strcmp(sub, "log") ?
+				       KREG_DB_READONLY : 0) < 0)
 		goto done;
 	if (!strcmp(sub, "start"))
 		ret = cmd_start(cfg, db, argc, argv);

@@ -56,7 +56,7 @@ int cmd_db(int argc, char **argv)
 			printf("%s: schema version %d, up to date\n", cfg->database, to);
 		}
 	} else if (!strcmp(sub, "info")) {
-		if (kreg_cmd_open_db(&db, cfg, 0) < 0)
+		if (kreg_cmd_open_db(&db, cfg, KREG_DB_READONLY) < 0)
 			goto done;
 		if (kreg_db_version(db, &version) < 0)
 			goto fail;
@@ -64,7 +64,7 @@ int cmd_db(int argc, char **argv)
 		if (kreg_db_tables(db, print_table, NULL) < 0)
 			goto fail;
 	} else {
-		if (kreg_cmd_open_db(&db, cfg, 0) < 0)
+		if (kreg_cmd_open_db(&db, cfg, KREG_DB_READONLY) < 0)
 			goto done;
 		kreg_db_stuck_run *stuck = NULL;
 		size_t nstuck = 0;

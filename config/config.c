@@ -375,6 +375,7 @@ static const field mail_fields[] = {
 	  .def = "the password never goes in the configuration: put it in a file "
 		 "readable only by kreg and name that file in password_file" },
 	{ .key = "tls", .type = T_BOOL, .off = O(kreg_mail_cfg, tls), .def = "false" },
+	{ .key = "ca_file", .type = T_PATH, .off = O(kreg_mail_cfg, ca_file) },
 	{ .key = "override_to", .type = T_STR, .off = O(kreg_mail_cfg, override_to) },
 	{ .key = "reported_by", .type = T_STR, .off = O(kreg_mail_cfg, reported_by) },
 	{ .key = "maintainers", .type = T_BOOL, .off = O(kreg_mail_cfg, maintainers), .def = "true" },
@@ -1569,10 +1570,8 @@ int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *
 	}
 	close(fd);
 	fd = -1;
-	if (kreg_buf_read_file(&b, path) < 0) {
-		kreg_error_errno("%s: cannot read the configuration", path);
+	if (kreg_buf_read_file_max(&b, path, KREG_CONFIG_MAX_FILE, "a configuration file") < 0)
 		goto fail;
-	}
 	error = kreg_config_load_string(out, path, b.ptr, b.len, problems);
 	kreg_buf_free(&b);
 	return error;

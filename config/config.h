@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A configuration file larger than this is refused (/dev/zero, a pipe). */
+#define KREG_CONFIG_MAX_FILE ((size_t)4 << 20)
+
 typedef struct {
 	char *name;		/* short name used in paths and e-mail subjects */
 	char *url;		/* anything libgit2 can fetch: path, file://, https:// */
@@ -156,6 +159,7 @@ typedef struct {
 	char *username;
 	char *password_file;	/* the password never goes in the YAML */
 	int tls;		/* require STARTTLS */
+	char *ca_file;		/* CA certificates to trust for the server's; default: the system's */
 	char *override_to;	/* everything to this address instead (a lab that reads first) */
 	char *reported_by;	/* the Reported-by: tag; default: from */
 	int maintainers;	/* mail who the tree's MAINTAINERS names, default 1 */

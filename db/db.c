@@ -1,5 +1,6 @@
 #include "db_internal.h"
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -465,6 +466,36 @@ int kreg_db_open(kreg_db **out, const char *path, unsigned flags)
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, 10000);
 	/* The first read tells a file that is not SQLite. */
+	if ((flags & KREG_DB_READONLY) && kreg_db_version(db, &version) < 0 &&
+	    ((sqlite3_errcode(db->h) & 0xff) == SQLITE_READONLY ||
+	     (sqlite3_errcode(db->h) & 0xff) == SQLITE_CANTOPEN)) {
+		/* A WAL database in a directory this user may not write, with
+		 * no -shm: SQLite cannot read it as a reader that shares the
+		 * WAL. Nobody can be writing it then either (a writer needs to
+		 * make the -wal file there): read it as immutable. */
+		kreg_buf uri = KREG_BUF_INIT;
+
+		sqlite3_close_v2(db->h);
+		db->h = NULL;
+		kreg_buf_puts(&uri, "file:");
+		for (const char *c = path; *c; c++)
+			if (*c == '%' || *c == '?' || *c == '#')
+				kreg_buf_printf(&uri, "%%%02X", (unsigned char)*c);
+			else
+				kreg_buf_putc(&uri, *c);
+		kreg_buf_puts(&uri, "?immutable=1");
+		rc = sqlite3_open_v2(kreg_buf_cstr(&uri), &db->h,
+				     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+		kreg_buf_free(&uri);
+		if (rc != SQLITE_OK) {
+			if (db->h)
+				kreg_db__error(db, "cannot open database");
+			else
+				kreg_error_set("%s: cannot open database: out of memory", path);
+			goto fail;
+		}
+		sqlite3_extended_result_codes(db->h, 1);
+	}
 	if (kreg_db_version(db, &version) < 0) {
 		if ((sqlite3_errcode(db->h) & 0xff) == SQLITE_NOTADB)
 			kreg_error_set("%s: not a kreg database (not an SQLite file)", path);

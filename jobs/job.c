@@ -440,15 +440,16 @@ static int read_whole(char **data, size_t *len, const char *path)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	struct stat st;
+	int error;
 
 	if (stat(path, &st) == 0 && st.st_size > (off_t)MAX_FILE) {
 		kreg_error_set("%s: %lld bytes is too large for a job file", path,
 			       (long long)st.st_size);
 		return KREG_EINVAL;
 	}
-	if (kreg_buf_read_file(&b, path) < 0) {
+	if ((error = kreg_buf_read_file_max(&b, path, MAX_FILE, "a job file")) < 0) {
 		kreg_buf_free(&b);
-		return KREG_ERROR;
+		return error;
 	}
 	*len = b.len;
 	*data = kreg_buf_detach(&b);

@@ -895,9 +895,9 @@ int kreg_parse_file(kreg_samples *out, const char *parser, const char *path)
 	/* one allocation of the file's size: the text is the largest thing held */
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
 		kreg_buf_grow(&b, (size_t)st.st_size + 1);
-	if (kreg_buf_read_file(&b, path) < 0) {
+	if ((error = kreg_buf_read_file_max(&b, path, KREG_PARSE_MAX_OUTPUT, "program output")) < 0) {
 		kreg_buf_free(&b);
-		return KREG_ERROR;
+		return error;
 	}
 	error = kreg_parse_output(out, parser, kreg_buf_cstr(&b), b.len, path);
 	kreg_buf_free(&b);

@@ -14,6 +14,9 @@
 
 #include <stddef.h>
 
+/* Program output larger than this is refused, not read to the end. */
+#define KREG_PARSE_MAX_OUTPUT ((size_t)256 << 20)
+
 /* name stands for the output in messages (a path). */
 int kreg_parse_fio(kreg_samples *out, const char *data, size_t len, const char *name);
 int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const char *name);

@@ -773,6 +773,125 @@ static int answer_from_cache(kreg_db *db, kreg_build_result *out, int force)
 	return error;
 }
 
+/*
+ * The shared cache ($KREG_BUILD_CACHE): built kernels kept outside any one
+ * data_dir, keyed like artifacts/ by git tree and config hash, so that every
+ * test of one `make check` (each with its own data_dir and database) shares
+ * one build per tree and config. Each entry is a directory holding bzImage,
+ * .config, build.log and a "status" file ("ok", or "failed: WHY"); it is
+ * written whole (temp directory, rename) and never changed after.
+ * KREG_BUILD_CACHE_MODE=fill only adds to it (a test of the build itself).
+ */
+static char *shared_entry(const kreg_build_result *out)
+{
+	const char *dir = getenv("KREG_BUILD_CACHE");
+
+	if (!dir || !*dir)
+		return NULL;
+	return kreg_asprintf("%s/%s-%s", dir, out->tree, out->config_hash);
+}
+
+static const char *const shared_files[] = { "bzImage", ".config", "build.log", NULL };
+
+static int copy_entry(const char *from_dir, const char *to_dir)
+{
+	for (size_t i = 0; shared_files[i]; i++) {
+		char *from = kreg_path_join(from_dir, shared_files[i]);
+		char *to = kreg_path_join(to_dir, shared_files[i]);
+		int error = kreg_path_exists(from) ? copy_file(from, to) : 0;
+
+		free(from);
+		free(to);
+		if (error < 0)
+			return error;
+	}
+	return 0;
+}
+
+/* 1 when the shared cache had the build: its files are copied into tmp_dir
+ * and *why is set for a cached failure; 0 when it must be built. */
+static int take_shared(const kreg_build_result *out, const char *tmp_dir, char **why)
+{
+	char *entry = shared_entry(out), *status_path = NULL, *status = NULL;
+	kreg_buf sb = KREG_BUF_INIT;
+	int error = 0;
+
+	if (!entry)
+		return 0;
+	if (getenv("KREG_BUILD_CACHE_MODE") && !strcmp(getenv("KREG_BUILD_CACHE_MODE"), "fill"))
+		goto done;
+	status_path = kreg_path_join(entry, "status");
+	if (!kreg_path_exists(status_path) || kreg_buf_read_file(&sb, status_path) < 0) {
+		kreg_error_clear();
+		goto done;
+	}
+	status = kreg_buf_detach(&sb);
+	status[strcspn(status, "\n")] = '\0';
+	if (strcmp(status, "ok") && strncmp(status, "failed: ", 8))
+		goto done;
+	if ((error = copy_entry(entry, tmp_dir)) < 0)
+		goto done;
+	if (!strcmp(status, "ok")) {
+		char *bz = kreg_path_join(tmp_dir, "bzImage");
+		int there = kreg_path_exists(bz);
+
+		free(bz);
+		if (!there)
+			goto done;
+	} else {
+		*why = kreg_strdup(status + 8);
+	}
+	log_info("build: %s-%s taken from the shared cache %s", out->tree, out->config_hash, entry);
+	error = 1;
+done:
+	kreg_buf_free(&sb);
+	free(status);
+	free(status_path);
+	free(entry);
+	return error;
+}
+
+/* Offer a finished build to the shared cache; a failure to do so is only
+ * a warning (the build itself is fine). Timeouts are not kept. */
+static void give_shared(const kreg_build_result *out, const char *art_dir, const char *why)
+{
+	char *entry = shared_entry(out), *tmp = NULL, *st = NULL, *text = NULL;
+
+	if (!entry || (why && (strstr(why, "timed out") || strstr(why, "interrupted"))))
+		goto done;
+	st = kreg_path_join(entry, "status");
+	if (kreg_path_exists(st))
+		goto done;
+	/* Entries appear whole by rename: one without its status is damaged. */
+	if (kreg_path_exists(entry) && kreg_rm_rf(entry) < 0) {
+		log_warn("build: %s", kreg_error_last());
+		kreg_error_clear();
+		goto done;
+	}
+	free(st);
+	tmp = kreg_asprintf("%s.tmp.%ld", entry, (long)getpid());
+	st = kreg_path_join(tmp, "status");
+	text = why ? kreg_asprintf("failed: %s\n", why) : kreg_strdup("ok\n");
+	if (kreg_rm_rf(tmp) < 0 || kreg_mkdir_p(tmp, 0755) < 0 || copy_entry(art_dir, tmp) < 0 ||
+	    kreg_write_file_atomic(st, text, strlen(text)) < 0) {
+		log_warn("build: cannot add to the shared cache: %s", kreg_error_last());
+		kreg_error_clear();
+		kreg_rm_rf(tmp);
+		kreg_error_clear();
+		goto done;
+	}
+	if (rename(tmp, entry) < 0) {
+		/* Another process put the same build there first. */
+		kreg_rm_rf(tmp);
+		kreg_error_clear();
+	}
+done:
+	free(text);
+	free(st);
+	free(tmp);
+	free(entry);
+}
+
 int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	       const kreg_build_request *req)
 {
@@ -784,7 +903,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	char *lock_path = NULL, *index_path = NULL, *art_dir = NULL, *tmp_dir = NULL;
 	char *why = NULL, *image_rel = NULL;
 	double start = kreg_now_mono(), build_start;
-	int error = KREG_ERROR, lock_fd = -1, rewritten = 0, have_row = 0;
+	int error = KREG_ERROR, lock_fd = -1, rewritten = 0, have_row = 0, shared = 0;
 	kreg_run_result r;
 	char desc[128];
 
@@ -864,6 +983,13 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	log_append(b.log, "kreg: building %s (%s) commit %s tree %s, config %s (%s)\n",
 		   req->repo, req->repo_path, out->sha, out->tree, b.kc->name, out->config_hash);
 
+	if ((error = take_shared(out, tmp_dir, &why)) < 0)
+		goto done;
+	if (error == 1) {
+		shared = 1;
+		log_append(b.log, "kreg: taken from the shared cache ($KREG_BUILD_CACHE)\n");
+		goto install;
+	}
 	if ((error = checkout(repo, tree, b.tree_dir, index_path, &rewritten)) < 0)
 		goto done;
 	log_append(b.log, "kreg: checked out in %.1f s%s\n", kreg_now_mono() - build_start,
@@ -942,6 +1068,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	}
 	out->build_seconds = kreg_now_mono() - build_start;
 	log_append(b.log, "kreg: %s in %.1f s\n", why ? why : "built", out->build_seconds);
+install:
 	if ((error = kreg_rm_rf(art_dir)) < 0)
 		goto done;
 	if (rename(tmp_dir, art_dir) < 0) {
@@ -965,6 +1092,10 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	if (error < 0)
 		goto done;
 	have_row = 0;
+	if (shared)
+		out->cached = 1;
+	else
+		give_shared(out, art_dir, out->error);
 done_ok:
 	error = 0;
 done:

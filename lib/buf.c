@@ -123,7 +123,13 @@ const char *kreg_buf_cstr(const kreg_buf *b)
 
 int kreg_buf_read_file(kreg_buf *b, const char *path)
 {
+	return kreg_buf_read_file_max(b, path, 0, NULL);
+}
+
+int kreg_buf_read_file_max(kreg_buf *b, const char *path, size_t max, const char *what)
+{
 	char tmp[65536];
+	size_t start = b->len;
 	ssize_t n;
 	int fd;
 
@@ -144,6 +150,17 @@ int kreg_buf_read_file(kreg_buf *b, const char *path)
 		if (n == 0)
 			break;
 		kreg_buf_put(b, tmp, (size_t)n);
+		/* /dev/zero, a pipe, a file growing: stop at the limit */
+		if (max && b->len - start > max) {
+			close(fd);
+			if (max >= (1u << 20))
+				kreg_error_set("%s: more than %zu MiB: too large for %s (the limit)",
+					       path, max >> 20, what ? what : "kreg to read");
+			else
+				kreg_error_set("%s: more than %zu KiB: too large for %s (the limit)",
+					       path, max >> 10, what ? what : "kreg to read");
+			return KREG_EINVAL;
+		}
 	}
 	close(fd);
 	if (!b->ptr)

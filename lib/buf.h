@@ -31,5 +31,9 @@ const char *kreg_buf_cstr(const kreg_buf *b);
 
 /* Append a whole file; <0 with the error set on failure. */
 int kreg_buf_read_file(kreg_buf *b, const char *path);
+/* The same, refusing (KREG_EINVAL, "PATH: more than N MiB: too large for
+ * WHAT (the limit)") once more than max bytes came: for every input a user
+ * names, which may be /dev/zero or a pipe that never ends. max 0: none. */
+int kreg_buf_read_file_max(kreg_buf *b, const char *path, size_t max, const char *what);
 
 #endif

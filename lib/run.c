@@ -33,6 +33,86 @@ static void sleep_sec(double s)
 		;
 }
 
+/* The process groups of the children running now, so that kreg's own end
+ * by SIGINT, SIGTERM or SIGHUP ends them too: each child leads a group of
+ * its own (make and its compilers, qemu), which a terminal's Ctrl-C does
+ * not reach and which would go on under init. */
+#define MAX_GROUPS 64
+static volatile sig_atomic_t groups[MAX_GROUPS];
+
+static void group_add(pid_t pg)
+{
+	for (int i = 0; i < MAX_GROUPS; i++)
+		if (!groups[i]) {
+			groups[i] = pg;
+			return;
+		}
+}
+
+static void group_del(pid_t pg)
+{
+	for (int i = 0; i < MAX_GROUPS; i++)
+		if (groups[i] == pg)
+			groups[i] = 0;
+}
+
+void kreg_run_kill_children(void)
+{
+	struct timespec pause = { 0, 300 * 1000 * 1000 };
+	int any = 0;
+
+	for (int i = 0; i < MAX_GROUPS; i++)
+		if (groups[i] > 0) {
+			kill(-(pid_t)groups[i], SIGTERM);
+			kill(-(pid_t)groups[i], SIGCONT);
+			any = 1;
+		}
+	if (!any)
+		return;
+	/* a moment to clean up (make removes half-written targets), then
+	 * whatever is left */
+	nanosleep(&pause, NULL);
+	for (int i = 0; i < MAX_GROUPS; i++)
+		if (groups[i] > 0)
+			kill(-(pid_t)groups[i], SIGKILL);
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+
+	kreg_run_kill_children();
+	/* then end as the signal would have ended kreg */
+	signal(sig, SIG_DFL);
+	errno = saved;
+	raise(sig);
+}
+
+/* Once: for each of SIGINT, SIGTERM, SIGHUP left at its default (a caller
+ * with a handler of its own, the daemon, calls kreg_run_kill_children
+ * itself), end the children's groups before kreg ends. */
+static void install_handlers(void)
+{
+	static int done;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	if (done)
+		return;
+	done = 1;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa;
+
+		if (sigaction(sigs[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 /* In the child: only async-signal-safe calls until exec. */
 static _Noreturn void child_exec(const kreg_run_opts *o, char **envp, int in_fd,
 				 int out_fd, int err_pipe)
@@ -106,7 +186,7 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 	double start, deadline = 0, term_sent = 0;
 	double grace = o->kill_grace > 0 ? o->kill_grace : 2.0;
 	double nap = 0.001;
-	pid_t pid;
+	pid_t pid = -1;
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
@@ -135,6 +215,7 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 		goto done;
 	}
 	envp = make_env(o);
+	install_handlers();
 	fflush(NULL);
 	start = kreg_now_mono();
 	pid = fork();
@@ -146,6 +227,7 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 		child_exec(o, envp, in_fd, out_fd, pipefd[1]);
 	/* Both sides set the group, so a kill right after fork finds it. */
 	setpgid(pid, pid);
+	group_add(pid);
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	do {
@@ -186,6 +268,7 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 	out->seconds = kreg_now_mono() - start;
 	if (out->timed_out)
 		kill(-pid, SIGKILL);	/* whatever is left of the group */
+	group_del(pid);
 	if (WIFEXITED(status)) {
 		out->exited = 1;
 		out->status = WEXITSTATUS(status);
@@ -194,6 +277,8 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 	}
 	error = 0;
 done:
+	if (pid > 0)
+		group_del(pid);
 	free(envp);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);

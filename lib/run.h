@@ -34,6 +34,12 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *opts);
 int kreg_run_capture(kreg_run_result *out, char **output, const kreg_run_opts *opts);
 
 /* "exit 3", "killed by signal 9", "timed out after 10 s" */
+/* End the process groups of the children kreg_run is waiting for now
+ * (SIGTERM, a moment, SIGKILL). Async-signal-safe: kreg_run installs it for
+ * SIGINT, SIGTERM and SIGHUP when they are at their default, so kreg's own
+ * end ends its children (make, qemu) too; a program with handlers of its
+ * own calls it from them. */
+void kreg_run_kill_children(void);
 const char *kreg_run_describe(const kreg_run_result *r, char *buf, unsigned size);
 
 /* Monotonic seconds. */

@@ -106,6 +106,8 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
 	if (cfg->tls)
 		curl_easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (cfg->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
 	if (cfg->username)
 		curl_easy_setopt(c, CURLOPT_USERNAME, cfg->username);
 	if (password)
@@ -116,10 +118,12 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 	if (rc == CURLE_OK) {
 		*outcome = KREG_SMTP_SENT;
 	} else {
-		*outcome = code >= 500 && code < 600 ? KREG_SMTP_PERMANENT : KREG_SMTP_TRANSIENT;
-		if (code && last.len)
+		*outcome = (code >= 500 && code < 600) || rc == CURLE_LOGIN_DENIED ?
+			   KREG_SMTP_PERMANENT : KREG_SMTP_TRANSIENT;
+		/* the server's words when it refused; curl's when kreg gave up */
+		if (code >= 400 && last.len)
 			*reason = kreg_asprintf("the server said: %s", last.ptr);
-		else if (code)
+		else if (code >= 400)
 			*reason = kreg_asprintf("SMTP %ld: %s", code, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		else
 			*reason = kreg_asprintf("%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));

@@ -269,7 +269,7 @@ int kreg_stats_matrix_load(kreg_stats_matrix **out, const char *path, const char
 	kreg_buf b = KREG_BUF_INIT;
 	int error;
 
-	if ((error = kreg_buf_read_file(&b, path)) < 0)
+	if ((error = kreg_buf_read_file_max(&b, path, KREG_MATRIX_MAX_FILE, "a sample matrix")) < 0)
 		goto done;
 	error = kreg_stats_matrix_parse(out, path, kreg_buf_cstr(&b), b.len, key);
 done:

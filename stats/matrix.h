@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* A sample matrix file larger than this is refused (a pipe that never ends). */
+#define KREG_MATRIX_MAX_FILE ((size_t)64 << 20)
+
 typedef struct {
 	char *metric;
 	double *values;

@@ -12,6 +12,10 @@ set -u
 : "${KREG_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${KREG:=$KREG_SRC/build/san/kreg}"
 export KREG KREG_SRC
+# One kernel build per tree and config for the whole suite (kernel/build.c's
+# shared cache); KREG_BUILD_CACHE= (empty) turns it off.
+: "${KREG_BUILD_CACHE=$KREG_SRC/build/kernel-artifacts}"
+export KREG_BUILD_CACHE
 
 TEST_NAME=$(basename "$0" .t)
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/kreg-test-$TEST_NAME.XXXXXX")

@@ -146,7 +146,7 @@ int kreg_compare_load(kreg_comparison *out, const kreg_config *cfg, kreg_db *db,
 			error = KREG_ENOTFOUND;
 			goto done;
 		}
-		if (!db && (error = kreg_db_open(&own, cfg->database, 0)) < 0)
+		if (!db && (error = kreg_db_open(&own, cfg->database, KREG_DB_READONLY)) < 0)
 			goto done;
 		if (!db)
 			db = own;

@@ -3,18 +3,23 @@
 # python3-aiosmtpd). Every message it takes is saved in DIR as N.eml, with
 # N.env holding the envelope (MAIL FROM, then one RCPT TO a line).
 #
-#   smtp-server.py DIR PORT [MODE]
+#   smtp-server.py DIR PORT [MODE [OPTION...]]
 #     MODE ok          250 for every message (default)
 #          tempfail:N  451 for the first N messages, then 250
 #          reject      554 for every message
+#     OPTION auth:USER:PASSWORD   AUTH required (PLAIN/LOGIN), only that one
+#            starttls:CERT:KEY    STARTTLS offered and required
+#            smtps:CERT:KEY       TLS from the first byte
 #
 # It writes DIR/ready once it listens and stops on SIGTERM.
 import os
 import signal
+import ssl
 import sys
 import threading
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
 
 
 class Handler:
@@ -46,8 +51,25 @@ class Handler:
 def main():
     outdir, port = sys.argv[1], int(sys.argv[2])
     mode = sys.argv[3] if len(sys.argv) > 3 else "ok"
+    kwargs = {}
+    for opt in sys.argv[4:]:
+        kind, a, b = opt.split(":", 2)
+        if kind == "auth":
+            def authenticator(server, session, envelope, mechanism, data, user=a, pw=b):
+                ok = (isinstance(data, LoginPassword) and data.login == user.encode()
+                      and data.password == pw.encode())
+                return AuthResult(success=ok, handled=False)
+            kwargs.update(authenticator=authenticator, auth_required=True,
+                          auth_require_tls=False)
+        else:
+            ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            ctx.load_cert_chain(a, b)
+            if kind == "starttls":
+                kwargs.update(tls_context=ctx, require_starttls=True)
+            else:
+                kwargs.update(ssl_context=ctx)
     os.makedirs(outdir, exist_ok=True)
-    controller = Controller(Handler(outdir, mode), hostname="127.0.0.1", port=port)
+    controller = Controller(Handler(outdir, mode), hostname="127.0.0.1", port=port, **kwargs)
     controller.start()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *a: stop.set())

@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 65
+plan 75
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"
@@ -160,5 +160,50 @@ is "$(mail_header "$F" References)" "$R" "and so is its References"
 like "$(mail_header "$F" Subject)" "^Re: \[src:master\] \[blöck\]" "its subject: Re: the report's"
 run_kreg -c kregt.yaml mail send
 is "$(ls "$SCRATCH"/smtpt/*.eml | wc -l)" 2 "report and follow-up, each once"
+
+# AUTH with the password from password_file; STARTTLS; SMTPS. The lab's own
+# CA (a self-signed certificate for 127.0.0.1) is mail.ca_file.
+smtp_stop
+fresh() {  # NAME [mail lines]: a copy of the bisected lab and its config
+	rm -rf "$SCRATCH/data-$1"
+	cp -a "$SCRATCH/data.bisected" "$SCRATCH/data-$1"
+	mail_config "kreg-$1.yaml" "$SCRATCH/data-$1" "${2:-}"
+}
+printf 's3cret\n' > pw && chmod 600 pw
+printf 'wrong\n' > badpw && chmod 600 badpw
+fresh auth "  username: kreg
+  password_file: $SCRATCH/pw"
+smtp_start "$SCRATCH/smtp-auth" ok auth:kreg:s3cret
+run_kreg -c kreg-auth.yaml mail send --retry
+like "$OUT" "mail 1: sent" "AUTH with the password from password_file: sent"
+is "$(ls "$SCRATCH"/smtp-auth/*.eml 2>/dev/null | wc -l)" 1 "the server that requires AUTH took it"
+fresh badauth "  username: kreg
+  password_file: $SCRATCH/badpw"
+run_kreg -c kreg-badauth.yaml mail send
+like "$OUT" "not sent \(attempt 1\): .*(535|authentication|Login denied)" "a wrong password: not sent, the reason shown"
+unlike "$OUT$ERR" "wrong" "the password is not printed"
+smtp_stop
+
+openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
+	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
+ok "a certificate for the test server" test -s cert.pem
+fresh starttls "  tls: true
+  ca_file: $SCRATCH/cert.pem
+  username: kreg
+  password_file: $SCRATCH/pw"
+smtp_start "$SCRATCH/smtp-starttls" ok starttls:cert.pem:key.pem auth:kreg:s3cret
+run_kreg -c kreg-starttls.yaml mail send --retry
+like "$OUT" "mail 1: sent" "STARTTLS (required) and AUTH: sent"
+is "$(ls "$SCRATCH"/smtp-starttls/*.eml 2>/dev/null | wc -l)" 1 "the STARTTLS server took it"
+fresh untrusted "  tls: true"
+run_kreg -c kreg-untrusted.yaml mail send
+like "$OUT" "not sent \(attempt 1\): .*certificate" "a certificate kreg does not trust: not sent, it says why"
+smtp_stop
+
+MAIL_URL="smtps://127.0.0.1:$SMTP_PORT" fresh smtps "  ca_file: $SCRATCH/cert.pem"
+smtp_start "$SCRATCH/smtp-smtps" ok smtps:cert.pem:key.pem
+run_kreg -c kreg-smtps.yaml mail send --retry
+like "$OUT" "mail 1: sent" "SMTPS: sent"
+is "$(ls "$SCRATCH"/smtp-smtps/*.eml 2>/dev/null | wc -l)" 1 "the SMTPS server took it"
 no_sanitizer_report "no sanitizer report"
 done_testing

@@ -1,8 +1,10 @@
 # Shared by the 8x mail tests: a real SMTP server on loopback and a small
 # kernel-like git tree with a MAINTAINERS file.
 #
-#   smtp_start DIR [MODE]   start tests/helpers/smtp-server.py on $SMTP_PORT
-#                           (MODE: ok, tempfail:N, reject); stopped at exit
+#   smtp_start DIR [MODE [OPTION...]]  start tests/helpers/smtp-server.py on
+#                           $SMTP_PORT (MODE: ok, tempfail:N, reject; OPTION:
+#                           auth:U:P, starttls:CERT:KEY, smtps:CERT:KEY);
+#                           stopped at exit
 #   smtp_stop
 #   make_mail_repo DIR      root (MAINTAINERS, block/, fs/), 16 commits; the
 #                           9th (SHA_9) changes block/blk-core.c with a
@@ -18,9 +20,10 @@ smtp_free_port() {
 
 smtp_start() {
 	local dir=$1 mode=${2:-ok} i
+	shift; shift
 	rm -f "$dir/ready"
 	mkdir -p "$dir"
-	"$SMTP_PY" "$KREG_SRC/tests/helpers/smtp-server.py" "$dir" "$SMTP_PORT" "$mode" \
+	"$SMTP_PY" "$KREG_SRC/tests/helpers/smtp-server.py" "$dir" "$SMTP_PORT" "$mode" "$@" \
 		>>"$SCRATCH/smtp.log" 2>&1 &
 	SMTP_PID=$!
 	for i in $(seq 1 100); do
@@ -101,7 +104,7 @@ M
 	BAD=$(git -C "$R" rev-parse HEAD)
 }
 
-# mail_config FILE DATA_DIR [extra mail: lines]
+# mail_config FILE DATA_DIR [extra mail: lines]; $MAIL_URL: another smtp_url
 mail_config() {
 	cat > "$1" <<YAML
 data_dir: $2
@@ -116,7 +119,7 @@ hosts:
     metrics:
       - { metric: fio.read_iops, base: 10000, noise: 5% }
 mail:
-  smtp_url: smtp://127.0.0.1:$SMTP_PORT
+  smtp_url: ${MAIL_URL:-smtp://127.0.0.1:$SMTP_PORT}
   from: "kreg robot <kreg@lab.example.org>"
   cc: ["Lab List <lab@example.org>"]
   attempts: 2

@@ -110,17 +110,6 @@ static int probe(ssh_host *st, kreg_ssh_result *r, machine_state *m, double time
 	return 0;
 }
 
-/* The token kreg.build=<id> is a word of cmdline. */
-static int has_token(const char *cmdline, const char *token)
-{
-	size_t n = strlen(token);
-
-	for (const char *s = cmdline; (s = strstr(s, token)); s += n)
-		if ((s == cmdline || s[-1] == ' ') && (s[n] == '\0' || s[n] == ' ' || s[n] == '\n'))
-			return 1;
-	return 0;
-}
-
 static int has_any_build(const char *cmdline)
 {
 	const char *s = strstr(cmdline, BUILD_TOKEN);
@@ -140,38 +129,6 @@ static char *build_id_of(const char *artifact)
 	while (base > artifact && base[-1] != '/')
 		base--;
 	return kreg_strndup(base, (size_t)(artifact + n - base));
-}
-
-/* The next kernel's command line: the running one without kreg's token,
- * the boot loader's BOOT_IMAGE=/initrd= and the host's append words, then
- * the host's append and kreg.build=<id>. */
-static char *next_cmdline(const char *running, const char *append, const char *build)
-{
-	kreg_buf b = KREG_BUF_INIT;
-	const char *w = running ? running : "";
-
-	for (;;) {
-		size_t n;
-		char *word;
-
-		w += strspn(w, " \t\n");
-		if (!*w)
-			break;
-		n = strcspn(w, " \t\n");
-		word = kreg_strndup(w, n);
-		w += n;
-		if (!strncmp(word, BUILD_TOKEN, strlen(BUILD_TOKEN)) || !strncmp(word, "BOOT_IMAGE=", 11) ||
-		    !strncmp(word, "initrd=", 7) || (append && has_token(append, word))) {
-			free(word);
-			continue;
-		}
-		kreg_buf_printf(&b, "%s%s", b.len ? " " : "", word);
-		free(word);
-	}
-	if (append && *append)
-		kreg_buf_printf(&b, "%s%s", b.len ? " " : "", append);
-	kreg_buf_printf(&b, "%s" BUILD_TOKEN "%s", b.len ? " " : "", build);
-	return kreg_buf_detach(&b);
 }
 
 static void sleep_for(double seconds)
@@ -347,7 +304,7 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 	char *bzimage = kreg_path_join(req->kernel->artifact, "bzImage");
 	char *kdir = kreg_path_join(hc->work_dir, "kernel");
 	char *kpath = kreg_path_join(kdir, "bzImage");
-	char *cmdline = next_cmdline(now->cmdline, hc->append, build);
+	char *cmdline = kreg_ssh_next_cmdline(now->cmdline, hc->append, build);
 	const char *files[1] = { bzimage };
 	kreg_buf cmd = KREG_BUF_INIT;
 	kreg_ssh_result r = { 0 };
@@ -476,7 +433,7 @@ static int boot_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *
 	case WAIT_ANSWERED:
 		{
 			char *tok = kreg_asprintf(BUILD_TOKEN "%s", build);
-			int ours = has_token(m->cmdline, tok);
+			int ours = kreg_ssh_cmdline_has(m->cmdline, tok);
 
 			free(tok);
 			if (ours) {
@@ -1149,7 +1106,7 @@ static int ssh_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", r.error);
 		goto done;
 	}
-	if (has_token(m.cmdline, tok)) {
+	if (kreg_ssh_cmdline_has(m.cmdline, tok)) {
 		log_info("host %s: already on kernel %s (%s)", hc->name, m.release, build);
 	} else {
 		error = boot_kernel(st, hc, out, req, &m, build);

@@ -192,3 +192,25 @@ void kreg_host_result_free(kreg_host_result *r)
 	kreg_samples_free(&r->samples);
 	memset(r, 0, sizeof(*r));
 }
+
+char *kreg_host__file_last_line(const char *path)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	char *s = NULL;
+
+	if (kreg_buf_read_file(&b, path) == 0 && b.len) {
+		size_t end = b.len, start;
+
+		while (end && (b.ptr[end - 1] == '\n' || b.ptr[end - 1] == '\r' || b.ptr[end - 1] == ' '))
+			end--;
+		start = end;
+		while (start && b.ptr[start - 1] != '\n')
+			start--;
+		if (end > start)
+			s = kreg_strndup(b.ptr + start, end - start > 200 ? 200 : end - start);
+	} else {
+		kreg_error_clear();
+	}
+	kreg_buf_free(&b);
+	return s;
+}

@@ -36,4 +36,8 @@ extern const struct kreg_host_ops kreg_host_qemu_ops;
 extern const struct kreg_host_ops kreg_host_ssh_ops;
 extern const struct kreg_host_ops kreg_host_sim_ops;
 
+/* The last non-empty line of a local file (at most 200 bytes), for a
+ * one-line error; NULL when there is none or it cannot be read. */
+char *kreg_host__file_last_line(const char *path);
+
 #endif

@@ -73,27 +73,6 @@ static int write_plan_file(const char *dir, const kreg_plan_file *f)
 	return error;
 }
 
-/* The last non-empty line of a file, for a one-line error. */
-static char *last_line(const char *path)
-{
-	kreg_buf b = KREG_BUF_INIT;
-	char *s = NULL;
-
-	if (kreg_buf_read_file(&b, path) == 0 && b.len) {
-		size_t end = b.len, start;
-
-		while (end && (b.ptr[end - 1] == '\n' || b.ptr[end - 1] == '\r' || b.ptr[end - 1] == ' '))
-			end--;
-		start = end;
-		while (start && b.ptr[start - 1] != '\n')
-			start--;
-		if (end > start)
-			s = kreg_strndup(b.ptr + start, end - start > 200 ? 200 : end - start);
-	}
-	kreg_buf_free(&b);
-	return s;
-}
-
 static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
 {
 	const kreg_host_cfg *hc = h->hc;
@@ -156,7 +135,7 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 	}
 	if (!rr.exited || rr.status != 0) {
 		char desc[96];
-		char *tail = last_line(out_path);
+		char *tail = kreg_host__file_last_line(out_path);
 
 		kreg_run_describe(&rr, desc, sizeof(desc));
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s failed (%s)%s%s", plan.program, desc,

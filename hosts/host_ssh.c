@@ -550,29 +550,6 @@ static int write_file(const char *dir, const char *name, const char *data, size_
 	return 0;
 }
 
-/* The last non-empty line of a local file. */
-static char *file_last_line(const char *path)
-{
-	kreg_buf b = KREG_BUF_INIT;
-	char *s = NULL;
-
-	if (kreg_buf_read_file(&b, path) == 0 && b.len) {
-		size_t end = b.len, start;
-
-		while (end && (b.ptr[end - 1] == '\n' || b.ptr[end - 1] == '\r' || b.ptr[end - 1] == ' '))
-			end--;
-		start = end;
-		while (start && b.ptr[start - 1] != '\n')
-			start--;
-		if (end > start)
-			s = kreg_strndup(b.ptr + start, end - start > 200 ? 200 : end - start);
-	} else {
-		kreg_error_clear();
-	}
-	kreg_buf_free(&b);
-	return s;
-}
-
 /* After the job lost its connection or ran past its timeout: end what is
  * left of it and see whether the machine is still there. The run's status
  * follows (kernel failed when the machine died or rebooted). */
@@ -896,7 +873,7 @@ fetch:
 		(void)fetched;
 		if (out->status == KREG_RUN_JOB_FAILED && !out->error) {
 			char *stdout_path = kreg_path_join(req->out_dir, plan.stdout_name);
-			char *tail = file_last_line(stdout_path);
+			char *tail = kreg_host__file_last_line(stdout_path);
 
 			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s exited with status %d on %s%s%s",
 					plan.program, code, hc->name, tail ? ": " : "", tail ? tail : "");

@@ -2,17 +2,14 @@
  * program output, and run an atom on a host, storing its samples. */
 #include "cmd.h"
 
-#include "hosts/host.h"
-#include "kernel/repo.h"
-#include "db/results.h"
 #include "jobs/job.h"
 #include "jobs/parse.h"
 #include "jobs/plan.h"
-#include "lib/buf.h"
 #include "lib/err.h"
-#include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "stats/stats.h"
+#include "usecase/run.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +24,7 @@ static const char usage[] =
 	"       kreg job plan ATOM.yaml [--host NAME] [--target PATH]\n"
 	"       kreg job parse fio|dbench|fxmark FILE\n"
 	"       kreg job run ATOM.yaml --host NAME [--runs N] [--repo R --commit C]\n"
+	"                    [--timeout DURATION] [--keep-output all|failed]\n"
 	"\n"
 	"split   write one YAML file per atomic job into DIR (default .), named\n"
 	"        <job>-<path_params>.yaml as LKP's split-job names them, and print\n"
@@ -34,7 +32,9 @@ static const char usage[] =
 	"plan    print the program, argv and files an atom runs as on a host\n"
 	"parse   print the metrics LKP's parser gives for a program's output\n"
 	"run     run an atom N times on a host, store runs and samples, print\n"
-	"        each metric's mean and relative stddev\n";
+	"        each metric's mean and relative stddev; --timeout bounds each run\n"
+	"        (boot included), --keep-output failed keeps only the atom of an\n"
+	"        OK run (its samples are stored)\n";
 
 /* getopt over argv[1..] of a subcommand */
 static void opt_reset(void)
@@ -177,38 +177,31 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 }
 
 /* Per metric over the runs that went well: mean and relative stddev. */
-static void print_summary(const kreg_samples *runs, size_t nruns)
+static void print_summary(const kreg_run_job_report *r)
 {
 	const kreg_samples *first = NULL;
 	char v[64];
 
-	for (size_t r = 0; r < nruns && !first; r++)
-		if (runs[r].count)
-			first = &runs[r];
+	for (size_t i = 0; i < r->nruns && !first; i++)
+		if (r->runs[i].samples.count)
+			first = &r->runs[i].samples;
 	if (!first)
 		return;
 	for (size_t m = 0; m < first->count; m++) {
 		const char *name = first->items[m].metric;
-		double sum = 0, sq = 0, mean, sd = 0;
+		double *x = kreg_calloc(r->nruns, sizeof(*x));
+		double mean, sd;
 		size_t n = 0;
 
-		for (size_t r = 0; r < nruns; r++) {
-			const double *x = runs[r].count ? kreg_samples_get(&runs[r], name) : NULL;
+		for (size_t i = 0; i < r->nruns; i++) {
+			const double *p = kreg_samples_get(&r->runs[i].samples, name);
 
-			if (x) {
-				sum += *x;
-				n++;
-			}
+			if (p)
+				x[n++] = *p;
 		}
-		mean = sum / (double)n;
-		for (size_t r = 0; r < nruns; r++) {
-			const double *x = runs[r].count ? kreg_samples_get(&runs[r], name) : NULL;
-
-			if (x)
-				sq += (*x - mean) * (*x - mean);
-		}
-		if (n > 1)
-			sd = sqrt(sq / (double)(n - 1));
+		mean = kreg_stats_mean(x, n);
+		sd = n > 1 ? kreg_stats_stddev(x, n) : 0;
+		free(x);
 		/* six significant digits, whole numbers from a million up */
 		snprintf(v, sizeof(v), fabs(mean) >= 1e6 ? "%.0f" : "%.6g", mean);
 		if (n > 1 && mean != 0)
@@ -225,165 +218,79 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 		{ "runs", required_argument, NULL, 'n' },
 		{ "repo", required_argument, NULL, 'r' },
 		{ "commit", required_argument, NULL, 'C' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "keep-output", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *host_name = NULL, *repo_name = NULL, *commit_spec = NULL;
-	long long nruns = 1;
+	kreg_run_job_spec spec = { .runs = 1 };
+	kreg_run_atom_opts opts = { 0 };
+	kreg_run_job_report report;
 	kreg_atom *atom = NULL;
-	kreg_host *host = NULL;
 	kreg_db *db = NULL;
-	kreg_repo *repo = NULL;
-	kreg_host_kernel kernel = { 0 };
-	kreg_host_commit hcommit = { 0 };
-	kreg_samples *results = NULL;
-	int64_t job_id, host_id, commit_id = 0;
-	char sha[GIT_OID_HEXSZ + 1] = "";
-	const kreg_host_cfg *hc;
-	int c, status = KREG_EXIT_FAIL, ok = 0, prepared = 0;
+	long long nruns = 1;
+	int c, status = KREG_EXIT_FAIL;
 
+	memset(&report, 0, sizeof(report));
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "H:n:r:C:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "H:n:r:C:t:k:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'H': host_name = optarg; break;
+		case 'H': spec.host = optarg; break;
 		case 'n':
 			if (kreg_parse_ll(&nruns, optarg, "--runs") < 0 || nruns < 1 || nruns > 1000)
 				return kreg_cmd_usage(usage, "--runs: a number from 1 to 1000");
+			spec.runs = (unsigned)nruns;
 			break;
-		case 'r': repo_name = optarg; break;
-		case 'C': commit_spec = optarg; break;
+		case 'r': spec.repo = optarg; break;
+		case 'C': spec.commit = optarg; break;
+		case 't':
+			if (kreg_parse_duration(&opts.timeout, optarg, "--timeout") < 0 ||
+			    opts.timeout <= 0)
+				return kreg_cmd_usage(usage, "--timeout: a duration such as 90s or 5m");
+			break;
+		case 'k':
+			if (!strcmp(optarg, "all"))
+				opts.keep = KREG_RUN_KEEP_ALL;
+			else if (!strcmp(optarg, "failed"))
+				opts.keep = KREG_RUN_KEEP_FAILED;
+			else
+				return kreg_cmd_usage(usage, "--keep-output: all or failed");
+			break;
 		default: return kreg_cmd_usage(usage, NULL);
 		}
 	}
 	if (optind != argc - 1)
 		return kreg_cmd_usage(usage, "job run: which atom?");
-	if (!host_name)
+	if (!spec.host)
 		return kreg_cmd_usage(usage, "job run: --host NAME is needed");
-	if (repo_name && !commit_spec)
+	if (spec.repo && !spec.commit)
 		return kreg_cmd_usage(usage, "job run: --repo needs --commit");
-	if (commit_spec && !repo_name) {
+	if (spec.commit && !spec.repo) {
 		if (cfg->nrepos != 1)
 			return kreg_cmd_usage(usage, "job run: --commit needs --repo");
-		repo_name = cfg->repos[0].name;
+		spec.repo = cfg->repos[0].name;
 	}
-	if (kreg_atom_load(&atom, argv[optind], cfg->job_path, cfg->njob_path) < 0 ||
-	    kreg_host_open(&host, cfg, host_name) < 0) {
+	if (kreg_atom_load(&atom, argv[optind], cfg->job_path, cfg->njob_path) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	hc = kreg_host_config(host);
-	if (kreg_host_needs_kernel(host) && !commit_spec) {
-		kreg_cmd_error("host '%s' (%s) boots a kernel kreg builds: give --repo R --commit C",
-			       host_name, kreg_backend_name(hc->backend));
+	spec.atom = atom;
+	if (!kreg_config_host(cfg, spec.host)) {
+		kreg_cmd_error("no host named '%s' in %s", spec.host, cfg->path);
 		goto done;
 	}
 	if (kreg_cmd_open_db(&db, cfg, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
 		goto done;
-	if (kreg_db_job_id(db, &job_id, atom->name, atom->testcase, atom->path_params,
-			   atom->yaml) < 0 ||
-	    kreg_db_host_id(db, &host_id, hc->name, kreg_backend_name(hc->backend), hc->cpus,
-			    hc->memory) < 0) {
+	if (kreg_run_job(&report, cfg, db, &spec, &opts, stderr) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	if (commit_spec) {
-		git_oid oid;
-
-		if (kreg_repo_open(&repo, cfg, repo_name) < 0 ||
-		    kreg_repo_resolve(repo, &oid, commit_spec) < 0 ||
-		    kreg_repo_record(repo, db, &commit_id, &oid) < 0) {
-			kreg_cmd_error(NULL);
-			goto done;
-		}
-		git_oid_tostr(sha, sizeof(sha), &oid);
-		hcommit.repo = repo_name;
-		hcommit.repo_path = kreg_repo_path(repo);
-		hcommit.sha = sha;
-		hcommit.kconfig = cfg->build.nconfigs ? cfg->build.configs[0].name : NULL;
-		hcommit.atom = atom;
-		if (kreg_host_prepare(host, &kernel, &hcommit) < 0) {
-			kreg_cmd_error(NULL);
-			goto done;
-		}
-		prepared = 1;
-		if (kernel.status == KREG_PREPARE_BUILD_FAILED) {
-			kreg_cmd_error("%s does not build: %s", sha,
-				       kernel.error ? kernel.error : "see the build log");
-			goto done;
-		}
-	}
-
-	results = kreg_calloc((size_t)nruns, sizeof(*results));
-	for (long long i = 0; i < nruns; i++) {
-		kreg_db_run_key key = { job_id, host_id, commit_id, kernel.build_id, kernel.artifact,
-					NULL };
-		kreg_host_result res = { 0 };
-		kreg_host_request req = { 0 };
-		char *sub = NULL, *dir = NULL, *atom_path = NULL;
-		int64_t run_id;
-		int error;
-
-		if (kreg_db_run_start(db, &run_id, &key) < 0) {
-			kreg_cmd_error(NULL);
-			goto done;
-		}
-		sub = kreg_asprintf("runs/%lld", (long long)run_id);
-		dir = kreg_config_data_path(cfg, sub);
-		atom_path = kreg_path_join(dir, "atom.yaml");
-		if (kreg_mkdir_p(dir, 0755) < 0 || kreg_db_run_set_output(db, run_id, dir) < 0 ||
-		    kreg_write_file_atomic(atom_path, atom->yaml, strlen(atom->yaml)) < 0) {
-			kreg_db_run_finish(db, run_id, "infra_failed", kreg_error_last(), NULL);
-			kreg_cmd_error(NULL);
-			free(atom_path);
-			free(dir);
-			free(sub);
-			goto done;
-		}
-		req.atom = atom;
-		req.atom_name = atom->name;
-		req.commit = commit_id ? &hcommit : NULL;
-		req.kernel = prepared ? &kernel : NULL;
-		req.out_dir = dir;
-		req.run_index = (unsigned)i;
-		error = kreg_host_run(host, &res, &req);
-		if (error < 0) {
-			res.status = KREG_RUN_INFRA_FAILED;
-			free(res.error);
-			res.error = kreg_strdup(kreg_error_last());
-			kreg_samples_clear(&res.samples);
-		}
-		if (kreg_db_run_finish(db, run_id, kreg_run_status_name(res.status), res.error,
-				       &res.samples) < 0) {
-			kreg_cmd_error(NULL);
-			kreg_host_result_free(&res);
-			free(atom_path);
-			free(dir);
-			free(sub);
-			goto done;
-		}
-		fprintf(stderr, "run %lld/%lld (id %lld): %s%s%s (%.1f s, %s)\n", i + 1, nruns,
-			(long long)run_id, kreg_run_status_name(res.status), res.error ? ": " : "",
-			res.error ? res.error : "", res.seconds, dir);
-		if (res.status == KREG_RUN_OK) {
-			results[i] = res.samples;
-			memset(&res.samples, 0, sizeof(res.samples));
-			ok++;
-		}
-		kreg_host_result_free(&res);
-		free(atom_path);
-		free(dir);
-		free(sub);
-	}
-	printf("atom: %s\nhost: %s\nruns: %d of %lld ok\n", atom->name, hc->name, ok, nruns);
-	print_summary(results, (size_t)nruns);
-	status = ok == nruns ? KREG_EXIT_OK : KREG_EXIT_FAIL;
+	printf("atom: %s\nhost: %s\nruns: %u of %u ok\n", atom->name, spec.host, report.ok,
+	       spec.runs);
+	print_summary(&report);
+	status = report.ok == spec.runs ? KREG_EXIT_OK : KREG_EXIT_FAIL;
 done:
-	for (long long i = 0; results && i < nruns; i++)
-		kreg_samples_free(&results[i]);
-	free(results);
-	kreg_host_kernel_free(&kernel);
-	kreg_repo_close(repo);
+	kreg_run_job_report_free(&report);
 	kreg_db_close(db);
-	kreg_host_close(host);
 	kreg_atom_free(atom);
 	return status;
 }

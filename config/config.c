@@ -12,6 +12,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "lib/shared.h"
 #include "lib/util.h"
 
 #include <yaml.h>
@@ -1094,17 +1095,38 @@ static void repo_check(loader *ld, void *rec, const yaml_node_t *map, const char
 	}
 }
 
-/* Make targets like tinyconfig are bases as they are; anything else is a file. */
-static int base_is_target(const char *b)
+int kreg_kconfig_base_is_target(const char *base)
 {
-	size_t n = strlen(b);
+	static const char *const targets[] = {
+		"tinyconfig", "defconfig", "allnoconfig", "allyesconfig", "allmodconfig",
+		"alldefconfig",
+		/* kernel/configs/ and arch/x86/configs/: `make kvm_guest.config` */
+		"kvm_guest.config", "tiny.config", "tiny-base.config", "xen.config",
+		"debug.config", "x86_debug.config", "hardening.config", "nopm.config",
+		"rust.config", "android-base.config", "android-recommended.config", NULL,
+	};
 
-	if (n < 6 || strcmp(b + n - 6, "config") || b[0] == '.')
+	for (size_t i = 0; targets[i]; i++)
+		if (!strcmp(base, targets[i]))
+			return 1;
+	if (strlen(base) <= strlen("_defconfig") || !kreg_str_endswith(base, "_defconfig"))
 		return 0;
-	for (const char *p = b; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+	for (const char *p = base; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
 			return 0;
 	return 1;
+}
+
+/* A kconfig file by lib/shared.h's rule: relative to the configuration's
+ * folder, else shipped (kernel/qemu-guest.config). NULL when neither. */
+static char *kconfig_file(const loader *ld, const char *given)
+{
+	char *p = resolve_path(ld, given), *found = kreg_shared_find(p, "kernel", "config/kernel");
+
+	if (!found)
+		kreg_error_clear();
+	free(p);
+	return found;
 }
 
 static void kconfig_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
@@ -1112,35 +1134,33 @@ static void kconfig_check(loader *ld, void *rec, const yaml_node_t *map, const c
 	kreg_kconfig_cfg *k = rec;
 	const yaml_node_t *v;
 
-	if (k->base && !base_is_target(k->base)) {
-		char *p = resolve_path(ld, k->base);
+	if (k->base && !kreg_kconfig_base_is_target(k->base)) {
+		char *p = kconfig_file(ld, k->base);
 
-		free(k->base);
-		k->base = p;
-		if (access(p, R_OK) < 0 && (v = map_get(ld, map, "base")))
-			problem(ld, v, "%s.base: cannot read '%s': %s", path, p, strerror(errno));
+		if (!p) {
+			if ((v = map_get(ld, map, "base")))
+				problem(ld, v, "%s.base: cannot read '%s': no such file, and it is not a "
+					"make target (tinyconfig, defconfig, allnoconfig, *_defconfig, "
+					"kvm_guest.config, ...)", path, k->base);
+		} else {
+			free(k->base);
+			k->base = p;
+		}
 	}
 	/* Relative to the config file, else among the fragments kreg ships. */
 	v = map_get(ld, map, "fragments");
 	for (size_t i = 0; i < k->nfragments; i++) {
-		char *given = k->fragments[i], *p = resolve_path(ld, given);
+		char *given = k->fragments[i], *p = kconfig_file(ld, given);
 
-		if (access(p, R_OK) < 0 && given[0] != '/') {
-			char *shipped = kreg_path_join(KREG_SHAREDIR, given);
-
-			if (access(shipped, R_OK) == 0) {
-				free(p);
-				p = shipped;
-			} else {
-				free(shipped);
-			}
-		}
-		k->fragments[i] = p;
-		if (access(p, R_OK) < 0)
+		if (!p) {
 			problem(ld, v && v->type == YAML_SEQUENCE_NODE &&
 				(size_t)(v->data.sequence.items.top - v->data.sequence.items.start) == k->nfragments ?
 				node(ld, v->data.sequence.items.start[i]) : v,
-				"%s.fragments[%zu]: cannot read '%s': %s", path, i, given, strerror(errno));
+				"%s.fragments[%zu]: cannot read '%s': no such file here nor among the "
+				"shipped fragments", path, i, given);
+			continue;
+		}
+		k->fragments[i] = p;
 		free(given);
 	}
 }

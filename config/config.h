@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
 	char *name;		/* "default", "tiny-fio", ... */
-	char *base;		/* "tinyconfig", "defconfig", "allnoconfig" or a file path */
+	char *base;		/* a make target (kreg_kconfig_base_is_target) or a file path */
 	char **fragments;	/* paths of config fragments, applied in order */
 	size_t nfragments;
 } kreg_kconfig_cfg;
@@ -229,6 +229,14 @@ void kreg_config_problems_free(kreg_config_problems *p);
 const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
 const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
 const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name);
+/* Whether a kconfig base names a make target of the kernel tree rather
+ * than a file (the one rule, for `kreg config check` and the build): the
+ * targets that make a config from nothing (tinyconfig, defconfig,
+ * allnoconfig, allyesconfig, allmodconfig, alldefconfig), <name>_defconfig
+ * (arch/<arch>/configs/), and the fragments the kernel ships as targets
+ * (kernel/configs/: kvm_guest.config, tiny.config, xen.config, ...).
+ * Anything else is a file. */
+int kreg_kconfig_base_is_target(const char *base);
 const char *kreg_backend_name(kreg_backend b);
 
 /* The effective configuration (defaults filled in, paths resolved) as YAML

@@ -144,7 +144,7 @@ static int do_run(job *j)
 
 	if ((error = open_commit(j, &repo, &names)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&host, j->cfg, names.host)) < 0) {
+	if ((error = kreg_host_open(&host, j->cfg, j->db, names.host)) < 0) {
 		/* The host left the configuration: nothing to run it on. */
 		char msg[512];
 
@@ -165,6 +165,7 @@ static int do_run(job *j)
 	hc.repo_path = kreg_repo_path(repo);
 	hc.sha = names.sha;
 	hc.kconfig = j->w.config_name;
+	hc.atom = atom;
 	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
 		goto done;
 	prepared = 1;
@@ -250,7 +251,7 @@ static int do_build(job *j)
 		goto done;
 	}
 	if ((error = open_commit(j, &repo, &names)) < 0 ||
-	    (error = kreg_host_open(&host, j->cfg, pick->name)) < 0)
+	    (error = kreg_host_open(&host, j->cfg, j->db, pick->name)) < 0)
 		goto done;
 	hc.repo = names.repo;
 	hc.repo_path = kreg_repo_path(repo);

@@ -36,7 +36,7 @@ static const struct kreg_host_ops *ops_for(kreg_backend b)
 	return NULL;
 }
 
-int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name)
+int kreg_host_open(kreg_host **out, const kreg_config *cfg, kreg_db *db, const char *name)
 {
 	const kreg_host_cfg *hc = kreg_config_host(cfg, name);
 	kreg_host *h;
@@ -48,6 +48,7 @@ int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name)
 	}
 	h = kreg_calloc(1, sizeof(*h));
 	h->cfg = cfg;
+	h->db = db;
 	h->hc = hc;
 	h->ops = ops_for(hc->backend);
 	if (!h->ops) {
@@ -80,6 +81,16 @@ const kreg_host_cfg *kreg_host_config(const kreg_host *h)
 int kreg_host_needs_kernel(const kreg_host *h)
 {
 	return h->ops->needs_kernel;
+}
+
+int kreg_host_simulated(const kreg_host *h)
+{
+	return h->ops->simulated;
+}
+
+int kreg_host_check_metric(const kreg_host *h, const char *metric)
+{
+	return h->ops->check_metric ? h->ops->check_metric(h, metric) : 0;
 }
 
 int kreg_host_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
@@ -131,7 +142,6 @@ int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host
 	const kreg_repo_cfg *rc = kreg_config_repo(h->cfg, c->repo);
 	kreg_build_request req = { 0 };
 	kreg_build_result res = { 0 };
-	kreg_db *db = NULL;
 	char *needs = NULL;
 	int error;
 
@@ -140,10 +150,11 @@ int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host
 			       h->hc->name, c->kconfig, h->cfg->path);
 		return KREG_ENOTFOUND;
 	}
-	if (kreg_mkdir_p(h->cfg->data_dir, 0755) < 0)
-		return KREG_ERROR;
-	if ((error = kreg_db_open(&db, h->cfg->database, KREG_DB_CREATE | KREG_DB_MIGRATE)) < 0)
-		return error;
+	if (!h->db) {
+		kreg_error_set("host '%s': preparing a kernel needs the database (opened without one)",
+			       h->hc->name);
+		return KREG_EINVAL;
+	}
 	req.repo = c->repo;
 	req.repo_url = rc ? rc->url : NULL;
 	req.repo_path = c->repo_path;
@@ -153,7 +164,7 @@ int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host
 	if (c->atom && (error = kreg_atom_kconfig_needs(&needs, c->atom)) < 0)
 		goto done;
 	req.needs = needs;
-	if ((error = kreg_build(&res, h->cfg, db, &req)) < 0)
+	if ((error = kreg_build(&res, h->cfg, h->db, &req)) < 0)
 		goto done;
 	out->cached = res.cached;
 	out->seconds = res.seconds;
@@ -174,7 +185,6 @@ int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host
 done:
 	free(needs);
 	kreg_build_result_free(&res);
-	kreg_db_close(db);
 	return error;
 }
 

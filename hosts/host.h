@@ -8,6 +8,7 @@
 #define KREG_HOST_H
 
 #include "config/config.h"
+#include "db/db.h"
 #include "lib/sample.h"
 
 typedef struct kreg_atom kreg_atom;	/* jobs/job.h */
@@ -54,6 +55,7 @@ typedef struct {
 	const kreg_host_kernel *kernel;	/* from prepare; NULL for local */
 	const char *out_dir;		/* where raw output and logs go (exists) */
 	unsigned run_index;		/* n-th run of this atom at this commit (sim seeds on it) */
+	double timeout;			/* seconds, boot included; 0: the host's own */
 } kreg_host_request;
 
 typedef struct {
@@ -64,12 +66,22 @@ typedef struct {
 	double seconds;
 } kreg_host_result;
 
-/* Open the configured host name. */
-int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name);
+/* Open the configured host name. db is the caller's database handle, kept
+ * for the host's life: a host that builds kernels (qemu, ssh) records them
+ * there when preparing. It may be NULL for a host that is only checked
+ * (`kreg host check`); preparing a kernel then fails, saying so. */
+int kreg_host_open(kreg_host **out, const kreg_config *cfg, kreg_db *db, const char *name);
 void kreg_host_close(kreg_host *h);
 const kreg_host_cfg *kreg_host_config(const kreg_host *h);
 /* 1 when the backend runs on a kernel kreg builds (qemu, ssh). */
 int kreg_host_needs_kernel(const kreg_host *h);
+/* 1 when the host runs nothing and draws its samples from a model (sim):
+ * it needs no job file, and what it gives is labelled simulated. */
+int kreg_host_simulated(const kreg_host *h);
+/* 0 when runs on this host can give a sample of metric; <0 (error set,
+ * naming what it gives) when they cannot (a sim host draws only its
+ * configured metrics). */
+int kreg_host_check_metric(const kreg_host *h, const char *metric);
 
 /* Make the kernel of commit ready. <0 only for kreg's own failures (error
  * set); a commit that does not build is status BUILD_FAILED, return 0. */

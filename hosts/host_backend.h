@@ -7,6 +7,7 @@
 struct kreg_host {
 	const kreg_config *cfg;
 	const kreg_host_cfg *hc;
+	kreg_db *db;			/* the caller's; NULL: cannot record builds */
 	const struct kreg_host_ops *ops;
 	void *priv;			/* the backend's state */
 };
@@ -14,12 +15,15 @@ struct kreg_host {
 struct kreg_host_ops {
 	const char *name;
 	int needs_kernel;
+	int simulated;			/* runs nothing: draws samples (sim) */
 	int (*open)(kreg_host *h);	/* may be NULL */
 	void (*close)(kreg_host *h);	/* may be NULL */
 	int (*prepare)(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c);
 	int (*run)(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
 	/* may be NULL: nothing to check */
 	int (*check)(kreg_host *h, kreg_host_check_fn fn, void *arg);
+	/* may be NULL: any metric the job gives */
+	int (*check_metric)(const kreg_host *h, const char *metric);
 };
 
 /* Mark out failed with status and a one-line message (new lines folded),

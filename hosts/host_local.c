@@ -119,8 +119,10 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 	ro.argv = (const char *const *)plan.argv;
 	ro.cwd = req->out_dir;
 	ro.out_path = out_path;
-	/* the host's timeout when configured, else what the plan expects, doubled */
-	ro.timeout = hc->timeout > 0 ? hc->timeout : plan.seconds * 2 + 60;
+	/* the caller's timeout, the host's when configured, else what the plan
+	 * expects, doubled */
+	ro.timeout = req->timeout > 0 ? req->timeout : hc->timeout > 0 ? hc->timeout :
+		     plan.seconds * 2 + 60;
 	log_debug("host %s: running %s in %s (timeout %.0f s)", hc->name, plan.argv[0],
 		  req->out_dir, ro.timeout);
 	error = kreg_run(&rr, &ro);

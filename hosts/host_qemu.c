@@ -467,7 +467,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	}
 	o.argv = argv;
 	o.out_path = qemu_log;
-	o.timeout = hc->timeout > 0 ? hc->timeout : DEFAULT_TIMEOUT;
+	o.timeout = req->timeout > 0 ? req->timeout : hc->timeout > 0 ? hc->timeout : DEFAULT_TIMEOUT;
 	o.kill_grace = 2;
 	log_info("host %s: booting %s (%s, %d cpu, %s MiB) for %s", hc->name, req->kernel->artifact,
 		 accel, cpus, mem, req->atom_name ? req->atom_name : "the job");

@@ -471,9 +471,28 @@ static int sim_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 	return 0;
 }
 
+/* A sim host draws only the metrics it is configured with. */
+static int sim_check_metric(const kreg_host *h, const char *metric)
+{
+	const kreg_host_cfg *hc = h->hc;
+	kreg_buf names = KREG_BUF_INIT;
+
+	for (size_t i = 0; i < hc->nsim_metrics; i++)
+		if (!strcmp(hc->sim_metrics[i].metric, metric))
+			return 0;
+	for (size_t i = 0; i < hc->nsim_metrics; i++)
+		kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
+	kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", hc->name, metric,
+		       kreg_buf_cstr(&names));
+	kreg_buf_free(&names);
+	return KREG_EINVAL;
+}
+
 const struct kreg_host_ops kreg_host_sim_ops = {
 	.name = "sim",
 	.needs_kernel = 0,
+	.simulated = 1,
+	.check_metric = sim_check_metric,
 	.open = sim_open,
 	.close = sim_close,
 	.prepare = sim_prepare,

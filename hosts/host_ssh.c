@@ -1101,7 +1101,7 @@ static int ssh_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 	machine_state m = { 0 };
 	char *build = NULL, *tok = NULL, *note = NULL;
 	double t0 = kreg_now_mono();
-	double deadline = t0 + (hc->timeout > 0 ? hc->timeout : 1800);
+	double deadline = t0 + (req->timeout > 0 ? req->timeout : hc->timeout > 0 ? hc->timeout : 1800);
 	int error;
 
 	if (!req->kernel || !req->kernel->artifact) {

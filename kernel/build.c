@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/run.h"
+#include "lib/shared.h"
 #include "lib/util.h"
 
 #include <git2.h>
@@ -53,63 +54,16 @@ const kreg_kconfig_cfg *kreg_build_kconfig(const kreg_config *cfg, const char *n
 	return NULL;
 }
 
-/* Kconfig targets that make a config from nothing. */
-static int base_is_target(const char *base)
+/* A fragment or base file: lib/shared.h's one rule (as the configuration
+ * resolved it, else shipped by its base name). When it is nowhere, the path
+ * as given, for the read to name it. Caller frees. */
+static char *resolve_file(const char *path)
 {
-	static const char *const targets[] = {
-		"tinyconfig", "defconfig", "allnoconfig", "allyesconfig", "allmodconfig",
-		"alldefconfig", "kvm_guest.config", NULL,
-	};
+	char *p = kreg_shared_find(path, "kernel", "config/kernel");
 
-	for (size_t i = 0; targets[i]; i++)
-		if (!strcmp(base, targets[i]))
-			return 1;
-	return kreg_str_endswith(base, "_defconfig");
-}
-
-/* A fragment or base file: as given, next to the configuration file, or
- * among the shipped ones (<sharedir>/kernel/<basename>). Caller frees. */
-static char *resolve_file(const kreg_config *cfg, const char *path)
-{
-	const char *base;
-	char *p;
-
-	if (kreg_path_exists(path) || path[0] == '/')
-		return kreg_strdup(path);
-	if (cfg->path && strchr(cfg->path, '/')) {
-		char *dir = kreg_strdup(cfg->path);
-
-		*strrchr(dir, '/') = '\0';
-		p = kreg_path_join(dir, path);
-		free(dir);
-		if (kreg_path_exists(p))
-			return p;
-		free(p);
-	}
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	p = kreg_asprintf("%s/kernel/%s", KREG_SHAREDIR, base);
-	if (kreg_path_exists(p))
-		return p;
-	free(p);
-	/* Not installed: the source tree kreg was built in (./kreg or
-	 * build/<kind>/kreg). */
-	{
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		static const char *const up[] = { "", "/..", "/../..", NULL };
-
-		if (n > 0) {
-			exe[n] = '\0';
-			*strrchr(exe, '/') = '\0';
-			for (size_t i = 0; up[i]; i++) {
-				p = kreg_asprintf("%s%s/config/kernel/%s", exe, up[i], base);
-				if (kreg_path_exists(p))
-					return p;
-				free(p);
-			}
-		}
-	}
-	return kreg_strdup(path);
+	if (!p)
+		kreg_error_clear();
+	return p ? p : kreg_strdup(path);
 }
 
 /* Set the error to "<what>: <the last error>". */
@@ -141,10 +95,10 @@ static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_
 
 	kreg_buf_printf(&b, "arch=%s\ntarget=%s\ncross=%s\n", build_arch(cfg), build_target(cfg),
 			cfg->build.cross_compile ? cfg->build.cross_compile : "");
-	if (base_is_target(kc->base)) {
+	if (kreg_kconfig_base_is_target(kc->base)) {
 		kreg_buf_printf(&b, "base=%s\n", kc->base);
 	} else {
-		char *p = resolve_file(cfg, kc->base);
+		char *p = resolve_file(kc->base);
 
 		kreg_buf_puts(&b, "base-file\n");
 		error = kreg_buf_read_file(&b, p);
@@ -155,7 +109,7 @@ static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_
 		}
 	}
 	for (size_t i = 0; i < kc->nfragments; i++) {
-		char *p = resolve_file(cfg, kc->fragments[i]);
+		char *p = resolve_file(kc->fragments[i]);
 
 		kreg_buf_printf(&b, "\nfragment %zu\n", i);
 		error = kreg_buf_read_file(&b, p);
@@ -784,7 +738,7 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 	}
 	kreg_error_clear();
 	unlink(made_path);
-	if (base_is_target(b->kc->base)) {
+	if (kreg_kconfig_base_is_target(b->kc->base)) {
 		const char *t[] = { b->kc->base, NULL };
 
 		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
@@ -796,7 +750,7 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 			goto done;
 		}
 	} else {
-		char *p = resolve_file(b->cfg, b->kc->base);
+		char *p = resolve_file(b->kc->base);
 
 		error = copy_file(p, conf_path);
 		free(p);
@@ -806,7 +760,7 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
 		goto done;
 	for (size_t i = 0; i < b->kc->nfragments; i++) {
-		char *p = resolve_file(b->cfg, b->kc->fragments[i]);
+		char *p = resolve_file(b->kc->fragments[i]);
 		char *merged;
 
 		kreg_buf_clear(&frag);
@@ -845,7 +799,7 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
 		goto done;
 	for (size_t i = 0; i < b->kc->nfragments; i++) {
-		char *p = resolve_file(b->cfg, b->kc->fragments[i]);
+		char *p = resolve_file(b->kc->fragments[i]);
 		char **d = NULL;
 		size_t nd = 0;
 
@@ -1022,14 +976,14 @@ static int answer_from_cache(kreg_db *db, kreg_build_result *out, int force)
 }
 
 /* Every fragment of kc, merged in order. */
-static int fragments_text(kreg_buf *out, const kreg_config *cfg, const kreg_kconfig_cfg *kc)
+static int fragments_text(kreg_buf *out, const kreg_kconfig_cfg *kc)
 {
 	kreg_buf frag = KREG_BUF_INIT;
 	char *cur = kreg_strdup("");
 	int error = 0;
 
 	for (size_t i = 0; i < kc->nfragments && !error; i++) {
-		char *p = resolve_file(cfg, kc->fragments[i]), *merged;
+		char *p = resolve_file(kc->fragments[i]), *merged;
 
 		kreg_buf_clear(&frag);
 		if ((error = kreg_buf_read_file(&frag, p)) < 0) {
@@ -1231,7 +1185,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	if (req->needs && *req->needs) {
 		kreg_buf frags = KREG_BUF_INIT;
 
-		error = fragments_text(&frags, cfg, b.kc);
+		error = fragments_text(&frags, b.kc);
 		extra = error < 0 ? NULL : kreg_build_needs_beyond(kreg_buf_cstr(&frags), req->needs);
 		kreg_buf_free(&frags);
 		if (error < 0)

@@ -41,3 +41,26 @@ char *kreg_shared_file(const char *installed, const char *source)
 		       installed, KREG_SHAREDIR);
 	return NULL;
 }
+
+char *kreg_shared_find(const char *path, const char *kind, const char *source_dir)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *installed, *source, *p;
+
+	if (kreg_path_exists(path))
+		return kreg_strdup(path);
+	if (!*base) {
+		kreg_error_set("'%s': no such file", path);
+		return NULL;
+	}
+	installed = kreg_asprintf("%s/%s", kind, base);
+	source = kreg_asprintf("%s/%s", source_dir, base);
+	p = kreg_shared_file(installed, source);
+	if (!p)
+		kreg_error_set("'%s': no such file, nor a shipped %s (looked in %s/%s and %s "
+			       "beside the kreg binary)", path, installed, KREG_SHAREDIR, kind,
+			       source_dir);
+	free(source);
+	free(installed);
+	return p;
+}

@@ -9,4 +9,14 @@
  * Caller frees. */
 char *kreg_shared_file(const char *installed, const char *source);
 
+/* The one rule for a file the configuration names among shipped ones (a
+ * kconfig base or fragment: kind "kernel", source_dir "config/kernel"):
+ * path itself when it exists (the configuration has resolved a relative
+ * name against its own folder already), else the shipped file of its base
+ * name, kreg_shared_file("<kind>/<base>", "<source_dir>/<base>"). So
+ * `kernel/qemu-guest.config` is found installed and in the source tree
+ * alike. NULL (error set, naming where it looked) when none exists.
+ * Caller frees. */
+char *kreg_shared_find(const char *path, const char *kind, const char *source_dir);
+
 #endif

@@ -1,20 +1,22 @@
 /* The bisection driver (see bisect_driver.h). */
 #include "usecase/bisect_driver.h"
-#include "hosts/host.h"
-#include "kernel/repo.h"
-#include "usecase/judge_opts.h"
+
 
 #include "bisect/bisect.h"
 #include "bisect/graph.h"
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/results.h"
+#include "hosts/host.h"
 #include "jobs/job.h"
+#include "kernel/repo.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/judge_opts.h"
+#include "usecase/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +38,7 @@ typedef struct {
 	kreg_bisect_params params;
 	kreg_atom *atom;	/* NULL on a sim host: it runs nothing */
 	const char *kconfig;
-	int sim;
+	int sim;		/* the host runs nothing: samples are simulated */
 	int lock_fd;
 
 	/* The loaded state, rebuilt before each question. */
@@ -89,27 +91,9 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	int error;
 
 	memset(&b, 0, sizeof(b));
-	if ((error = kreg_host_open(&host, cfg, req->host)) < 0)
+	if ((error = kreg_host_open(&host, cfg, db, req->host)) < 0 ||
+	    (error = kreg_host_check_metric(host, req->metric)) < 0)
 		goto done;
-	if (kreg_host_config(host)->backend == KREG_BACKEND_SIM) {
-		const kreg_host_cfg *hc = kreg_host_config(host);
-		size_t i;
-
-		for (i = 0; i < hc->nsim_metrics; i++)
-			if (!strcmp(hc->sim_metrics[i].metric, req->metric))
-				break;
-		if (i == hc->nsim_metrics) {
-			kreg_buf names = KREG_BUF_INIT;
-
-			for (i = 0; i < hc->nsim_metrics; i++)
-				kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
-			kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", req->host,
-				       req->metric, kreg_buf_cstr(&names));
-			kreg_buf_free(&names);
-			error = KREG_EINVAL;
-			goto done;
-		}
-	}
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
 		goto done;
 	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||
@@ -135,8 +119,8 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	    (error = kreg_db_metric_id(db, &b.metric_id, req->metric)) < 0)
 		goto rollback;
 	if ((error = kreg_db_job_find(db, &b.job_id, req->job)) == KREG_ENOTFOUND) {
-		/* A sim host runs nothing: the atom needs no job file. */
-		if (kreg_host_config(host)->backend != KREG_BACKEND_SIM) {
+		/* A host that runs nothing needs no job file for the atom. */
+		if (!kreg_host_simulated(host)) {
 			kreg_error_set("no job named '%s' in %s: run the job once first "
 				       "(kreg job run), or check its name", req->job, kreg_db_path(db));
 			goto rollback;
@@ -144,7 +128,8 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 		char *yaml = kreg_asprintf("# %s: an atom named for the sim host; no job file\n",
 					   req->job);
 
-		error = kreg_db_job_id(db, &b.job_id, req->job, "sim", "", yaml);
+		error = kreg_db_job_id(db, &b.job_id, req->job,
+				       kreg_backend_name(kreg_host_config(host)->backend), "", yaml);
 		free(yaml);
 	}
 	if (error < 0)
@@ -368,67 +353,48 @@ static int judge_step(driver *d, int64_t step_id, const git_oid *id, const char 
 	return error;
 }
 
+/* Stored with the run, in its transaction: the step's run count and the
+ * bisection's cost. */
+typedef struct {
+	driver *d;
+	int64_t step_id;
+} step_ctx;
+
+static int store_step(kreg_db *db, const kreg_run_atom_result *r, void *arg)
+{
+	step_ctx *c = arg;
+	int error;
+
+	(void)r;
+	if ((error = kreg_db_bisect_step_update(db, c->step_id, 1, NULL, NULL)) < 0)
+		return error;
+	return kreg_db_bisection_add_cost(db, c->d->b.id, 0, 1);
+}
+
 static int run_once(driver *d, int *kernel_failed, int64_t step_id, int64_t commit_id,
 		    const char *sha, const kreg_host_kernel *kernel, unsigned run_index)
 {
 	kreg_host_commit hc = { .repo = d->b.repo, .repo_path = kreg_repo_path(d->repo),
 				.sha = sha, .kconfig = d->kconfig, .atom = d->atom };
-	kreg_host_request req = { .atom = d->atom, .atom_name = d->b.job, .commit = &hc,
-				  .kernel = kernel, .run_index = run_index };
-	kreg_db_run_key key = { .job_id = d->b.job_id, .host_id = d->b.host_id,
-				.commit_id = commit_id, .build_id = kernel ? kernel->build_id : 0,
-				.kernel = d->sim ? "sim" : NULL };
-	kreg_host_result res;
-	char *runs_dir = kreg_config_data_path(d->cfg, "runs"), *name = NULL, *out_dir = NULL;
-	int64_t run_id;
-	int error, herr;
+	kreg_run_atom_what what = { .atom = d->atom, .atom_name = d->b.job,
+				    .job_id = d->b.job_id, .host_id = d->b.host_id,
+				    .commit_id = commit_id, .commit = &hc, .kernel = kernel,
+				    .run_index = run_index };
+	step_ctx ctx = { d, step_id };
+	kreg_run_atom_opts opts = { .require_metric = d->b.metric, .store_with = store_step,
+				    .arg = &ctx };
+	kreg_run_atom_result r;
+	int error;
 
-	memset(&res, 0, sizeof(res));
-	if ((error = kreg_db_run_start(d->db, &run_id, &key)) < 0)
+	/* <0: kreg's own failure; the run is lost, the bisection stops here. */
+	if ((error = kreg_run_atom(&r, d->cfg, d->db, d->host, &what, &opts)) < 0)
 		goto done;
-	name = kreg_asprintf("%lld", (long long)run_id);
-	out_dir = kreg_path_join(runs_dir, name);
-	if ((error = kreg_mkdir_p(out_dir, 0755)) < 0)
-		goto done;
-	req.out_dir = out_dir;
-	herr = kreg_host_run(d->host, &res, &req);
-	if (herr < 0) {
-		/* kreg's own failure: the run is lost, the bisection stops here. */
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
-		kreg_db_run_finish(d->db, run_id, "infra_failed", msg, NULL);
-		kreg_error_set("%s", msg);
-		error = herr;
-		goto done;
-	}
-	*kernel_failed = res.status == KREG_RUN_KERNEL_FAILED || res.status == KREG_RUN_JOB_FAILED;
-	if (res.status == KREG_RUN_OK && !kreg_samples_get(&res.samples, d->b.metric)) {
-		res.status = KREG_RUN_JOB_FAILED;
-		free(res.error);
-		res.error = kreg_asprintf("the run has no %s sample", d->b.metric);
-		*kernel_failed = 1;
-	}
-	/* The run, its step and the cost move together. */
-	if ((error = kreg_db_begin(d->db)) < 0)
-		goto done;
-	if ((error = kreg_db_run_finish(d->db, run_id, kreg_run_status_name(res.status), res.error,
-					&res.samples)) < 0 ||
-	    (error = kreg_db_bisect_step_update(d->db, step_id, 1, NULL, NULL)) < 0 ||
-	    (error = kreg_db_bisection_add_cost(d->db, d->b.id, 0, 1)) < 0) {
-		kreg_db_rollback(d->db);
-		goto done;
-	}
-	if ((error = kreg_db_commit(d->db)) < 0)
-		goto done;
-	if (res.status != KREG_RUN_OK)
-		say(d, "    run %u: %s%s%s", run_index, kreg_run_status_name(res.status),
-		    res.error ? ": " : "", res.error ? res.error : "");
+	*kernel_failed = r.status == KREG_RUN_KERNEL_FAILED || r.status == KREG_RUN_JOB_FAILED;
+	if (r.status != KREG_RUN_OK)
+		say(d, "    run %u: %s%s%s", run_index, kreg_run_status_name(r.status),
+		    r.error ? ": " : "", r.error ? r.error : "");
 done:
-	kreg_host_result_free(&res);
-	free(out_dir);
-	free(name);
-	free(runs_dir);
+	kreg_run_atom_result_free(&r);
 	return error;
 }
 
@@ -633,10 +599,10 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	}
 	if ((error = lock_bisection(&d)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
+	if ((error = kreg_host_open(&d.host, cfg, db, d.b.host)) < 0 ||
 	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
 		goto done;
-	d.sim = kreg_host_config(d.host)->backend == KREG_BACKEND_SIM;
+	d.sim = kreg_host_simulated(d.host);
 	if (!d.sim) {
 		char *yaml = NULL;
 

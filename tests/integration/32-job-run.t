@@ -12,7 +12,7 @@ command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 run_kreg job split --host local -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
 fio_atom=$(printf '%s\n' "$OUT" | grep randread)
 dbench_atom=$(printf '%s\n' "$OUT" | grep dbench)
-plan 21
+plan 33
 
 q() { sqlite3 data/kreg.db "$1"; }
 
@@ -77,6 +77,37 @@ is "$(sqlite3 cdata/kreg.db "SELECT c.sha FROM runs r JOIN commits c ON c.id = r
 run_kreg -c kreg.yaml job run "$dbench_atom" --host here --repo toy --commit nosuchrev
 is "$RC" 1 "an unknown commit is refused"
 like "$ERR" "nosuchrev" "naming it"
+
+# A bisection's runs are stored as whole as kreg job run's (one code path):
+# runs.output, the raw output and the atom as run.
+printf 'bisect:\n  runs_per_step: 1\n' >> kreg.yaml
+dbench_name=$(basename "$dbench_atom" .yaml)
+run_kreg -c kreg.yaml bisect start --repo toy --good master~1 --bad master --job "$dbench_name" \
+	--host here --metric 'dbench.throughput_MB/s' --no-run
+is "$RC" 0 "a bisection on the local host is created"
+run_kreg -c kreg.yaml bisect step 1
+is "$RC" 0 "and its first step runs"
+[ "$RC" = 0 ] || printf '# %s\n' "$ERR"
+bdir=$(sqlite3 cdata/kreg.db "SELECT r.output FROM runs r JOIN bisect_steps s ON s.commit_id = r.commit_id ORDER BY r.id DESC LIMIT 1")
+ok "the bisection's run has its folder in runs.output" test -d "$bdir"
+ok "with the atom as run" test -s "$bdir/atom.yaml"
+ok "and dbench's raw output" test -n "$(ls "$bdir" | grep -v atom.yaml)"
+is "$(sqlite3 cdata/kreg.db "SELECT count(*) FROM runs WHERE kernel IS NULL OR kernel = ''")" 0 \
+	"every run names the kernel it ran on"
+
+# --keep-output failed: an OK run keeps its atom and its samples, not its
+# raw output; --timeout bounds a run, which is then infra_failed.
+run_kreg -c kreg.yaml job run "$dbench_atom" --host here --keep-output failed
+is "$RC" 0 "kreg job run --keep-output failed exits 0"
+kdir=$(sqlite3 cdata/kreg.db "SELECT output FROM runs ORDER BY id DESC LIMIT 1")
+is "$(ls "$kdir")" "atom.yaml" "the OK run's folder keeps only the atom"
+is "$(sqlite3 cdata/kreg.db "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name = 'dbench.throughput_MB/s'")" 1 \
+	"and its samples are stored"
+run_kreg -c kreg.yaml job run "$dbench_atom" --host here --timeout 1s
+is "$RC" 1 "a run past --timeout fails"
+like "$ERR" "infra_failed: .*(timeout|timed out|did not finish)" "as infra_failed, saying it timed out"
+ok "its raw output is kept" test -n "$(ls "$(sqlite3 cdata/kreg.db "SELECT output FROM runs ORDER BY id DESC LIMIT 1")" | grep -v atom.yaml)"
 
 run_kreg job run "$fio_atom" --host nosuchhost
 like "$ERR" "no host named 'nosuchhost'" "an unknown host is refused"

@@ -642,6 +642,27 @@ static void relative_paths_resolve_against_the_file(void **state)
 	assert_problem_at(3, 17, "jobs[0].file: cannot find 'nope.yaml'");
 }
 
+/* One rule for the config check and the build: make targets stay names,
+ * anything else is a file. */
+static void kconfig_base_target_or_file(void **state)
+{
+	static const char *const targets[] = {
+		"tinyconfig", "defconfig", "allnoconfig", "allyesconfig", "allmodconfig",
+		"alldefconfig", "x86_64_defconfig", "i386_defconfig", "multi_v7_defconfig",
+		"kvm_guest.config", "tiny.config", "xen.config",
+	};
+	static const char *const files[] = {
+		"myconfig", "my.config", "./kvm_guest.config", "configs/kvm_guest.config",
+		"_defconfig", "../x86_64_defconfig", ".config", "oldconfig", "randconfig",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		assert_true(kreg_kconfig_base_is_target(targets[i]));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		assert_false(kreg_kconfig_base_is_target(files[i]));
+}
+
 static void files_that_cannot_be_read(void **state)
 {
 	kreg_config *c = NULL;
@@ -806,6 +827,7 @@ int main(void)
 		cmocka_unit_test(the_built_in_default),
 		cmocka_unit_test(dump_loads_back_the_same),
 		cmocka_unit_test(the_example_loads),
+		cmocka_unit_test(kconfig_base_target_or_file),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);

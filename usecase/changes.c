@@ -1,0 +1,160 @@
+/* A metric's history, its change points and the detector's view (see
+ * changes.h). */
+#include "usecase/changes.h"
+
+#include "db/commits.h"
+#include "db/results.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "usecase/judge_opts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void kreg_metric_changes_free(kreg_metric_changes *m)
+{
+	if (!m)
+		return;
+	free(m->metric);
+	free(m->cp);
+	kreg_db_history_free(&m->h);
+	memset(m, 0, sizeof(*m));
+}
+
+void kreg_changes_free(kreg_changes *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nmetrics; i++)
+		kreg_metric_changes_free(&c->metrics[i]);
+	free(c->metrics);
+	free(c->head);
+	memset(c, 0, sizeof(*c));
+}
+
+int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
+			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
+			int64_t host_id, const char *metric)
+{
+	kreg_stats_detect_opts dopts = { 0 };
+	kreg_stats_opts sopts;
+	kreg_stats_history sh;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	out->metric = kreg_strdup(metric);
+	if ((error = kreg_db_history_load(db, &out->h, repo_id, head, limit, job_id, host_id,
+					  metric)) < 0)
+		return error;
+	for (size_t i = 0; i < out->h.ncommits; i++)
+		out->with_runs += out->h.offset[i + 1] > out->h.offset[i];
+	sh = (kreg_stats_history){ out->h.ncommits, out->h.offset, out->h.values };
+	if ((error = kreg_stats_change_points(&out->cp, &out->ncp, &sh, NULL)) < 0)
+		return error;
+	dopts.since = out->ncp ? out->cp[out->ncp - 1].index : 0;
+	kreg_judge_stats_opts(&sopts, cfg);
+	error = kreg_stats_detect(&out->det, &sopts, metric, &sh, &dopts);
+	kreg_judge_stats_opts_free(&sopts);
+	return error;
+}
+
+/* The sha the walk starts from: the given commit, or the branch's last
+ * polled head. */
+static int find_head(kreg_changes *out, const kreg_config *cfg, kreg_db *db, int64_t repo_id,
+		     const kreg_changes_spec *spec)
+{
+	kreg_commit_row c = { 0 };
+	int error;
+
+	if (spec->head) {
+		if ((error = kreg_db_commit_find(db, &c, repo_id, spec->head)) < 0)
+			return error;
+		out->head = kreg_strdup(c.sha);
+		kreg_db_commit_free(&c);
+		return 0;
+	}
+	out->branch = spec->branch;
+	if (!out->branch) {
+		const kreg_repo_cfg *rc = kreg_config_repo(cfg, out->repo);
+
+		if (!rc || !rc->nbranches) {
+			kreg_error_set("no branch configured for '%s': say which with --branch",
+				       out->repo);
+			return KREG_EUSAGE;
+		}
+		out->branch = rc->branches[0];
+	}
+	if ((error = kreg_db_branch_head(db, &out->head, repo_id, out->branch)) < 0)
+		return error;
+	if (!out->head) {
+		kreg_error_set("branch '%s' of '%s' has not been polled yet", out->branch, out->repo);
+		return KREG_ENOTFOUND;
+	}
+	return 0;
+}
+
+int kreg_changes_load(kreg_changes *out, const kreg_config *cfg, kreg_db *db,
+		      const kreg_changes_spec *spec)
+{
+	int64_t repo_id, job_id, host_id;
+	char **names = NULL;
+	size_t nnames = 0;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	out->repo = spec->repo;
+	if (!out->repo) {
+		if (cfg->nrepos != 1) {
+			kreg_error_set("%zu repositories are configured: say which with --repo",
+				       cfg->nrepos);
+			error = KREG_EUSAGE;
+			goto done;
+		}
+		out->repo = cfg->repos[0].name;
+	}
+	if (kreg_db_repo_find(db, &repo_id, out->repo) < 0) {
+		kreg_error_set("repository '%s' is not in the database", out->repo);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	if ((error = find_head(out, cfg, db, repo_id, spec)) < 0)
+		goto done;
+	if (kreg_db_job_find(db, &job_id, spec->job) < 0) {
+		kreg_error_set("job '%s' has no runs in the database", spec->job);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	if (kreg_db_host_find(db, &host_id, spec->host) < 0) {
+		kreg_error_set("host '%s' is not in the database", spec->host);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	if (spec->metric) {
+		names = kreg_calloc(1, sizeof(*names));
+		names[nnames++] = kreg_strdup(spec->metric);
+	} else {
+		if ((error = kreg_db_history_metrics(db, &names, &nnames, job_id, host_id)) < 0)
+			goto done;
+		if (!nnames) {
+			kreg_error_set("job '%s' on '%s' has no samples", spec->job, spec->host);
+			error = KREG_ENOTFOUND;
+			goto done;
+		}
+	}
+	out->metrics = kreg_calloc(nnames, sizeof(*out->metrics));
+	for (size_t i = 0; i < nnames; i++) {
+		kreg_metric_changes *m = &out->metrics[out->nmetrics++];
+
+		if ((error = kreg_changes_metric(m, cfg, db, repo_id, out->head, spec->limit,
+						 job_id, host_id, names[i])) < 0)
+			goto done;
+		out->nfound += m->ncp;
+	}
+done:
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	if (error < 0)
+		kreg_changes_free(out);
+	return error;
+}

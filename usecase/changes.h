@@ -1,0 +1,61 @@
+/* A metric's history along a branch's first-parent line, its change points
+ * and what the detector makes of the newest commits: written once for
+ * `kreg changes` and whatever else reads histories (the pages' trend
+ * charts). The step after a run that writes `regressions` rows is the
+ * daemon's (usecase/detect.h), not this. */
+#ifndef KREG_USECASE_CHANGES_H
+#define KREG_USECASE_CHANGES_H
+
+#include "config/config.h"
+#include "db/db.h"
+#include "db/history.h"
+#include "stats/changes.h"
+#include "stats/detect.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which history: names as the command line gives them. */
+typedef struct {
+	const char *repo;	/* NULL: the only one configured */
+	const char *branch;	/* NULL: the repo's first configured branch */
+	const char *head;	/* a commit (sha or unique prefix) instead of a branch head */
+	const char *job, *host;	/* the atom's name, the host's */
+	const char *metric;	/* NULL: every metric of the job's runs on the host */
+	size_t limit;		/* the newest N commits only; 0: all */
+} kreg_changes_spec;
+
+/* One metric's history and what is found in it. */
+typedef struct {
+	char *metric;
+	kreg_db_history h;	/* commits (shas, subjects: untrusted) and values */
+	size_t with_runs;	/* commits with at least one OK run */
+	kreg_stats_change_point *cp;
+	size_t ncp;
+	kreg_stats_detection det;	/* the detector on the newest commits */
+} kreg_metric_changes;
+
+typedef struct {
+	const char *repo;	/* resolved: the repo's name */
+	const char *branch;	/* the branch, or NULL when a head was given */
+	char *head;		/* the full sha the walk starts from */
+	kreg_metric_changes *metrics;
+	size_t nmetrics;
+	size_t nfound;		/* change points over every metric */
+} kreg_changes;
+
+/* Resolve spec (each missing repo, branch, commit, job or host is an error
+ * naming it) and load every metric's history, change points and detector
+ * view. *out is the caller's (kreg_changes_free). */
+int kreg_changes_load(kreg_changes *out, const kreg_config *cfg, kreg_db *db,
+		      const kreg_changes_spec *spec);
+void kreg_changes_free(kreg_changes *c);
+
+/* One metric, on rows already resolved: history from head (a full sha),
+ * change points, and the detector over what follows the last of them. */
+int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
+			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
+			int64_t host_id, const char *metric);
+void kreg_metric_changes_free(kreg_metric_changes *m);
+
+#endif

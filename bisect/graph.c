@@ -2,7 +2,7 @@
  * candidate, the candidates it reaches (weight) and takes the one nearest
  * to half; we keep, for each commit of the range, the set of its ancestors in
  * the range, so that weights under any marking are popcounts of ANDs. */
-#include "graph.h"
+#include "bisect/graph.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

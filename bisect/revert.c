@@ -3,7 +3,7 @@
  * object database only (no branch moves), with a fixed author and the bad
  * end's time, so making it again gives the same id and a resumed bisection
  * finds its samples. */
-#include "bisect.h"
+#include "bisect/bisect.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

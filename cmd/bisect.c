@@ -1,6 +1,6 @@
 /* kreg bisect: start, resume, status and log of bisections. The work is
  * usecase/bisect_driver.c (running) and bisect/ (deciding). */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "usecase/bisect_driver.h"
 #include "db/bisect.h"

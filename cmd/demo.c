@@ -14,7 +14,7 @@
  *      is built) and verifies it;
  *   3. the revert is measured and the 0-day comparison table printed,
  *      good / culprit / fix, the table the fix was checked against. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

@@ -1,6 +1,6 @@
 /* kreg job: split LKP job files into atoms, show how an atom runs, parse
  * program output, and run an atom on a host, storing its samples. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "jobs/job.h"
 #include "jobs/parse.h"

@@ -7,7 +7,7 @@
  * one prints what a table describes. What a table cannot say (a path
  * relative to data_dir, a default that depends on the backend, a job file
  * looked up in job_path) is done in finish() once the whole tree is read. */
-#include "config.h"
+#include "config/config.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

@@ -1,6 +1,6 @@
 /* Reads for the report model and the web pages. */
-#include "report.h"
-#include "db_internal.h"
+#include "db/report.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

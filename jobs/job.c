@@ -1,7 +1,7 @@
 /* Reading LKP job files: YAML (libyaml) into a value tree, with LKP's
  * includes and multi-document files. Positions are kept on every value so
  * that errors name FILE:LINE:COL. */
-#include "job_internal.h"
+#include "jobs/job_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -2,7 +2,7 @@
 #ifndef KREG_JOBS_JOB_INTERNAL_H
 #define KREG_JOBS_JOB_INTERNAL_H
 
-#include "job.h"
+#include "jobs/job.h"
 
 #include "lib/buf.h"
 

@@ -1,5 +1,5 @@
-#include "sample.h"
-#include "mem.h"
+#include "lib/sample.h"
+#include "lib/mem.h"
 
 #include <stdlib.h>
 #include <string.h>

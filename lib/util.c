@@ -1,6 +1,6 @@
-#include "util.h"
-#include "err.h"
-#include "mem.h"
+#include "lib/util.h"
+#include "lib/err.h"
+#include "lib/mem.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* The report model, read from the database (db/report.h, db/bisect.h,
  * db/commits.h, db/results.h) and the repo's mirror. */
-#include "report.h"
+#include "report/report.h"
 
 #include "db/bisect.h"
 #include "db/commits.h"

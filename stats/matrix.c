@@ -1,5 +1,5 @@
 /* Sample matrices from JSON (jansson) or YAML (libyaml's document API). */
-#include "matrix.h"
+#include "stats/matrix.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

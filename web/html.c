@@ -1,5 +1,5 @@
 /* HTML escaping, the page frame and the site's writer. */
-#include "web_internal.h"
+#include "web/web_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -1,8 +1,8 @@
 /* The site: what it reads once (regressions through the report model, the
  * samples of every job and host, the commits, the branches' first-parent
  * lines through db/history.h), which pages it has, and each page. */
-#include "web.h"
-#include "web_internal.h"
+#include "web/web.h"
+#include "web/web_internal.h"
 
 #include "db/commits.h"
 #include "db/history.h"

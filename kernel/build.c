@@ -5,6 +5,7 @@
 #include "db/commits.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/run.h"
@@ -417,10 +418,7 @@ static void log_append(const char *path, const char *fmt, ...)
 
 static int git_fail(const char *what, const char *where)
 {
-	const git_error *e = git_error_last();
-
-	kreg_error_set("%s: %s: %s", where, what, e && e->message ? e->message : "libgit2 error");
-	return KREG_ERROR;
+	return kreg_git_error("%s: %s", where, what);
 }
 
 /* The commits row of the commit (recorded when new). */

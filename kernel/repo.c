@@ -262,20 +262,18 @@ static char *first_line(const char *s)
 	return kreg_strndup(s ? s : "", n);
 }
 
-int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
+int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const char *url,
+			    git_commit *c)
 {
-	git_commit *c = NULL;
 	kreg_commit_row row;
 	kreg_buf parents = KREG_BUF_INIT;
-	const git_signature *a, *m;
-	int error = KREG_ERROR;
+	const git_signature *a = git_commit_author(c), *m = git_commit_committer(c);
+	int error;
 
 	memset(&row, 0, sizeof(row));
-	if (git_commit_lookup(&c, r->git, oid) < 0)
-		return kreg_git_error("repo '%s': cannot read commit", r->rc->name);
-	if (kreg_db_repo_id(db, &row.repo_id, r->rc->name, r->rc->url) < 0)
-		goto done;
-	git_oid_tostr(row.sha, sizeof(row.sha), oid);
+	if ((error = kreg_db_repo_id(db, &row.repo_id, repo, url)) < 0)
+		return error;
+	git_oid_tostr(row.sha, sizeof(row.sha), git_commit_id(c));
 	git_oid_tostr(row.tree, sizeof(row.tree), git_commit_tree_id(c));
 	for (unsigned i = 0; i < git_commit_parentcount(c); i++) {
 		char p[41];
@@ -286,8 +284,6 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
 		kreg_buf_puts(&parents, p);
 	}
 	row.parents = (char *)kreg_buf_cstr(&parents);
-	a = git_commit_author(c);
-	m = git_commit_committer(c);
 	row.author_name = a->name;
 	row.author_email = a->email;
 	row.author_time = a->when.time;
@@ -297,8 +293,18 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
 	row.subject = first_line(git_commit_summary(c));
 	error = kreg_db_commit_put(db, id, &row);
 	free(row.subject);
-done:
 	kreg_buf_free(&parents);
+	return error;
+}
+
+int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
+{
+	git_commit *c = NULL;
+	int error;
+
+	if (git_commit_lookup(&c, r->git, oid) < 0)
+		return kreg_git_error("repo '%s': cannot read commit", r->rc->name);
+	error = kreg_repo_record_commit(db, id, r->rc->name, r->rc->url, c);
 	git_commit_free(c);
 	return error;
 }

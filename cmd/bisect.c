@@ -7,7 +7,6 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
-#include "stats/stats.h"
 #include "usecase/judge_opts.h"
 
 #include <stdio.h>

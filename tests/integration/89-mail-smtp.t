@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 115
+plan 117
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"

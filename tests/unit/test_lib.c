@@ -8,11 +8,13 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/esc.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 #include "lib/owner.h"
 #include "lib/run.h"
 #include "lib/util.h"
 
+#include <git2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +279,22 @@ static void owners_alive_and_dead(void **state)
 	assert_int_equal(kreg_owner_alive(&o), 0);
 }
 
+/* libgit2's reason follows kreg's words, whatever libgit2 failed at. */
+static void git_error_carries_libgit2s_reason(void **state)
+{
+	git_repository *repo = NULL;
+	const char *msg;
+
+	(void)state;
+	git_libgit2_init();
+	assert_true(git_repository_open(&repo, "/nonexistent/kreg-test-repo") < 0);
+	assert_int_equal(kreg_git_error("repo '%s': cannot open", "linux"), KREG_ERROR);
+	msg = kreg_error_last();
+	assert_true(strncmp(msg, "repo 'linux': cannot open: ", 27) == 0);
+	assert_non_null(strstr(msg, "/nonexistent/kreg-test-repo"));
+	git_libgit2_shutdown();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +310,7 @@ int main(void)
 		cmocka_unit_test(run_timeout_kills_the_whole_group),
 		cmocka_unit_test(mkdir_p_and_atomic_write),
 		cmocka_unit_test(esc_control_characters),
+		cmocka_unit_test(git_error_carries_libgit2s_reason),
 	};
 
 	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);

@@ -165,12 +165,9 @@ struct web_writer {
 	size_t written;
 	uint64_t bytes, biggest;
 	char biggest_name[128];
-	unsigned seq;
 };
 
 static int same_content(const char *path, const void *data, size_t len);
-static int write_atomic(web_writer *w, const char *path, const char *name, const void *data,
-			size_t len);
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -282,7 +279,7 @@ int web_writer_save(web_writer *w)
 		kreg_buf_printf(&b, "%016llx %llu %s\n", (unsigned long long)w->cur[i].hash,
 				(unsigned long long)w->cur[i].size, w->cur[i].name);
 	error = same_content(path, b.ptr ? b.ptr : "", b.len) ? 0 :
-		write_atomic(w, path, MANIFEST, b.ptr ? b.ptr : "", b.len);
+		kreg_write_file_atomic_nosync(path, b.ptr ? b.ptr : "", b.len);
 	kreg_buf_free(&b);
 	free(path);
 	return error;
@@ -319,65 +316,15 @@ static int same_content(const char *path, const void *data, size_t len)
 	return same;
 }
 
-/* A temporary beside path, made with O_EXCL so two writers never share
- * one, renamed over path once whole. */
-static int write_atomic(web_writer *w, const char *path, const char *name, const void *data,
-			size_t len)
-{
-	const char *p = data;
-	char *tmp = NULL;
-	int fd = -1, error = KREG_ERROR;
-
-	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		free(tmp);
-		tmp = kreg_asprintf("%s/.%s.%ld.%u.tmp", w->dir, name, (long)getpid(), w->seq++);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 && errno != EEXIST) {
-			kreg_error_errno("%s: cannot create", tmp);
-			goto done;
-		}
-	}
-	if (fd < 0) {
-		kreg_error_set("%s: cannot create a temporary file (all names taken)", path);
-		goto done;
-	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			kreg_error_errno("%s: write failed", tmp);
-			close(fd);
-			unlink(tmp);
-			goto done;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0) {
-		kreg_error_errno("%s: cannot write out", tmp);
-		unlink(tmp);
-		goto done;
-	}
-	if (rename(tmp, path) < 0) {
-		kreg_error_errno("%s: cannot rename to %s", tmp, path);
-		unlink(tmp);
-		goto done;
-	}
-	error = 0;
-done:
-	free(tmp);
-	return error;
-}
-
 int web_writer_put(web_writer *w, const char *name, const kreg_buf *b)
 {
 	char *path = kreg_path_join(w->dir, name);
 	int error = 0;
 
 	if (w->force || !same_content(path, b->ptr ? b->ptr : "", b->len)) {
-		if ((error = write_atomic(w, path, name, b->ptr ? b->ptr : "", b->len)) < 0)
+		/* no fsync: a page can always be made again from the database,
+		 * and 10,000 fsyncs would cost more than the whole generation */
+		if ((error = kreg_write_file_atomic_nosync(path, b->ptr ? b->ptr : "", b->len)) < 0)
 			goto done;
 		w->written++;
 	}
@@ -392,21 +339,38 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The files a site of kreg's holds (so nothing else in the directory is
- * ever removed): its pages, and temporaries a killed run left. */
-static int ours(const char *name)
+/* A page of a site of kreg's (so nothing else in the directory is ever
+ * removed). */
+static int our_page(const char *name, size_t len)
 {
 	static const char *const prefixes[] = { "regression-", "trend-", "commit-", "host-" };
-	size_t len = strlen(name);
+	static const char *const fixed[] = { "index.html", "regressions.json", "style.css",
+					     MANIFEST };
 
-	if (name[0] == '.' && kreg_str_endswith(name, ".tmp"))
-		return 1;
-	if (len < 5 || strcmp(name + len - 5, ".html"))
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (len == strlen(fixed[i]) && !strncmp(name, fixed[i], len))
+			return 1;
+	if (len < 5 || strncmp(name + len - 5, ".html", 5))
 		return 0;
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return 1;
 	return 0;
+}
+
+/* 1: a page of ours; 2: the temporary of one that a killed run left
+ * (kreg_write_file_atomic's "<page>.tmp.XXXXXX", or ".<page>.<pid>.<n>.tmp"
+ * from before); 0: not ours. */
+static int ours(const char *name)
+{
+	size_t len = strlen(name);
+	const char *t;
+
+	if (name[0] == '.' && kreg_str_endswith(name, ".tmp"))
+		return 2;
+	if (len > 11 && (t = name + len - 11) && !strncmp(t, ".tmp.", 5) && our_page(name, len - 11))
+		return 2;
+	return our_page(name, len) && name[0] != '.';
 }
 
 int web_writer_prune(web_writer *w, size_t *removed)
@@ -424,24 +388,22 @@ int web_writer_prune(web_writer *w, size_t *removed)
 	}
 	while ((e = readdir(d))) {
 		const char *name = e->d_name;
+		int kind = ours(name);
 		char *path;
 
-		if (!ours(name))
+		if (!kind)
 			continue;
-		if (name[0] != '.' &&
-		    bsearch(&name, w->names, w->nnames, sizeof(*w->names), cmp_str))
+		if (kind == 1 && bsearch(&name, w->names, w->nnames, sizeof(*w->names), cmp_str))
 			continue;
+		path = kreg_path_join(w->dir, name);
 		/* another writer's temporary is left to it */
-		if (name[0] == '.') {
+		if (kind == 2) {
 			struct stat st;
 
-			path = kreg_path_join(w->dir, name);
 			if (stat(path, &st) == 0 && st.st_mtime > time(NULL) - 3600) {
 				free(path);
 				continue;
 			}
-		} else {
-			path = kreg_path_join(w->dir, name);
 		}
 		if (unlink(path) == 0)
 			(*removed)++;

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 48
+plan 49
 
 make_lab "$SCRATCH/lab"
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -99,7 +99,15 @@ is "$(ino "$commit_page"):$(ino "$TREND")" "$before_commit:$before_trend" \
 	"an old commit's page and main's trend are left alone (the same files)"
 ok "the index is replaced by a new file (renamed over, never rewritten in place)" \
 	test "$(ino "$SITE/index.html")" != "$before_index"
-is "$(ls -A "$SITE" | grep -c '\.tmp$')" 0 "no temporary file is left"
+is "$(ls -A "$SITE" | grep -c '\.tmp')" 0 "no temporary file is left"
+# What a killed run left: its old temporary goes, a running writer's young
+# one and a file that is not the site's stay.
+touch -d '2 hours ago' "$SITE/index.html.tmp.AbC123"
+touch "$SITE/trend-x.html.tmp.XyZ789" "$SITE/notes.txt"
+run_kreg report -o "$SITE"
+is "$(cd "$SITE" && ls index.html.tmp.AbC123 trend-x.html.tmp.XyZ789 notes.txt 2>/dev/null | tr '\n' ' ')" \
+	"notes.txt trend-x.html.tmp.XyZ789 " "a killed run's old temporary is removed, nothing else"
+rm -f "$SITE/trend-x.html.tmp.XyZ789" "$SITE/notes.txt"
 
 # Only a configuration and a database: no mirror, no site directory yet.
 mv "$LAB/data/repos" "$SCRATCH/repos.away"

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 49
+plan 54
 
 make_lab "$SCRATCH/lab"
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -108,6 +108,21 @@ run_kreg report -o "$SITE"
 is "$(cd "$SITE" && ls index.html.tmp.AbC123 trend-x.html.tmp.XyZ789 notes.txt 2>/dev/null | tr '\n' ' ')" \
 	"notes.txt trend-x.html.tmp.XyZ789 " "a killed run's old temporary is removed, nothing else"
 rm -f "$SITE/trend-x.html.tmp.XyZ789" "$SITE/notes.txt"
+
+# The sample cache (.kreg-site-samples/): an update made from it makes the
+# very pages a full read makes; a damaged file of it is read again.
+like "$ERR" "report: samples: [1-9][0-9]* from the cache" "a later run takes its samples from the cache"
+run_kreg report --force -o "$SCRATCH/full"
+like "$ERR" "report: samples: 0 from the cache, [1-9][0-9]* read" "--force reads every sample from the database"
+is "$(diff -r -x '.kreg-site-*' "$SITE" "$SCRATCH/full" >&2 && echo same)" same \
+	"the pages made with the cache are those made from the database alone"
+f=$(ls "$SITE"/.kreg-site-samples/* | head -1)
+head -c 100 /dev/urandom > "$f"
+run_kreg report -o "$SITE"
+like "$RC:$ERR" "^0:.*read from the database \(1 chunks" "a damaged cache file is read again from the database, the others not"
+rm -rf "$SCRATCH/full"
+run_kreg report --force -o "$SCRATCH/full"
+is "$(diff -r -x '.kreg-site-*' "$SITE" "$SCRATCH/full" >&2 && echo same)" same "and the pages are still right"
 
 # Only a configuration and a database: no mirror, no site directory yet.
 mv "$LAB/data/repos" "$SCRATCH/repos.away"

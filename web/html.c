@@ -162,6 +162,8 @@ struct web_writer {
 	size_t ncur, acur;
 	char **names;			/* the pages put, to prune the others */
 	size_t nnames, anames;
+	char **present;			/* the directory's files when it started, sorted */
+	size_t npresent;
 	size_t written;
 	uint64_t bytes, biggest;
 	char biggest_name[128];
@@ -208,14 +210,41 @@ done:
 	free(path);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files in the directory: one listing instead of a stat per page. */
+static void list_present(web_writer *w)
+{
+	DIR *d = opendir(w->dir);
+	struct dirent *e;
+	size_t alloc = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && (e->d_type == DT_REG || e->d_type == DT_UNKNOWN)) {
+			KREG_ARRAY_GROW(w->present, w->npresent + 1, alloc);
+			w->present[w->npresent++] = kreg_strdup(e->d_name);
+		}
+	closedir(d);
+	if (w->npresent)
+		qsort(w->present, w->npresent, sizeof(*w->present), cmp_name);
+}
+
 web_writer *web_writer_new(const char *dir, int force)
 {
 	web_writer *w = kreg_calloc(1, sizeof(*w));
 
 	w->dir = kreg_strdup(dir);
 	w->force = force;
-	if (!force)
+	if (!force) {
 		manifest_load(w);
+		if (w->nold)
+			list_present(w);
+	}
 	return w;
 }
 
@@ -241,19 +270,13 @@ static void note_hash(web_writer *w, const char *name, uint64_t hash, uint64_t s
 int web_writer_fresh(web_writer *w, const char *name, uint64_t hash)
 {
 	manifest_entry key = { .name = (char *)name }, *e;
-	struct stat st;
-	char *path;
-	int fresh;
 
 	if (w->force || !w->nold)
 		return 0;
 	e = bsearch(&key, w->old, w->nold, sizeof(*w->old), cmp_entry);
-	if (!e || e->hash != hash)
-		return 0;
-	path = kreg_path_join(w->dir, name);
-	fresh = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == e->size;
-	free(path);
-	if (!fresh)
+	/* made from the same inputs, and still there */
+	if (!e || e->hash != hash ||
+	    !bsearch(&name, w->present, w->npresent, sizeof(*w->present), cmp_name))
 		return 0;
 	note(w, name, e->size);
 	note_hash(w, name, hash, e->size);
@@ -433,6 +456,9 @@ void web_writer_free(web_writer *w)
 	for (size_t i = 0; i < w->nold; i++)
 		free(w->old[i].name);
 	free(w->old);
+	for (size_t i = 0; i < w->npresent; i++)
+		free(w->present[i]);
+	free(w->present);
 	for (size_t i = 0; i < w->ncur; i++)
 		free(w->cur[i].name);
 	free(w->cur);

@@ -1013,7 +1013,41 @@ static void verdict_cell(kreg_buf *b, kreg_verdict v)
 	kreg_buf_printf(b, "<td class=\"v-%d\">%s</td>", (int)v, kreg_stats_verdict_name(v));
 }
 
-static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c)
+/* What a commit's page shows of one (job, host) with runs there. */
+typedef struct {
+	const pair_data *p;
+	const web_group *g;		/* the commit's groups */
+	size_t n;
+	const line_t *home;		/* the line whose trends it links; NULL: none */
+	const kreg_db_report_commit *base;	/* its baseline; NULL: none */
+	const web_group *bg;		/* the baseline's groups */
+	size_t nb;
+} commit_part;
+
+/* The parts of c's page, one per pair with runs at c (*out the caller's). */
+static size_t commit_parts(const site *s, const kreg_db_report_commit *c, commit_part **out)
+{
+	commit_part *v = kreg_calloc(s->npairs + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->npairs; i++) {
+		commit_part *cp = &v[n];
+
+		cp->p = &s->pairs[i];
+		if (!(cp->g = web_samples_commit(cp->p->d, c->id, &cp->n)))
+			continue;
+		cp->home = home_line(s, i, c->id);
+		cp->base = baseline_of(s, c, cp->p);
+		if (cp->base && !(cp->bg = web_samples_commit(cp->p->d, cp->base->id, &cp->nb)))
+			cp->nb = 0;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c,
+			    const commit_part *parts, size_t nparts)
 {
 	const kreg_db_report_commit *parent = commit_by_sha(s, c->parent);
 	uint64_t h = hbegin(s, "commit");
@@ -1027,31 +1061,19 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c)
 	h = hnum(h, parent && parent->tested);
 	h = hregs_of_commit(h, s, c->sha);
 	h = hdetect(h, &s->cfg->detect);
-	for (size_t i = 0; i < s->npairs; i++) {
-		const pair_data *p = &s->pairs[i];
-		const kreg_db_report_commit *base;
-		const line_t *home;
-		const web_group *g;
-		size_t n;
+	for (size_t i = 0; i < nparts; i++) {
+		const commit_part *cp = &parts[i];
 
-		if (!(g = web_samples_commit(p->d, c->id, &n)))
-			continue;
-		home = home_line(s, i, c->id);
-		base = baseline_of(s, c, p);
-		h = hstr(h, p->job);
-		h = hstr(h, p->host);
-		h = hstr(h, home ? home->slug : NULL);
-		for (size_t k = 0; k < n; k++) {
-			h = hstr(h, metric_name(s, g[k].metric_id));
-			h = hgroup(h, &g[k]);
+		h = hstr(h, cp->p->job);
+		h = hstr(h, cp->p->host);
+		h = hstr(h, cp->home ? cp->home->slug : NULL);
+		for (size_t k = 0; k < cp->n; k++) {
+			h = hstr(h, metric_name(s, cp->g[k].metric_id));
+			h = hgroup(h, &cp->g[k]);
 		}
-		if (base) {
-			const web_group *bg = web_samples_commit(p->d, base->id, &n);
-
-			h = hstr(h, base->sha);
-			for (size_t k = 0; k < n; k++)
-				h = hgroup(h, &bg[k]);
-		}
+		h = hstr(h, cp->base ? cp->base->sha : NULL);
+		for (size_t k = 0; k < cp->nb; k++)
+			h = hgroup(h, &cp->bg[k]);
 	}
 	return h;
 }
@@ -1059,15 +1081,14 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c)
 static int write_commit(site *s, const kreg_db_report_commit *c)
 {
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
-	char *page = commit_page(c->sha);
-	const kreg_repo_cfg *rc = NULL;
-	uint64_t hash = commit_hash(s, c);
-	int error, any = 0;
+	char *page = commit_page(c->sha), *url = NULL;
+	commit_part *parts = NULL;
+	size_t nparts = commit_parts(s, c, &parts);
+	uint64_t hash = commit_hash(s, c, parts, nparts);
+	int error = 0;
 
-	if (web_writer_fresh(s->w, page, hash)) {
-		free(page);
-		return 0;
-	}
+	if (web_writer_fresh(s->w, page, hash))
+		goto done;
 	kreg_buf_printf(&title, "%.12s ", c->sha);
 	kreg_buf_puts(&title, c->subject ? c->subject : "");
 	web_page_begin(&b, kreg_buf_cstr(&title), s->title);
@@ -1076,18 +1097,19 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 	kreg_buf_puts(&b, "</h1>\n<dl>\n<dt>commit</dt><dd><code>");
 	web_esc(&b, c->sha, 0);
 	kreg_buf_puts(&b, "</code>");
-	for (size_t l = 0; l < s->nlines; l++)
-		if (s->lines[l].repo_id == c->repo_id) {
-			rc = kreg_config_repo(s->cfg, s->lines[l].repo);
-			break;
-		}
-	for (size_t r = 0; !rc && r < s->nregs; r++)
-		if (!strcmp(s->regs[r]->culprit.sha, c->sha) && s->regs[r]->culprit.url) {
-			kreg_buf_puts(&b, " (<a href=\"");
-			web_esc(&b, s->regs[r]->culprit.url, 0);
-			kreg_buf_puts(&b, "\">web</a>)");
-			break;
-		}
+	/* its web page: the repo's template (a line of the repo names it),
+	 * else a regression's culprit link */
+	for (size_t l = 0; !url && l < s->nlines; l++)
+		if (s->lines[l].repo_id == c->repo_id)
+			url = kreg_report_commit_url(kreg_config_repo(s->cfg, s->lines[l].repo), c->sha);
+	for (size_t r = 0; !url && r < s->nregs; r++)
+		if (!strcmp(s->regs[r]->culprit.sha, c->sha) && s->regs[r]->culprit.url)
+			url = kreg_strdup(s->regs[r]->culprit.url);
+	if (url) {
+		kreg_buf_puts(&b, " (<a href=\"");
+		web_esc(&b, url, 0);
+		kreg_buf_puts(&b, "\">web</a>)");
+	}
 	kreg_buf_puts(&b, "</dd>\n<dt>parent</dt><dd>");
 	commit_link(&b, s, c->parent);
 	kreg_buf_puts(&b, "</dd>\n<dt>author</dt><dd>");
@@ -1120,18 +1142,13 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 		kreg_buf_puts(&b, "</p>\n");
 		free(rp);
 	}
-	for (size_t i = 0; i < s->npairs; i++) {
-		const pair_data *p = &s->pairs[i];
-		const kreg_db_report_commit *base;
-		const line_t *home;
-		const web_group *g;
-		size_t n;
+	for (size_t i = 0; i < nparts; i++) {
+		const pair_data *p = parts[i].p;
+		const kreg_db_report_commit *base = parts[i].base;
+		const line_t *home = parts[i].home;
+		const web_group *g = parts[i].g, *bgs = parts[i].bg;
+		size_t n = parts[i].n, nb = parts[i].nb;
 
-		if (!(g = web_samples_commit(p->d, c->id, &n)))
-			continue;
-		any = 1;
-		home = home_line(s, i, c->id);
-		base = baseline_of(s, c, p);
 		kreg_buf_puts(&b, "<h2>");
 		web_esc(&b, p->job, 200);
 		kreg_buf_puts(&b, " on ");
@@ -1147,8 +1164,8 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 			      "<th>base</th><th>this</th><th>%stddev</th><th>%change</th>"
 			      "<th>verdict</th></tr></thead><tbody>\n");
 		for (size_t m = 0; m < p->nmetrics; m++) {
-			const web_group *cur = web_samples_get(p->d, c->id, p->metrics[m]);
-			const web_group *bg = base ? web_samples_get(p->d, base->id, p->metrics[m]) : NULL;
+			const web_group *cur = web_samples_find(g, n, p->metrics[m]);
+			const web_group *bg = web_samples_find(bgs, nb, p->metrics[m]);
 			const char *metric = metric_name(s, p->metrics[m]);
 			kreg_stats_cmp cmp;
 			char *tp;
@@ -1182,10 +1199,13 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 		}
 		kreg_buf_puts(&b, "</tbody></table></div>\n");
 	}
-	if (!any)
+	if (!nparts)
 		kreg_buf_puts(&b, "<p class=\"note\">No successful runs at this commit.</p>\n");
 	web_page_end(&b);
 	error = web_writer_put_hashed(s->w, page, &b, hash);
+done:
+	free(parts);
+	free(url);
 	free(page);
 	kreg_buf_free(&title);
 	kreg_buf_free(&b);

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 54
+plan 55
 
 make_lab "$SCRATCH/lab"
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -53,6 +53,8 @@ like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12}
 lab_check text "$SITE/commit-$CULPRIT.html"
 like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-[12][0-9]\.[0-9]%regression" \
 	"the culprit's commit page: the metric against its baseline, a regression"
+like "$(cat "$SITE/commit-$ROOT.html")" "href=\"$COMMIT_URL_PREFIX$ROOT\"" \
+	"a commit's page links its web page from the repo's template"
 lab_check text "$SITE/host-flaky.html"
 like "$CHECK_OUT" "infra_failed" "the flaky host's page lists its infrastructure failures"
 is "$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r["culprit"]["sha"], r["state"], r["page"])' \

@@ -40,7 +40,7 @@ YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 
 daemon_start
-wait_for 60 "the daemon tests the first head it sees" idle_at "$ROOT"
+wait_for 300 "the daemon tests the first head it sees" idle_at "$ROOT"
 
 for i in 1 2 3; do up_commit $i >/dev/null; done
 CULPRIT=$(up_commit 4 "Sim-Effect: fio.read_iops -20%")
@@ -48,10 +48,10 @@ for i in 5 6 7; do HEAD=$(up_commit $i); done
 up_push
 
 bisected() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ]; }
-wait_for 180 "the daemon bisects the drop on its own" bisected
+wait_for 600 "the daemon bisects the drop on its own" bisected
 site_done() { [ "$(sql "SELECT state FROM work WHERE kind = 'report'")" = done ]; }
-wait_for 60 "its report item is done" site_done
-wait_for 60 "and it goes idle" idle_at "$HEAD"
+wait_for 300 "its report item is done" site_done
+wait_for 300 "and it goes idle" idle_at "$HEAD"
 daemon_stop
 is "$DRC" 0 "the daemon stops"
 

@@ -600,6 +600,7 @@ typedef struct {
 	size_t line_index;		/* index into the line */
 	const web_group *g;
 	const double *v;		/* its values */
+	size_t n;			/* how many (g->n, without touching g) */
 	double sum, min, max;		/* of them */
 } tested;
 
@@ -649,6 +650,18 @@ static void line_metrics(line_metric *lm, size_t nb, const line_t *l, const pair
 		lm[b].hash = 0;
 	}
 	for (size_t i = 0; i < l->h.ncommits; i++) {
+		/* one commit's groups and values are far from the next's: ask
+		 * for the groups 16 commits ahead, and the values 8 ahead (their
+		 * groups are here by then) */
+		if (i + 16 < l->h.ncommits && at[0] < cg[i + 16].n)
+			for (size_t q = 0; q < nb * sizeof(web_group); q += 64)
+				__builtin_prefetch((const char *)&cg[i + 16].g[at[0]] + q);
+		if (i + 8 < l->h.ncommits && at[0] < cg[i + 8].n) {
+			const double *v = cg[i + 8].base + cg[i + 8].g[at[0]].start;
+
+			for (size_t q = 0; q < nb * 3 * sizeof(double); q += 64)
+				__builtin_prefetch((const char *)v + q);
+		}
 		if (!cg[i].n)
 			continue;
 		for (size_t b = 0; b < nb; b++) {
@@ -667,6 +680,7 @@ static void line_metrics(line_metric *lm, size_t nb, const line_t *l, const pair
 			e->line_index = i;
 			e->g = g;
 			e->v = cg[i].base + g->start;
+			e->n = g->n;
 			e->sum = 0;
 			e->min = INFINITY;
 			e->max = -INFINITY;
@@ -704,7 +718,7 @@ static web_point *make_points(const line_t *l, const tested *t, size_t nt, size_
 				pt->min = t[k].min;
 			if (t[k].max > pt->max)
 				pt->max = t[k].max;
-			runs += t[k].g->n;
+			runs += t[k].n;
 		}
 		pt->mean = runs ? sum / (double)runs : NAN;
 		pt->nruns = runs;
@@ -818,7 +832,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		kreg_stats_history h;
 
 		for (size_t k = 0; k < m; k++)
-			nv += t[cp_from + k].g->n;
+			nv += t[cp_from + k].n;
 		vals = kreg_calloc(nv ? nv : 1, sizeof(*vals));
 		nv = 0;
 		for (size_t k = 0; k < m; k++) {
@@ -943,7 +957,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		      "<th>commit</th><th>subject</th><th>mean</th><th>min</th><th>max</th>"
 		      "<th>runs</th></tr></thead><tbody>\n");
 	for (size_t k = nt; k-- > 0 && k + RECENT >= nt;) {
-		double mean = t[k].sum / t[k].g->n, min = t[k].min, max = t[k].max;
+		double mean = t[k].sum / (double)t[k].n, min = t[k].min, max = t[k].max;
 		size_t li = t[k].line_index;
 
 		kreg_buf_puts(&b, "<tr><td>");
@@ -952,7 +966,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		web_esc_line(&b, l->h.subjects[li], 100);
 		kreg_buf_printf(&b, "</td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
 				"<td class=\"num\">%.6g</td><td class=\"num\">%zu</td></tr>\n", mean, min,
-				max, (size_t)t[k].g->n);
+				max, t[k].n);
 	}
 	kreg_buf_puts(&b, "</tbody></table></div>\n");
 	web_page_end(&b);

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 "$PY" -c 'import html5lib' 2>/dev/null || skip_all "python3-html5lib is not installed (make deps)"
-plan 17
+plan 20
 
 WEB=$SCRATCH/www/lab
 ROOT=$(up_init)
@@ -25,7 +25,7 @@ repos:
 hosts:
   - name: simhost
     backend: sim
-    seed: 11
+    seed: 7
     capacity: 2
     metrics:
       - { metric: fio.read_iops, base: 10000, noise: 5% }
@@ -42,9 +42,16 @@ export KREG_CONFIG="$SCRATCH/kreg.yaml"
 daemon_start
 wait_for 300 "the daemon tests the first head it sees" idle_at "$ROOT"
 
-for i in 1 2 3; do up_commit $i >/dev/null; done
-CULPRIT=$(up_commit 4 "Sim-Effect: fio.read_iops -20%")
-for i in 5 6 7; do HEAD=$(up_commit $i); done
+# A history of heads without an effect (the detector's window), then
+# one push of seven commits, the fourth with the effect (as 80 does).
+for i in 1 2 3; do
+	SHA=$(up_commit $i)
+	up_push
+	wait_for 300 "head $i pushed: tested" idle_at "$SHA"
+done
+for i in 4 5 6; do up_commit $i >/dev/null; done
+CULPRIT=$(up_commit 7 "Sim-Effect: fio.read_iops -20%")
+for i in 8 9 10; do HEAD=$(up_commit $i); done
 up_push
 
 bisected() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ]; }
@@ -64,7 +71,7 @@ ok "the site is in web.output, with the regression's page" test -s "$WEB/index.h
 ok "the culprit's commit page and a trend of main" \
 	test -s "$WEB/commit-$CULPRIT.html" -a -n "$(ls "$WEB"/trend-src-main-*.html 2>/dev/null)"
 lab_check text "$REG"
-like "$CHECK_OUT" "commit 4" "the regression page names the culprit's subject"
+like "$CHECK_OUT" "commit 7" "the regression page names the culprit's subject"
 like "$CHECK_OUT" "$CULPRIT" "and its sha"
 like "$(cat "$REG")" "href=\"https://git.example.org/src/commit/$CULPRIT\"" "with a link to its web page"
 lab_check text "$WEB/index.html"

@@ -13,7 +13,7 @@
  * commit that is one chunk. The cache is only an accelerator: deleting it
  * costs one full read. The samples of a finished run never change
  * (db/results.c stores them with its status). */
-#include "web_internal.h"
+#include "web/web_internal.h"
 
 #include "db/report.h"
 #include "lib/err.h"

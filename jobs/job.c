@@ -5,6 +5,7 @@
 
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "lib/yaml_depth.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -739,6 +740,10 @@ static int load_stream(kreg_jnode ***docs, size_t *ndocs, size_t *adocs, load_ct
 		return pos_error(file, line, col, "an ERB template ('<%%'): kreg does not run the "
 				 "Ruby in LKP job files; give the values it would make instead");
 	}
+	/* before loading: libyaml's time grows with the square of the depth
+	 * (a document's own mapping is level 0 in convert(), 1 here) */
+	if (kreg_yaml_too_deep(yaml, len, MAX_DEPTH + 1, &line, &col))
+		return pos_error(file, line, col, "values nested more than %d deep", MAX_DEPTH);
 	if (!yaml_parser_initialize(&parser))
 		kreg_die("out of memory (yaml parser)");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);

@@ -5,6 +5,7 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "lib/yaml_depth.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -150,14 +151,23 @@ static int yaml_number(double *out, yaml_node_t *n)
 	return *end == '\0' && isfinite(*out);
 }
 
+#define MATRIX_MAX_DEPTH 8
+
 static int from_yaml(kreg_stats_matrix *m, const char *name, const char *text, size_t len,
 		     const char *key)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root, *map;
-	int error = KREG_EINVAL, have_doc = 0;
+	int error = KREG_EINVAL, have_doc = 0, line, col;
 
+	/* metric: [values], under one key at most; checked before loading, as
+	 * libyaml's time grows with the square of the depth */
+	if (kreg_yaml_too_deep(text, len, MATRIX_MAX_DEPTH, &line, &col)) {
+		kreg_error_set("%s:%d:%d: values nested more than %d deep: not a matrix of "
+			       "metric: [values]", name, line, col, MATRIX_MAX_DEPTH);
+		return KREG_EINVAL;
+	}
 	if (!yaml_parser_initialize(&parser))
 		kreg_die("out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

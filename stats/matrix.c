@@ -21,6 +21,11 @@ kreg_stats_matrix *kreg_stats_matrix_new(const char *label)
 	return m;
 }
 
+static const char *metric_of(const void *series, size_t i)
+{
+	return ((const kreg_stats_series *)series)[i].metric;
+}
+
 static kreg_stats_series *series_append(kreg_stats_matrix *m, const char *metric)
 {
 	kreg_stats_series *s;
@@ -30,6 +35,7 @@ static kreg_stats_series *series_append(kreg_stats_matrix *m, const char *metric
 	s->metric = kreg_strdup(metric);
 	s->values = NULL;
 	s->n = 0;
+	kreg_strindex_update(&m->index, m->series, m->count, metric_of);
 	return s;
 }
 
@@ -41,9 +47,16 @@ static void series_push(kreg_stats_series *s, double v)
 
 const kreg_stats_series *kreg_stats_matrix_get(const kreg_stats_matrix *m, const char *metric)
 {
-	for (size_t i = 0; i < m->count; i++)
-		if (!strcmp(m->series[i].metric, metric))
-			return &m->series[i];
+	long long i;
+
+	/* series_append keeps the index whole */
+	if (m->index.indexed == m->count && m->count) {
+		i = kreg_strindex_find(&m->index, m->series, metric, metric_of);
+		return i >= 0 ? &m->series[i] : NULL;
+	}
+	for (size_t k = 0; k < m->count; k++)
+		if (!strcmp(m->series[k].metric, metric))
+			return &m->series[k];
 	return NULL;
 }
 
@@ -65,6 +78,7 @@ void kreg_stats_matrix_free(kreg_stats_matrix *m)
 		free(m->series[i].values);
 	}
 	free(m->series);
+	kreg_strindex_reset(&m->index);
 	free(m->label);
 	free(m);
 }

@@ -12,6 +12,7 @@
 #include "lib/mem.h"
 #include "lib/owner.h"
 #include "lib/run.h"
+#include "lib/sample.h"
 #include "lib/util.h"
 
 #include <git2.h>
@@ -63,6 +64,37 @@ static void esc_control_characters(void **state)
 	kreg_buf_put_esc(&b, "a\0b", 3, 0);
 	assert_string_equal(b.ptr, "a\\x00b");
 	kreg_buf_free(&b);
+}
+
+/* Samples through their hash index: set replaces, get finds, after a
+ * sort and a clear too; 100,000 of them. */
+static void samples_indexed(void **state)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "m.%d", i);
+		kreg_samples_set(&s, name, i);
+	}
+	kreg_samples_set(&s, "m.7", -7);
+	assert_int_equal(s.count, 100000);
+	assert_true(*kreg_samples_get(&s, "m.7") == -7);
+	assert_true(*kreg_samples_get(&s, "m.99999") == 99999);
+	assert_null(kreg_samples_get(&s, "m.100000"));
+	kreg_samples_sort(&s);
+	assert_string_equal(s.items[0].metric, "m.0");
+	assert_true(*kreg_samples_get(&s, "m.42") == 42);
+	kreg_samples_set(&s, "m.42", 1);
+	kreg_samples_set(&s, "new", 2);
+	assert_int_equal(s.count, 100001);
+	assert_true(*kreg_samples_get(&s, "m.42") == 1 && *kreg_samples_get(&s, "new") == 2);
+	kreg_samples_clear(&s);
+	assert_null(kreg_samples_get(&s, "m.42"));
+	kreg_samples_set(&s, "m.42", 3);
+	assert_true(*kreg_samples_get(&s, "m.42") == 3);
+	kreg_samples_free(&s);
 }
 
 static void parse_numbers_reject_junk(void **state)
@@ -311,6 +343,7 @@ int main(void)
 		cmocka_unit_test(mkdir_p_and_atomic_write),
 		cmocka_unit_test(esc_control_characters),
 		cmocka_unit_test(git_error_carries_libgit2s_reason),
+		cmocka_unit_test(samples_indexed),
 	};
 
 	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);

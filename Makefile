@@ -149,8 +149,9 @@ DEB_BUILD := build-essential pkg-config libgit2-dev libsqlite3-dev libcurl4-open
 	libyaml-dev libjansson-dev libcmocka-dev clang libclang-rt-14-dev
 DEB_RUN := git sqlite3 fio dbench qemu-system-x86 busybox-static cpio openssh-client \
 	e2fsprogs xfsprogs btrfs-progs f2fs-tools
-DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils
-DEB_TEST := python3 python3-aiosmtpd perl dropbear-bin kexec-tools openssl python3-html5lib chromium
+DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
+DEB_TEST := python3 python3-aiosmtpd perl dropbear-bin kexec-tools openssl python3-html5lib chromium \
+	openssh-server
 DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST)
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \

@@ -134,6 +134,8 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 	};
 	kreg_plan_opts po = { NULL, -1, 0, cfg->fxmark };
 	const kreg_host_cfg *hc = NULL;
+	kreg_host *host = NULL;
+	const char *fs = NULL;
 	kreg_atom *atom = NULL;
 	kreg_plan plan;
 	long long cpus = 0;
@@ -159,21 +161,32 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 	}
 	if (optind != argc - 1)
 		return kreg_cmd_usage(usage, "job plan: which atom?");
-	if (hc && !po.target)
-		po.target = hc->target;
 	po.cpus = cpus ? (int)cpus : hc && hc->cpus ? hc->cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (kreg_atom_load(&atom, argv[optind], cfg->job_path, cfg->njob_path) < 0 ||
-	    kreg_job_plan(&plan, atom, &po) < 0) {
-		kreg_cmd_error(NULL);
-		kreg_atom_free(atom);
-		return KREG_EXIT_FAIL;
+	if (kreg_atom_load(&atom, argv[optind], cfg->job_path, cfg->njob_path) < 0)
+		goto failed;
+	if (hc && !po.target) {
+		/* as the host runs it: its test disk, its target device */
+		if (kreg_host_open(&host, cfg, NULL, hc->name) < 0 ||
+		    kreg_host_plan(host, &plan, &fs, atom, (int)cpus) < 0)
+			goto failed;
+	} else if (kreg_job_plan(&plan, atom, &po) < 0) {
+		goto failed;
 	}
 	text = kreg_plan_describe(&plan);
-	kreg_fprintf_esc(stdout, "atom: %s\n%s", atom->name, text);
+	kreg_fprintf_esc(stdout, "atom: %s\n", atom->name);
+	if (fs)
+		printf("file system: %s, made on %s's test disk before the run\n", fs, hc->name);
+	kreg_fprintf_esc(stdout, "%s", text);
 	free(text);
 	kreg_plan_free(&plan);
+	kreg_host_close(host);
 	kreg_atom_free(atom);
 	return KREG_EXIT_OK;
+failed:
+	kreg_cmd_error(NULL);
+	kreg_host_close(host);
+	kreg_atom_free(atom);
+	return KREG_EXIT_FAIL;
 }
 
 /* Per metric over the runs that went well: mean and relative stddev. */

@@ -105,6 +105,16 @@ int kreg_host_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *
 	return h->ops->run(h, out, req);
 }
 
+int kreg_host_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom, int cpus)
+{
+	kreg_plan_opts po = { h->hc->target, -1, cpus > 0 ? cpus : h->hc->cpus, h->cfg->fxmark };
+
+	*fs = NULL;
+	if (h->ops->plan)
+		return h->ops->plan(h, out, fs, atom, cpus);
+	return kreg_job_plan(out, atom, &po);
+}
+
 int kreg_host_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 {
 	if (!h->ops->check) {
@@ -174,9 +184,10 @@ int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host
 		out->artifact = kreg_strdup(res.artifact);
 	} else {
 		out->status = KREG_PREPARE_BUILD_FAILED;
-		out->error = kreg_asprintf("%s%s%s", res.error ? res.error : "the build failed",
-					   res.log_tail && *res.log_tail ? "\n" : "",
-					   res.log_tail ? res.log_tail : "");
+		/* one line: the first error; the whole log stays in the artifact */
+		out->error = kreg_asprintf("%s%s%s%s", res.error ? res.error : "the build failed",
+					   res.log ? " (build log: " : "", res.log ? res.log : "",
+					   res.log ? ")" : "");
 	}
 	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha,
 		 res.config_name ? res.config_name : kc->name,
@@ -223,4 +234,50 @@ char *kreg_host__file_last_line(const char *path)
 	}
 	kreg_buf_free(&b);
 	return s;
+}
+
+#define DEFAULT_FS "ext4"
+
+int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom,
+			 kreg_plan_opts *po, const char *dev, const char *mnt)
+{
+	char *why;
+
+	/* what disk_setup (kernel/image.c) formats */
+	static const char *const makeable[] = { "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", NULL };
+	size_t k = 0;
+
+	/* fs: in the atom, or the file system fxmark tests */
+	*fs = kreg_atom_fs(atom);
+	if (*fs && kreg_fs_check(*fs) < 0) {
+		*fs = NULL;
+		return KREG_EINVAL;
+	}
+	while (*fs && makeable[k] && strcmp(makeable[k], *fs))
+		k++;
+	if (*fs && !makeable[k]) {
+		kreg_error_set("%s: fs '%s': kreg formats a test disk with ext2, ext3, ext4, xfs, "
+			       "btrfs or f2fs", atom->name, *fs);
+		*fs = NULL;
+		return KREG_EINVAL;
+	}
+	po->target = *fs ? mnt : dev;
+	po->target_is_dir = *fs != NULL;
+	if (kreg_job_plan(plan, atom, po) == 0)
+		return 0;
+	if (*fs)
+		return KREG_EINVAL;
+	/* The job names no file system but needs a directory (dbench): the
+	 * test disk gets the default one. */
+	why = kreg_strdup(kreg_error_last());
+	po->target = mnt;
+	po->target_is_dir = 1;
+	if (kreg_job_plan(plan, atom, po) == 0) {
+		*fs = DEFAULT_FS;
+		free(why);
+		return 0;
+	}
+	kreg_error_set("%s", why);
+	free(why);
+	return KREG_EINVAL;
 }

@@ -9,6 +9,8 @@
 
 #include "config/config.h"
 #include "db/db.h"
+#include "jobs/job.h"
+#include "jobs/plan.h"
 #include "lib/sample.h"
 
 typedef struct kreg_atom kreg_atom;	/* jobs/job.h */
@@ -89,6 +91,12 @@ int kreg_host_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commi
 /* Run one atomic job. <0 only for kreg's own failures; every failure of the
  * job, the kernel or the host is a status in out, return 0. */
 int kreg_host_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
+
+/* The plan of atom as this host runs it: where it writes (the configured
+ * target; a qemu host's test disk; an ssh host's target device), and *fs,
+ * the file system the host makes there first (NULL: none). cpus 0: the
+ * host's. <0 (error set) when the job cannot run there. `kreg job plan`. */
+int kreg_host_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom, int cpus);
 
 /* `kreg host check`: fn is called once per check (what was checked, whether
  * it holds, a detail to show). Returns the number of checks that failed;

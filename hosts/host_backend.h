@@ -3,6 +3,8 @@
 #define KREG_HOST_BACKEND_H
 
 #include "hosts/host.h"
+#include "jobs/job.h"
+#include "jobs/plan.h"
 
 struct kreg_host {
 	const kreg_config *cfg;
@@ -22,6 +24,9 @@ struct kreg_host_ops {
 	int (*run)(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
 	/* may be NULL: nothing to check */
 	int (*check)(kreg_host *h, kreg_host_check_fn fn, void *arg);
+	/* may be NULL: the job planned on the configured target */
+	int (*plan)(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom,
+		    int cpus);
 	/* may be NULL: any metric the job gives */
 	int (*check_metric)(const kreg_host *h, const char *metric);
 };
@@ -43,5 +48,14 @@ extern const struct kreg_host_ops kreg_host_sim_ops;
 /* The last non-empty line of a local file (at most 200 bytes), for a
  * one-line error; NULL when there is none or it cannot be read. */
 char *kreg_host__file_last_line(const char *path);
+
+/* The plan of a job on a test disk DEV: formatted with the job's file
+ * system and mounted on MNT; the raw device when the job names none; the
+ * default file system (ext4) when it names none but needs a directory
+ * (dbench). *fs: the file system to make, NULL for the raw device. <0 (error
+ * set) when the job cannot run there. qemu's guest and ssh's target decide
+ * it alike. */
+int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom,
+			 kreg_plan_opts *po, const char *dev, const char *mnt);
 
 #endif

@@ -37,7 +37,6 @@
 #define KVM_PROBE_TIMEOUT 20.0
 #define GUEST_DISK "vda"
 #define GUEST_MNT "/mnt/kreg"
-#define DEFAULT_FS "ext4"
 
 static const char *qemu_binary(const kreg_host_cfg *hc)
 {
@@ -204,6 +203,20 @@ static int disk_too_small(kreg_host_result *out, const kreg_host_cfg *hc, const 
 
 /* ---- a run ---- */
 
+/* Where the job writes: the test disk, formatted only when the job needs a
+ * file system; a directory in memory when the host has none. */
+static int qemu_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom,
+		     int cpus)
+{
+	kreg_plan_opts po = { "/tmp", 1, cpus > 0 ? cpus : h->hc->cpus > 0 ? h->hc->cpus : 1,
+			      h->cfg->fxmark };
+
+	*fs = NULL;
+	if (h->hc->disk && *h->hc->disk)
+		return kreg_host__plan_disk(out, fs, atom, &po, "/dev/" GUEST_DISK, GUEST_MNT);
+	return kreg_job_plan(out, atom, &po);
+}
+
 static int write_run_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	char *p = kreg_path_join(dir, name);
@@ -311,7 +324,6 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 {
 	const kreg_host_cfg *hc = h->hc;
 	kreg_plan plan;
-	kreg_plan_opts popts = { 0 };
 	kreg_image_file *files = NULL;
 	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT, append = KREG_BUF_INIT;
 	kreg_run_opts o = { 0 };
@@ -321,7 +333,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
 	char *con_opt = NULL, *drive_opt = NULL, *mem = NULL, *smp = NULL, *esc = NULL;
 	size_t nfiles = 0, n = 0;
-	int error = KREG_ERROR, kvm, have_plan = 0, planned, cpus = hc->cpus > 0 ? hc->cpus : 1;
+	int error = KREG_ERROR, kvm, have_plan = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
 	double start = kreg_now_mono();
 
 	memset(&plan, 0, sizeof(plan));
@@ -342,49 +354,16 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 
 	/* Where the job writes: the test disk, formatted only when the job
 	 * names a file system; a directory in memory when the host has none. */
-	if (hc->disk && *hc->disk) {
-		/* fs: in the atom, or the file system fxmark tests */
-		fs = kreg_atom_fs(req->atom);
-		if (fs && kreg_fs_check(fs) < 0) {
-			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-			kreg_error_clear();
-			error = 0;
-			goto done;
-		}
-		popts.target = fs ? GUEST_MNT : "/dev/" GUEST_DISK;
-		popts.target_is_dir = fs != NULL;
-		if ((error = ensure_disk(hc)) < 0)
-			goto done;
-		if (fs && disk_too_small(out, hc, fs)) {
-			error = 0;
-			goto done;
-		}
-	} else {
-		popts.target = "/tmp";
-		popts.target_is_dir = 1;
-	}
-	popts.cpus = cpus;
-	popts.fxmark = h->cfg->fxmark;
-	planned = kreg_job_plan(&plan, req->atom, &popts) == 0;
-	if (!planned && hc->disk && *hc->disk && !fs) {
-		/* The job names no file system but needs a directory
-		 * (dbench): the test disk gets the default one. */
-		char *why = kreg_strdup(kreg_error_last());
-
-		memset(&plan, 0, sizeof(plan));
-		fs = DEFAULT_FS;
-		popts.target = GUEST_MNT;
-		popts.target_is_dir = 1;
-		planned = kreg_job_plan(&plan, req->atom, &popts) == 0;
-		if (!planned) {
-			fs = NULL;
-			kreg_error_set("%s", why);
-		}
-		free(why);
-	}
-	if (!planned) {
+	if (hc->disk && *hc->disk && (error = ensure_disk(hc)) < 0)
+		goto done;
+	if (qemu_plan(h, &plan, &fs, req->atom, cpus) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();
+		error = 0;
+		goto done;
+	}
+	have_plan = 1;
+	if (fs && disk_too_small(out, hc, fs)) {
 		error = 0;
 		goto done;
 	}
@@ -513,4 +492,5 @@ const struct kreg_host_ops kreg_host_qemu_ops = {
 	.needs_kernel = 1,
 	.prepare = kreg_host__build_kernel,
 	.run = qemu_run,
+	.plan = qemu_plan,
 };

@@ -14,6 +14,7 @@
 
 #include "hosts/ssh_client.h"
 #include "jobs/job.h"
+#include "kernel/image.h"
 #include "jobs/parse.h"
 #include "jobs/plan.h"
 #include "lib/buf.h"
@@ -110,17 +111,6 @@ static int probe(ssh_host *st, kreg_ssh_result *r, machine_state *m, double time
 	return 0;
 }
 
-/* The token kreg.build=<id> is a word of cmdline. */
-static int has_token(const char *cmdline, const char *token)
-{
-	size_t n = strlen(token);
-
-	for (const char *s = cmdline; (s = strstr(s, token)); s += n)
-		if ((s == cmdline || s[-1] == ' ') && (s[n] == '\0' || s[n] == ' ' || s[n] == '\n'))
-			return 1;
-	return 0;
-}
-
 static int has_any_build(const char *cmdline)
 {
 	const char *s = strstr(cmdline, BUILD_TOKEN);
@@ -140,38 +130,6 @@ static char *build_id_of(const char *artifact)
 	while (base > artifact && base[-1] != '/')
 		base--;
 	return kreg_strndup(base, (size_t)(artifact + n - base));
-}
-
-/* The next kernel's command line: the running one without kreg's token,
- * the boot loader's BOOT_IMAGE=/initrd= and the host's append words, then
- * the host's append and kreg.build=<id>. */
-static char *next_cmdline(const char *running, const char *append, const char *build)
-{
-	kreg_buf b = KREG_BUF_INIT;
-	const char *w = running ? running : "";
-
-	for (;;) {
-		size_t n;
-		char *word;
-
-		w += strspn(w, " \t\n");
-		if (!*w)
-			break;
-		n = strcspn(w, " \t\n");
-		word = kreg_strndup(w, n);
-		w += n;
-		if (!strncmp(word, BUILD_TOKEN, strlen(BUILD_TOKEN)) || !strncmp(word, "BOOT_IMAGE=", 11) ||
-		    !strncmp(word, "initrd=", 7) || (append && has_token(append, word))) {
-			free(word);
-			continue;
-		}
-		kreg_buf_printf(&b, "%s%s", b.len ? " " : "", word);
-		free(word);
-	}
-	if (append && *append)
-		kreg_buf_printf(&b, "%s%s", b.len ? " " : "", append);
-	kreg_buf_printf(&b, "%s" BUILD_TOKEN "%s", b.len ? " " : "", build);
-	return kreg_buf_detach(&b);
 }
 
 static void sleep_for(double seconds)
@@ -347,8 +305,11 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 	char *bzimage = kreg_path_join(req->kernel->artifact, "bzImage");
 	char *kdir = kreg_path_join(hc->work_dir, "kernel");
 	char *kpath = kreg_path_join(kdir, "bzImage");
-	char *cmdline = next_cmdline(now->cmdline, hc->append, build);
-	const char *files[1] = { bzimage };
+	char *cmdline = kreg_ssh_next_cmdline(now->cmdline, hc->append, build);
+	char *modules = kreg_path_join(req->kernel->artifact, "modules.tar");
+	char *mpath = kreg_path_join(kdir, "modules.tar");
+	const char *files[2] = { bzimage, modules };
+	size_t nfiles = kreg_path_exists(modules) ? 2 : 1;
 	kreg_buf cmd = KREG_BUF_INIT;
 	kreg_ssh_result r = { 0 };
 	int ret = 0;
@@ -369,8 +330,8 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 		goto done;
 	if (r.status == KREG_SSH_OK) {
 		kreg_ssh_result_free(&r);
-		log_info("host %s: copying %s", hc->name, bzimage);
-		if ((ret = kreg_ssh_put(&st->ssh, &r, files, 1, kdir, COPY_TIMEOUT)) < 0)
+		log_info("host %s: copying %s%s", hc->name, bzimage, nfiles > 1 ? " and its modules" : "");
+		if ((ret = kreg_ssh_put(&st->ssh, &r, files, nfiles, kdir, COPY_TIMEOUT)) < 0)
 			goto done;
 	}
 	if (r.status != KREG_SSH_OK) {
@@ -380,6 +341,24 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 	}
 	kreg_ssh_result_free(&r);
 	kreg_buf_clear(&cmd);
+	if (nfiles > 1) {
+		/* lib/modules/RELEASE/, where the new kernel's modprobe looks */
+		put_word(&cmd, "tar");
+		put_word(&cmd, "-xf");
+		put_word(&cmd, mpath);
+		put_word(&cmd, "-C");
+		put_word(&cmd, "/");
+		if ((ret = kreg_ssh_exec(&st->ssh, &r, cmd.ptr, COPY_TIMEOUT, NULL)) < 0)
+			goto done;
+		if (r.status != KREG_SSH_OK) {
+			kreg_host__fail(out, KREG_RUN_INFRA_FAILED,
+					"cannot install the kernel's modules on %s: %s", hc->name,
+					r.error);
+			goto done;
+		}
+		kreg_ssh_result_free(&r);
+		kreg_buf_clear(&cmd);
+	}
 	if (hc->ninstall_command) {
 		for (size_t i = 0; i < hc->ninstall_command; i++) {
 			char *w = expand(hc->install_command[i], kpath, cmdline, build);
@@ -429,6 +408,8 @@ done:
 	kreg_ssh_result_free(&r);
 	kreg_buf_free(&cmd);
 	free(cmdline);
+	free(mpath);
+	free(modules);
 	free(kpath);
 	free(kdir);
 	free(bzimage);
@@ -476,7 +457,7 @@ static int boot_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *
 	case WAIT_ANSWERED:
 		{
 			char *tok = kreg_asprintf(BUILD_TOKEN "%s", build);
-			int ours = has_token(m->cmdline, tok);
+			int ours = kreg_ssh_cmdline_has(m->cmdline, tok);
 
 			free(tok);
 			if (ours) {
@@ -513,21 +494,34 @@ done:
 /* ---- the job ---- */
 
 static const char run_script[] =
-	"#!/bin/sh\n"
 	"# kreg: runs one job on a lab machine (written by kreg for each run).\n"
 	"# argv: the program's argv, one argument per line; kreg-stdout: where\n"
-	"# its stdout and stderr go; kreg-exit: its exit status, at the end.\n"
+	"# its stdout and stderr go; kreg-exit: its exit status, at the end;\n"
+	"# kreg-disk, when the job needs a file system on the target device:\n"
+	"# DEVICE FS MOUNTPOINT, formatted and mounted before, unmounted after.\n"
 	"cd \"$(dirname \"$0\")\" || exit 125\n"
 	"# ssh servers start a command in a session of its own: its process group\n"
 	"# is everything the job starts, which kreg kills after a timeout.\n"
 	"read -r _ _ _ _ pg _ < /proc/$$/stat\n"
 	"[ \"$pg\" = \"$$\" ] && echo \"$pg\" > kreg-pgid\n"
 	"out=$(cat kreg-stdout)\n"
+	"mnt=\n"
+	"if [ -f kreg-disk ]; then\n"
+	"\tread -r dev fs mnt < kreg-disk\n"
+	"\t# a run killed earlier may have left it mounted\n"
+	"\tumount \"$mnt\" 2>/dev/null\n"
+	"\tif ! why=$(disk_setup \"$dev\" \"$fs\" \"$mnt\"); then\n"
+	"\t\techo \"kreg: cannot set up the target $dev: $why\" > \"$out\"\n"
+	"\t\techo 125 > kreg-exit\n"
+	"\t\texit 125\n"
+	"\tfi\n"
+	"fi\n"
 	"set --\n"
 	"while IFS= read -r a || [ -n \"$a\" ]; do set -- \"$@\" \"$a\"; done < argv\n"
 	"[ -d ../bin ] && PATH=$(cd ../bin && pwd):$PATH && export PATH\n"
 	"\"$@\" > \"$out\" 2>&1\n"
 	"rc=$?\n"
+	"[ -n \"$mnt\" ] && umount \"$mnt\" 2>/dev/null\n"
 	"echo $rc > kreg-exit\n"
 	"exit $rc\n";
 
@@ -735,16 +729,41 @@ done:
 	return error;
 }
 
+/* Where the job writes: a target device gets the job's file system (made
+ * and mounted on <work_dir>/mnt by the run script) or is used raw; a
+ * directory or a file is used as it is. */
+static int plan_on(const kreg_host_cfg *hc, const kreg_config *cfg, kreg_plan *plan,
+		   const char **fs, const kreg_atom *atom, int cpus)
+{
+	kreg_plan_opts po = { hc->target, 1, cpus > 0 ? cpus : 1, cfg->fxmark };
+	char *mnt;
+	int error;
+
+	*fs = NULL;
+	if (!hc->target || strncmp(hc->target, "/dev/", 5))
+		return kreg_job_plan(plan, atom, &po);
+	mnt = kreg_path_join(hc->work_dir, "mnt");
+	error = kreg_host__plan_disk(plan, fs, atom, &po, hc->target, mnt);
+	free(mnt);
+	return error;
+}
+
+static int ssh_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom, int cpus)
+{
+	return plan_on(h->hc, h->cfg, out, fs, atom, cpus);
+}
+
 static int run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg,
 		   kreg_host_result *out, const kreg_host_request *req, const machine_state *m,
 		   double deadline)
 {
 	kreg_plan plan;
-	kreg_plan_opts po = { 0 };
 	kreg_buf argv_text = KREG_BUF_INIT, cmd = KREG_BUF_INIT;
 	kreg_ssh_result r = { 0 };
 	char **paths = NULL, *run_dir = kreg_path_join(hc->work_dir, "run");
 	char *qdir = kreg_ssh_quote(run_dir), *local = NULL, *remote = NULL;
+	char *mnt = NULL, *script = NULL;
+	const char *fs = NULL;
 	size_t npaths = 0;
 	double timeout;
 	int error = 0, have_plan = 0;
@@ -754,16 +773,30 @@ static int run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg
 				"host '%s' has no target (where tests write on the machine)", hc->name);
 		goto done;
 	}
-	po.target = hc->target;
-	po.target_is_dir = strncmp(hc->target, "/dev/", 5) != 0;
-	po.cpus = hc->cpus > 0 ? hc->cpus : m->cpus;
-	po.fxmark = cfg->fxmark;
-	if (kreg_job_plan(&plan, req->atom, &po) < 0) {
+	if (plan_on(hc, cfg, &plan, &fs, req->atom, hc->cpus > 0 ? hc->cpus : m->cpus) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();
 		goto done;
 	}
 	have_plan = 1;
+	if (fs) {
+		char *line;
+
+		mnt = kreg_path_join(hc->work_dir, "mnt");
+		line = kreg_asprintf("%s %s %s\n", hc->target, fs, mnt);
+
+		if (strchr(hc->target, ' ') || strchr(mnt, ' ')) {
+			kreg_error_set("host '%s': a target or work_dir with a space cannot be "
+				       "formatted and mounted", hc->name);
+			error = KREG_EINVAL;
+		} else {
+			error = write_file(req->out_dir, "kreg-disk", line, strlen(line), &paths,
+					   &npaths);
+		}
+		free(line);
+		if (error < 0)
+			goto done;
+	}
 	for (size_t i = 0; i < plan.argc; i++) {
 		if (strchr(plan.argv[i], '\n')) {
 			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "argument %zu of the plan holds a line feed", i);
@@ -775,10 +808,11 @@ static int run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg
 		if ((error = write_file(req->out_dir, plan.files[i].name, plan.files[i].content,
 					plan.files[i].len, &paths, &npaths)) < 0)
 			goto done;
+	script = kreg_asprintf("#!/bin/sh\n%s%s", kreg_image_disk_setup_script(), run_script);
 	if ((error = write_file(req->out_dir, "argv", argv_text.ptr, argv_text.len, &paths, &npaths)) < 0 ||
 	    (error = write_file(req->out_dir, "kreg-stdout", plan.stdout_name,
 				strlen(plan.stdout_name), &paths, &npaths)) < 0 ||
-	    (error = write_file(req->out_dir, "kreg-run.sh", run_script, sizeof(run_script) - 1,
+	    (error = write_file(req->out_dir, "kreg-run.sh", script, strlen(script),
 				&paths, &npaths)) < 0)
 		goto done;
 
@@ -903,6 +937,8 @@ done:
 	free(local);
 	free(qdir);
 	free(run_dir);
+	free(script);
+	free(mnt);
 	return error;
 }
 
@@ -1126,7 +1162,7 @@ static int ssh_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", r.error);
 		goto done;
 	}
-	if (has_token(m.cmdline, tok)) {
+	if (kreg_ssh_cmdline_has(m.cmdline, tok)) {
 		log_info("host %s: already on kernel %s (%s)", hc->name, m.release, build);
 	} else {
 		error = boot_kernel(st, hc, out, req, &m, build);
@@ -1157,5 +1193,6 @@ const struct kreg_host_ops kreg_host_ssh_ops = {
 	.close = ssh_close,
 	.prepare = kreg_host__build_kernel,
 	.run = ssh_run,
+	.plan = ssh_plan,
 	.check = ssh_check,
 };

@@ -391,3 +391,45 @@ void kreg_ssh_result_free(kreg_ssh_result *r)
 	free(r->error);
 	memset(r, 0, sizeof(*r));
 }
+
+int kreg_ssh_cmdline_has(const char *cmdline, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (!n)
+		return 0;
+	for (const char *s = cmdline; (s = strstr(s, word)); s += n)
+		if ((s == cmdline || s[-1] == ' ' || s[-1] == '\t') &&
+		    (s[n] == '\0' || s[n] == ' ' || s[n] == '\t' || s[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+char *kreg_ssh_next_cmdline(const char *running, const char *append, const char *build)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *w = running ? running : "";
+
+	for (;;) {
+		size_t n;
+		char *word;
+
+		w += strspn(w, " \t\n");
+		if (!*w)
+			break;
+		n = strcspn(w, " \t\n");
+		word = kreg_strndup(w, n);
+		w += n;
+		if (!strncmp(word, "kreg.build=", 11) || !strncmp(word, "BOOT_IMAGE=", 11) ||
+		    !strncmp(word, "initrd=", 7) || (append && kreg_ssh_cmdline_has(append, word))) {
+			free(word);
+			continue;
+		}
+		kreg_buf_printf(&b, "%s%s", b.len ? " " : "", word);
+		free(word);
+	}
+	if (append && *append)
+		kreg_buf_printf(&b, "%s%s", b.len ? " " : "", append);
+	kreg_buf_printf(&b, "%skreg.build=%s", b.len ? " " : "", build);
+	return kreg_buf_detach(&b);
+}

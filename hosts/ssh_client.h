@@ -66,4 +66,11 @@ char *kreg_ssh_quote(const char *s);
  * side reads it through a shell. */
 int kreg_ssh_plain_path(const char *path);
 
+/* The boot of a kernel kreg built: the command line the next kernel gets
+ * (the running one without kreg.build=, BOOT_IMAGE=, initrd= and the words
+ * of append; then append; then kreg.build=<build>), and whether a command
+ * line holds a word. Caller frees. */
+char *kreg_ssh_next_cmdline(const char *running, const char *append, const char *build);
+int kreg_ssh_cmdline_has(const char *cmdline, const char *word);
+
 #endif

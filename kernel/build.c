@@ -938,6 +938,73 @@ static int answer_from_cache(kreg_db *db, kreg_build_result *out, int force)
 	return error;
 }
 
+/* A config with loadable modules: they are built, installed under the
+ * artifact (stripped) and packed as modules.tar (lib/modules/RELEASE/...),
+ * which a host that boots the kernel unpacks at its root. NULL when done,
+ * else why the build failed. */
+static char *build_modules(build_ctx *b, const char *tmp_dir, double timeout)
+{
+	char *config = kreg_path_join(b->obj_dir, ".config"), *why = NULL;
+	char *stage = kreg_path_join(tmp_dir, "modules"), *tar = NULL;
+	char *jobs = kreg_asprintf("-j%d", b->cfg->build.make_jobs > 0 ? b->cfg->build.make_jobs :
+				   (int)sysconf(_SC_NPROCESSORS_ONLN));
+	char *mod_path = kreg_asprintf("INSTALL_MOD_PATH=%s", stage);
+	kreg_buf text = KREG_BUF_INIT;
+	kreg_run_result r;
+	char desc[128];
+	int modules;
+
+	if (kreg_buf_read_file(&text, config) < 0) {
+		kreg_error_clear();
+		goto done;
+	}
+	modules = !strncmp(text.ptr, "CONFIG_MODULES=y\n", 17) || strstr(text.ptr, "\nCONFIG_MODULES=y\n");
+	if (!modules)
+		goto done;
+	{
+		const char *build[] = { jobs, "modules", NULL };
+		const char *install[] = { "modules_install", mod_path, "INSTALL_MOD_STRIP=1", NULL };
+
+		for (int k = 0; k < 2 && !why; k++) {
+			if (run_make(&r, b, b->obj_dir, k ? install : build, timeout) < 0) {
+				why = kreg_asprintf("make %s: %s", k ? "modules_install" : "modules",
+						    kreg_error_last());
+				kreg_error_clear();
+			} else if (r.timed_out || !r.exited || r.status) {
+				why = kreg_asprintf("make %s failed (%s)", k ? "modules_install" : "modules",
+						    kreg_run_describe(&r, desc, sizeof(desc)));
+			}
+		}
+	}
+	if (!why) {
+		const char *argv[] = { "tar", "-C", stage, "-cf", NULL, "lib", NULL };
+		kreg_run_opts o = { 0 };
+
+		tar = kreg_path_join(tmp_dir, "modules.tar");
+		argv[4] = tar;
+		o.argv = argv;
+		o.out_path = b->log;
+		o.append = 1;
+		o.timeout = 300;
+		if (kreg_run(&r, &o) < 0 || !r.exited || r.status) {
+			why = kreg_asprintf("cannot pack the modules into %s", tar);
+			kreg_error_clear();
+		}
+	}
+	if (kreg_rm_rf(stage) < 0)
+		kreg_error_clear();
+	if (!why)
+		log_append(b->log, "kreg: modules packed in modules.tar\n");
+done:
+	kreg_buf_free(&text);
+	free(mod_path);
+	free(jobs);
+	free(tar);
+	free(stage);
+	free(config);
+	return why;
+}
+
 /* Every fragment of kc, merged in order. */
 static int fragments_text(kreg_buf *out, const kreg_kconfig_cfg *kc)
 {
@@ -1024,7 +1091,7 @@ static char *shared_entry(const kreg_build_result *out)
 	return kreg_asprintf("%s/%s-%s", dir, out->tree, out->config_hash);
 }
 
-static const char *const shared_files[] = { "bzImage", ".config", "build.log", NULL };
+static const char *const shared_files[] = { "bzImage", ".config", "build.log", "modules.tar", NULL };
 
 static int copy_entry(const char *from_dir, const char *to_dir)
 {
@@ -1302,6 +1369,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 		free(src);
 		if (error < 0)
 			goto done;
+		why = build_modules(&b, tmp_dir, cfg->build.timeout > 0 ? cfg->build.timeout : 3600);
 	}
 	{
 		char *from = kreg_path_join(b.obj_dir, ".config");

@@ -496,7 +496,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	if (kernel->status == KREG_PREPARE_BUILD_FAILED) {
 		char *detail = kreg_asprintf("does not build: %s", kernel->error ? kernel->error : "");
 
-		say(d, "    %s", detail);
+		say(d, "    skipped, no runs: %s", detail);
 		error = kreg_db_bisect_step_update(d->db, step_id, 0, "skip", detail);
 		free(detail);
 		goto done;

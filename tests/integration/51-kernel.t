@@ -12,7 +12,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 57
+plan 61
 # This test is of the build itself: it only adds to the suite's shared cache
 # of built kernels (kernel/build.c, $KREG_BUILD_CACHE), never takes from it.
 export KREG_BUILD_CACHE_MODE=fill
@@ -106,6 +106,8 @@ ok "and the .config" grep -q '^CONFIG_VIRTIO_BLK=y' "$art/.config"
 ok "with every fragment option (io_uring, AIO, ext4)" \
 	grep -q '^CONFIG_IO_URING=y' "$art/.config"
 ok "and the build log" grep -q 'bzImage is ready' "$art/build.log"
+ok "and the kernel's modules, packed for a lab machine" \
+	bash -c "tar -tf '$art/modules.tar' | grep -q '^lib/modules/6\.1[^/]*/kernel/drivers/block/null_blk/null_blk.ko$'"
 is "$(q "SELECT status || ' ' || config_name FROM builds")" "ok qemu" "the builds table records it"
 is "$(q "SELECT tree FROM builds")" "$(git -C "$KERNEL_GIT" rev-parse master^{tree})" \
 	"keyed by the commit's tree"
@@ -214,6 +216,12 @@ is "$(q "SELECT status FROM builds ORDER BY id DESC LIMIT 1")" failed "the build
 like "$(q "SELECT log_tail FROM builds ORDER BY id DESC LIMIT 1")" "Error|error" "with the log's tail"
 run_kreg build --repo linux --commit broken
 like "$ERR" "cached result" "the failure is cached, not rebuilt"
+# A run on it says why in one line: the first error and where the log is.
+run_kreg job run randread.yaml --host vm1 --repo linux --commit broken
+is "$RC" 1 "a run on a commit that does not build exits 1"
+like "$ERR" "does not build: make bzImage failed \\([^)]*\\): .*kreg_test_does_not_compile.* \\(build log: $D/artifacts/[^ ]+/build\\.log\\)" \
+	"naming its first error and its build log"
+is "$(printf '%s\n' "$ERR" | grep -c 'does not build')" 1 "on one line, not the log's tail"
 
 # 10. A fragment option olddefconfig drops is named.
 run_kreg build --repo linux --commit master --config bad

@@ -134,6 +134,32 @@ static void unreachable_machine(void **state)
 	kreg_rm_rf(dir);
 }
 
+/* The next kernel's command line: the build token replaced, never doubled. */
+static void boot_cmdline(void **state)
+{
+	char *c;
+
+	(void)state;
+	c = kreg_ssh_next_cmdline("BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro console=ttyS0\n", NULL, "abc-123");
+	assert_string_equal(c, "root=/dev/sda1 ro console=ttyS0 kreg.build=abc-123");
+	assert_true(kreg_ssh_cmdline_has(c, "kreg.build=abc-123"));
+	assert_false(kreg_ssh_cmdline_has(c, "kreg.build=abc-12"));
+	assert_false(kreg_ssh_cmdline_has(c, "kreg.build=abc"));
+	free(c);
+	/* a kreg kernel's line: its token and the append words go, once each */
+	c = kreg_ssh_next_cmdline("console=ttyS0 mitigations=off kreg.build=old-1 initrd=/x",
+				  "mitigations=off", "new-2");
+	assert_string_equal(c, "console=ttyS0 mitigations=off kreg.build=new-2");
+	assert_false(kreg_ssh_cmdline_has(c, "kreg.build=old-1"));
+	free(c);
+	c = kreg_ssh_next_cmdline("", NULL, "x");
+	assert_string_equal(c, "kreg.build=x");
+	free(c);
+	assert_false(kreg_ssh_cmdline_has("xkreg.build=x", "kreg.build=x"));
+	assert_false(kreg_ssh_cmdline_has("kreg.build=xy", "kreg.build=x"));
+	assert_true(kreg_ssh_cmdline_has("a kreg.build=x b", "kreg.build=x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +167,7 @@ int main(void)
 		cmocka_unit_test(plain_paths),
 		cmocka_unit_test(addresses),
 		cmocka_unit_test(unreachable_machine),
+		cmocka_unit_test(boot_cmdline),
 	};
 
 	return cmocka_run_group_tests_name("ssh_client", tests, NULL, NULL);

@@ -20,6 +20,18 @@ static const char *const kernel_failures[] = {
 	NULL,
 };
 
+/* Kernel lines that mean the guest's clock cannot time a run: the TSC
+ * could not be calibrated against anything (a failed PIT calibration saved
+ * by the HPET or the PM timer is fine), or the kernel fell back to a
+ * jiffies clocksource (4 ms resolution: latency percentiles of 0 ns).
+ * Matched anywhere. */
+static const char *const clock_failures[] = {
+	"Marking TSC unstable due to could not calculate TSC khz",
+	"Switched to clocksource refined-jiffies",
+	"Switched to clocksource jiffies",
+	NULL,
+};
+
 /* The line without its "[    1.234567] " printk timestamp. */
 static const char *strip_time(const char *line)
 {
@@ -118,6 +130,15 @@ void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 					break;
 				}
 		}
+		if (!out->clock_failure && is_kernel_line(line)) {
+			const char *l = strip_time(line);
+
+			for (size_t k = 0; clock_failures[k]; k++)
+				if (strstr(l, clock_failures[k])) {
+					out->clock_failure = kreg_strdup(l);
+					break;
+				}
+		}
 		if (starts(line, KREG_GUEST_INIT) && !out->booted) {
 			const char *rel = line + strlen(KREG_GUEST_INIT);
 
@@ -168,6 +189,7 @@ void kreg_qemu_console_free(kreg_qemu_console *c)
 	free(c->kernel);
 	free(c->kernel_failure);
 	free(c->setup_failure);
+	free(c->clock_failure);
 	free(c->output);
 	free(c->log);
 	free(c->last_line);
@@ -239,6 +261,12 @@ kreg_run_status kreg_qemu_verdict(char **error, const kreg_qemu_console *c,
 				       c->exit_status, why);
 		free(why);
 		return KREG_RUN_JOB_FAILED;
+	}
+	/* The job ran ok, but its timings cannot be trusted: not stored. */
+	if (c->clock_failure) {
+		*error = kreg_asprintf("the guest's clock is unfit for timing (%s): its numbers "
+				       "are not stored", c->clock_failure);
+		return KREG_RUN_INFRA_FAILED;
 	}
 	return KREG_RUN_OK;
 }

@@ -16,6 +16,7 @@ typedef struct {
 	char *kernel;			/* uname -r, from the init marker */
 	char *kernel_failure;		/* first panic/oops/BUG line, timestamp removed */
 	char *setup_failure;		/* why /init could not set the job up */
+	char *clock_failure;		/* a clock that makes timings meaningless */
 	int job_started;
 	int exited;			/* the exit marker was printed */
 	int exit_status;

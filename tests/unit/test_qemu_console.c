@@ -76,6 +76,23 @@ static void kernel_lines_in_the_output_are_left_out(void **state)
 	kreg_qemu_console_free(&c);
 }
 
+/* A real run whose guest could not calibrate its TSC and fell back to the
+ * refined-jiffies clocksource (issue 16): fio exited 0 with latency
+ * percentiles of 0 ns. Not stored: infra_failed, naming the clock. */
+static void jiffies_clock_is_infra_failed(void **state)
+{
+	kreg_qemu_console c;
+	char *error;
+
+	(void)state;
+	assert_int_equal(verdict(&c, &error, "jiffies.console", &exited0, ""), KREG_RUN_INFRA_FAILED);
+	assert_non_null(strstr(error, "the guest's clock is unfit for timing"));
+	assert_non_null(strstr(error, "Marking TSC unstable"));
+	assert_true(c.exited && c.exit_status == 0);
+	free(error);
+	kreg_qemu_console_free(&c);
+}
+
 static void failing_job_is_job_failed(void **state)
 {
 	kreg_qemu_console c;
@@ -188,6 +205,7 @@ int main(void)
 		cmocka_unit_test(ok_run_has_its_output),
 		cmocka_unit_test(kernel_lines_in_the_output_are_left_out),
 		cmocka_unit_test(failing_job_is_job_failed),
+		cmocka_unit_test(jiffies_clock_is_infra_failed),
 		cmocka_unit_test(panic_is_kernel_failed),
 		cmocka_unit_test(oops_is_kernel_failed),
 		cmocka_unit_test(hang_is_infra_failed),

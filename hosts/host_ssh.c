@@ -381,8 +381,10 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 			put_word(&cmd, initrd);
 			free(initrd);
 		}
-		/* kexec -e from the background: this ssh session ends first */
-		kreg_buf_puts(&cmd, " && sync && { nohup sh -c 'sleep 1; kexec -e' "
+		/* kexec -e from the background: this ssh session ends first.
+		 * Not nohup: a lab machine's busybox may not have it (the
+		 * test box has none, and the kexec never happened). */
+		kreg_buf_puts(&cmd, " && sync && { sh -c 'trap \"\" HUP; sleep 1; kexec -e' "
 			      "</dev/null >/dev/null 2>&1 & }");
 		log_info("host %s: kexec into %s (%s)", hc->name, build, cmdline);
 	}

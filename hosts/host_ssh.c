@@ -172,8 +172,9 @@ static int wait_boot(ssh_host *st, const kreg_host_cfg *hc, const char *old_boot
 			kreg_ssh_result_free(&r);
 			return 0;
 		}
-		if (r.status == KREG_SSH_OK)
-			same = 1;
+		/* the last answer decides: still the old boot (kexec did
+		 * nothing), or silent after it (the new kernel went down) */
+		same = r.status == KREG_SSH_OK;
 		state_free(m);
 		if (r.status == KREG_SSH_HOSTKEY) {
 			*ws = WAIT_HOSTKEY;

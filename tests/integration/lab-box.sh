@@ -9,7 +9,9 @@
 #   lab_keys DIR                      client key DIR/id, host keys DIR/host{1,2}
 #   lab_image BASE OUT KEYDIR N       BASE + the ssh layer, host key N
 #   lab_start NAME KERNEL IMAGE DISK PORT [APPEND]   boot it (background,
-#                                     NAME.pid); APPEND kreg_lab.nofio: no fio
+#                                     NAME.pid); APPEND kreg_lab.nofio: no fio;
+#                                     DISK is /dev/vda (the target), NAME-sys.img
+#                                     /dev/vdb (the box's own, /lib/modules)
 #   lab_wait NAME SECONDS             until the console says it is ready
 #   lab_stop NAME                     kill it (the trap calls lab_stop_all)
 #   lab_power_cycle_script NAME       writes NAME-power-cycle: kill + boot again
@@ -65,6 +67,11 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /tmp
+# The box's own disk (/dev/vdb), as a lab machine's root disk: the modules
+# kreg installs before a kexec must still be there after it.
+mkdir -p /lib/modules
+mount -t ext4 /dev/vdb /lib/modules 2>/dev/null ||
+	{ /sbin/mke2fs -q -F -t ext4 /dev/vdb && mount -t ext4 /dev/vdb /lib/modules; }
 /sbin/ldconfig
 ip link set lo up
 ip link set eth0 up
@@ -118,11 +125,13 @@ setsid qemu-system-x86_64 -accel tcg -cpu max -m 1536M -smp 1 -machine pc \\
 	-kernel "$2" -initrd "$3" -append "console=ttyS0 rdinit=/init printk.time=1 random.trust_cpu=on${6:+ $6}" \\
 	-serial "file:$SCRATCH/$name.console" \\
 	-drive "file=$4,format=raw,if=virtio,cache=writeback" \\
+	-drive "file=$SCRATCH/$name-sys.img,format=raw,if=virtio,cache=writeback" \\
 	-netdev "user,id=n,hostfwd=tcp:127.0.0.1:$5-:22" -device virtio-net-pci,netdev=n \\
 	</dev/null >"$SCRATCH/$name.qemu.log" 2>&1 &
 echo \$! > "$SCRATCH/$name.pid"
 EOF
 	chmod +x "$SCRATCH/$name-boot"
+	[ -e "$SCRATCH/$name-sys.img" ] || truncate -s 64M "$SCRATCH/$name-sys.img"
 	cat > "$SCRATCH/$name-power-cycle" <<EOF
 #!/bin/bash
 # power cycle the lab box $name: kill its qemu, boot it again

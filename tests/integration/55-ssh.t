@@ -127,7 +127,7 @@ ok "the raw fio output is kept in the run's directory" grep -q '"jobs"' "$out/fi
 rel=$(on_box uname -r)
 mod=/lib/modules/$rel/kernel/drivers/block/null_blk/null_blk.ko
 ok "the kernel's modules were installed on the box ($mod)" on_box test -f "$mod"
-ok "and the module kreg built loads into the kernel kreg booted" on_box insmod "$mod"
+ok "and the module kreg built loads into the kernel kreg booted (with configfs, its dependency)" on_box modprobe null_blk
 ok "null_blk's device is there" on_box test -b /dev/nullb0
 
 # The same kernel again: no reboot.

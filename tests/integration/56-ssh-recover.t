@@ -16,7 +16,7 @@ command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler
 lab_tools || skip_all "no lab box tools (dropbear-bin, kexec-tools, openssh-client, cpio, qemu)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
 trap 'lab_stop_all; _cleanup' EXIT
-plan 24
+plan 25
 
 D="$SCRATCH/data"
 PORT=$(lab_free_port)

@@ -16,7 +16,7 @@ like "$OUT" "SIMULATED samples" "the sim part says it is simulated"
 like "$OUT" "found: [0-9a-f]{12} is the first bad commit" "the bisection finds a culprit"
 like "$OUT" "^ +[0-9]+ +verify-culprit +[0-9a-f]{12} +bad .*block: reduce kblockd_mod_delayed_work_on\\(\\) CPU consumption" \
 	"the culprit is the kblockd commit, verified"
-like "$OUT" "^ +5[5-9][0-9]\\.[0-9]{2} +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2} +[-+][0-3]\\.[0-9]% +5[5-9][0-9]\\.[0-9]{2} +fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec" \
+like "$OUT" "^ +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +[-+][0-3]\\.[0-9]% +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec" \
 	"the 0-day table: about -66% at the culprit, back within a few % at the fix"
 
 db="$SCRATCH/lab/data/kreg.db"

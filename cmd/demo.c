@@ -13,7 +13,11 @@
  *      host (samples drawn from a seeded model, labelled as such; no kernel
  *      is built) and verifies it;
  *   3. the revert is measured and the 0-day comparison table printed,
- *      good / culprit / fix, the table the fix was checked against. */
+ *      good / culprit / fix, the table the fix was checked against;
+ *   4. `kreg mail send` writes the 0-day e-mail of the bisected regression,
+ *      dry run (mail.dry_run: only the outbox's .eml, nothing is sent), to
+ *      the culprit's author and who the tree's MAINTAINERS names for the
+ *      file it changes. */
 #include "cmd/cmd.h"
 
 #include "lib/buf.h"
@@ -24,6 +28,7 @@
 #include "lib/shared.h"
 #include "lib/util.h"
 
+#include <dirent.h>
 #include <getopt.h>
 #include <git2.h>
 #include <limits.h>
@@ -38,7 +43,8 @@ static const char usage[] =
 	"Run kreg's main job on its built-in default: real fio and dbench runs on\n"
 	"this machine, then the fxmark dbench regression of \"block: reduce\n"
 	"kblockd_mod_delayed_work_on() CPU consumption\" bisected on a sim host\n"
-	"and checked against its fix with the 0-day comparison table.\n"
+	"and checked against its fix with the 0-day comparison table, and its\n"
+	"0-day e-mail written (dry run: a .eml in the lab's outbox, nothing sent).\n"
 	"\n"
 	"  --dir DIR    where the demo lab goes (default: $KREG_DATA_DIR/demo or\n"
 	"               ./kreg-data/demo); a previous demo there is replaced\n"
@@ -82,6 +88,27 @@ typedef struct {
 	const char *self;				/* this kreg */
 } demo;
 
+/* The tree's MAINTAINERS, in Linux's format: block/ has its people, as
+ * get_maintainer.pl would name them. Invented addresses only: the demo's
+ * mail must never reach a real list. */
+static const char maintainers_text[] =
+	"List of maintainers of the kreg demo tree (the format of Linux's MAINTAINERS)\n"
+	"===============================================================================\n"
+	"\n"
+	"BLOCK LAYER\n"
+	"M:\tJen Block <jen.block@example.org>\n"
+	"R:\tRob Review <rob.review@example.org>\n"
+	"L:\tlinux-block@lists.example.org\n"
+	"S:\tMaintained\n"
+	"F:\tblock/\n"
+	"\n"
+	"THE REST\n"
+	"M:\tLinus Torvalds <torvalds@linux-foundation.org>\n"
+	"L:\tlinux-kernel@lists.example.org\n"
+	"S:\tBuried alive in reporters\n"
+	"F:\t*\n"
+	"F:\t*/\n";
+
 /* One commit on refs/heads/master: block/blk-core.c says which revision it is. */
 static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent, size_t n,
 		      const char *name, const char *email, const char *message)
@@ -90,7 +117,7 @@ static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent,
 	git_signature *sig = NULL;
 	git_commit *pc = NULL;
 	git_tree *tree = NULL;
-	git_oid blob, readme, sub, root;
+	git_oid blob, readme, maint, sub, root;
 	kreg_buf content = KREG_BUF_INIT;
 	int error = KREG_ERROR;
 	static const char readme_text[] =
@@ -100,7 +127,9 @@ static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent,
 
 	kreg_buf_printf(&content, "/* blk-core.c: revision %zu */\n", n);
 	if (git_blob_create_from_buffer(&blob, repo, content.ptr, content.len) < 0 ||
-	    git_blob_create_from_buffer(&readme, repo, readme_text, sizeof(readme_text) - 1) < 0) {
+	    git_blob_create_from_buffer(&readme, repo, readme_text, sizeof(readme_text) - 1) < 0 ||
+	    git_blob_create_from_buffer(&maint, repo, maintainers_text,
+					sizeof(maintainers_text) - 1) < 0) {
 		kreg_git_error("demo: cannot write a blob");
 		goto done;
 	}
@@ -113,6 +142,7 @@ static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent,
 	git_treebuilder_free(tb);
 	tb = NULL;
 	if (git_treebuilder_new(&tb, repo, NULL) < 0 ||
+	    git_treebuilder_insert(NULL, tb, "MAINTAINERS", &maint, GIT_FILEMODE_BLOB) < 0 ||
 	    git_treebuilder_insert(NULL, tb, "README", &readme, GIT_FILEMODE_BLOB) < 0 ||
 	    git_treebuilder_insert(NULL, tb, "block", &sub, GIT_FILEMODE_TREE) < 0 ||
 	    git_treebuilder_write(&root, tb) < 0 || git_tree_lookup(&tree, repo, &root) < 0) {
@@ -209,7 +239,14 @@ static int write_config(const char *path)
 		"      - { metric: " METRIC ", base: 573.42, noise: 2%, outlier_rate: 1% }\n"
 		"bisect:\n"
 		"  runs_per_step: 3\n"
-		"  max_runs_per_step: 12\n";
+		"  max_runs_per_step: 12\n"
+		"# the 0-day e-mail: dry run, only written to data/outbox/*.eml\n"
+		"mail:\n"
+		"  dry_run: true\n"
+		"  from: \"kreg robot <kreg@lab.example.org>\"\n"
+		"  reported_by: \"kreg robot <kreg@lab.example.org>\"\n"
+		"web:\n"
+		"  base_url: https://kreg.lab.example.org/\n";
 
 	return kreg_write_file_atomic(path, yaml, sizeof(yaml) - 1);
 }
@@ -393,6 +430,48 @@ done:
 	return error;
 }
 
+/* The path of the first .eml in the outbox (the demo's only one), or NULL. */
+static char *find_eml(const char *outbox)
+{
+	DIR *dir = opendir(outbox);
+	struct dirent *e;
+	char *path = NULL;
+
+	if (!dir)
+		return NULL;
+	while (!path && (e = readdir(dir)))
+		if (e->d_name[0] != '.' && kreg_str_endswith(e->d_name, ".eml"))
+			path = kreg_path_join(outbox, e->d_name);
+	closedir(dir);
+	return path;
+}
+
+static int run_mail(const demo *d, const char *dir, char **eml)
+{
+	printf("\n== 4. The 0-day e-mail of the regression, to the culprit's author and\n"
+	       "      who the tree's MAINTAINERS names for block/ -- a DRY RUN\n"
+	       "      (mail.dry_run): written to the outbox as a .eml, nothing is sent\n");
+	{
+		const char *args[] = { "mail", "send", NULL };
+
+		if (step(d, args, NULL) < 0)
+			return KREG_ERROR;
+	}
+	{
+		const char *args[] = { "mail", "list", NULL };
+
+		if (step(d, args, NULL) < 0)
+			return KREG_ERROR;
+	}
+	*eml = find_eml("data/outbox");
+	if (!*eml) {
+		kreg_error_set("demo: `kreg mail send` wrote no .eml in %s/data/outbox", dir);
+		return KREG_ERROR;
+	}
+	printf("\n-- the message: %s/%s\n   (`kreg -c kreg.yaml mail show 1` prints it)\n", dir, *eml);
+	return 0;
+}
+
 /* The demo owns its directory: replace one it made, refuse anything else. */
 static int prepare_dir(const char *dir)
 {
@@ -426,7 +505,7 @@ int cmd_demo(int argc, char **argv)
 	};
 	char self[PATH_MAX], cwd[PATH_MAX];
 	const char *dir = NULL;
-	char *owned = NULL;
+	char *owned = NULL, *eml = NULL, *abs = NULL;
 	demo d;
 	ssize_t n;
 	int c, local = 1, ret = KREG_EXIT_FAIL;
@@ -462,8 +541,8 @@ int cmd_demo(int argc, char **argv)
 		kreg_error_errno("demo: %s", dir);
 		goto fail;
 	}
-	printf("kreg demo: a lab in %s%s%s (kreg.yaml, linux.git, data/kreg.db)\n",
-	       dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/", dir);
+	abs = dir[0] == '/' ? kreg_strdup(dir) : kreg_path_join(cwd, dir);
+	printf("kreg demo: a lab in %s (kreg.yaml, linux.git, data/kreg.db)\n", abs);
 	if (write_config("kreg.yaml") < 0 || make_tree(&d, "linux.git") < 0 ||
 	    kreg_mkdir_p("scratch", 0755) < 0)
 		goto fail;
@@ -475,15 +554,18 @@ int cmd_demo(int argc, char **argv)
 	}
 	if (local && run_local(&d) < 0)
 		goto fail;
-	if (run_case(&d) < 0)
+	if (run_case(&d) < 0 || run_mail(&d, abs, &eml) < 0)
 		goto fail;
 	printf("\nkreg demo: done. The lab stays in %s; look around with\n"
-	       "  cd %s && %s -c kreg.yaml db info\n", dir, dir, self);
+	       "  cd %s && %s -c kreg.yaml db info\n"
+	       "The e-mail it wrote: %s/%s\n", dir, dir, self, abs, eml);
 	ret = KREG_EXIT_OK;
 	goto done;
 fail:
 	kreg_cmd_error(NULL);
 done:
+	free(eml);
+	free(abs);
 	free(owned);
 	return ret;
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # kreg demo: real fio and dbench runs, then the kblockd regression found,
-# bisected to its commit and checked against its fix with the 0-day table.
+# bisected to its commit and checked against its fix with the 0-day table,
+# and its 0-day e-mail written (dry run) to the author and MAINTAINERS.
 . "$KREG_SRC/tests/lib.sh"
-plan 16
+plan 27
 
 run_kreg demo --dir "$SCRATCH/lab"
 is "$RC" 0 "kreg demo exits 0"
@@ -15,7 +16,7 @@ like "$OUT" "SIMULATED samples" "the sim part says it is simulated"
 like "$OUT" "found: [0-9a-f]{12} is the first bad commit" "the bisection finds a culprit"
 like "$OUT" "^ +[0-9]+ +verify-culprit +[0-9a-f]{12} +bad .*block: reduce kblockd_mod_delayed_work_on\\(\\) CPU consumption" \
 	"the culprit is the kblockd commit, verified"
-like "$OUT" "^ +5[5-9][0-9]\\.[0-9]{2} +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2} +[-+][0-3]\\.[0-9]% +5[5-9][0-9]\\.[0-9]{2} +fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec" \
+like "$OUT" "^ +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +[-+][0-3]\\.[0-9]% +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec" \
 	"the 0-day table: about -66% at the culprit, back within a few % at the fix"
 
 db="$SCRATCH/lab/data/kreg.db"
@@ -25,6 +26,32 @@ is "$(sqlite3 "$db" "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_i
 	WHERE h.name = 'local' AND r.status = 'ok'")" 9 "nine real runs stored, all ok"
 is "$(sqlite3 "$db" "SELECT c.subject FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" \
 	"block: reduce kblockd_mod_delayed_work_on() CPU consumption" "the bisection's culprit is stored"
+
+# The 0-day e-mail, dry run: one .eml in the lab's outbox, nothing sent.
+culprit=$(sqlite3 "$db" "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")
+like "$OUT" "^\\$ kreg -c kreg.yaml mail send$" "it runs kreg mail send"
+like "$OUT" "^mail 1: report written for .*: dry run, not sent$" "which writes the report, dry run"
+is "$(ls "$SCRATCH"/lab/data/outbox/*.eml 2>/dev/null | wc -l)" 1 "one .eml in the lab's outbox"
+eml=$(ls "$SCRATCH"/lab/data/outbox/*.eml 2>/dev/null | head -1)
+like "$OUT" "^The e-mail it wrote: $eml$" "the demo says where the .eml is"
+is "$(sqlite3 "$db" "SELECT state || ' ' || eml FROM outbox")" "dry_run $eml" \
+	"its outbox row: dry_run, naming the file"
+# a header, decoded and unfolded, by Python's e-mail parser
+header() {
+	python3 -c 'import sys, email
+from email import policy
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
+print(str(m[sys.argv[2]] or ""))' "$eml" "$1"
+}
+like "$(header Subject)" "^\\[linux:master\\] \\[block\\] ${culprit:0:10}: fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec -6[4-8]\\.[0-9]% regression$" \
+	"Subject: [linux:master] [block] <culprit sha10>: <metric> -N.N% regression"
+is "$(header To)" "Bart Demo <bart@example.org>" "To: the culprit's author"
+like "$(header Cc)" "^Jen Block <jen.block@example.org>, Rob Review <rob.review@example.org>, <?linux-block@lists.example.org>?" \
+	"Cc: who MAINTAINERS names for block/, most specific first"
+is "$(header From)" "kreg robot <kreg@lab.example.org>" "From: the lab's robot"
+like "$(tr -d '\r' < "$eml")" "^\\| Reported-by: kreg robot <kreg@lab.example.org>$" "the Reported-by tag"
+like "$(tr -d '\r' < "$eml")" "^ +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec$" \
+	"the body's comparison table: good, culprit, bad head"
 
 # A second demo replaces its own lab; a directory it did not make is left alone.
 run_kreg demo --dir "$SCRATCH/lab" --no-local

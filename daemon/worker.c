@@ -45,24 +45,29 @@ static int finish(job *j, const char *state, const char *error)
 }
 
 /* Once the last run of (commit, job, host) is over, the detector looks. */
-static int after_run(job *j)
+static int after_run_on(job *j, int64_t host_id)
 {
 	int total, open, error;
 	char *key;
 
 	if ((error = kreg_db_work_group(j->db, &total, &open, j->w.commit_id, j->w.job_id,
-					j->w.host_id)) < 0 || open)
+					host_id)) < 0 || open || !total)
 		return error;
 	key = kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)j->w.commit_id,
-			    (long long)j->w.job_id, (long long)j->w.host_id, total);
+			    (long long)j->w.job_id, (long long)host_id, total);
 	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = j->w.commit_id,
-			    .job_id = j->w.job_id, .host_id = j->w.host_id,
+			    .job_id = j->w.job_id, .host_id = host_id,
 			    .config_name = j->w.config_name, .seq = total,
 			    .priority = KREG_PRIO_DETECT };
 
 	error = kreg_db_work_add(j->db, NULL, NULL, &d);
 	free(key);
 	return error;
+}
+
+static int after_run(job *j)
+{
+	return after_run_on(j, j->w.host_id);
 }
 
 static int open_commit(job *j, kreg_repo **repo, kreg_work_names *names)
@@ -80,7 +85,44 @@ static int open_commit(job *j, kreg_repo **repo, kreg_work_names *names)
 typedef struct {
 	job *j;
 	int down, gave_up;
+	char *moved_to;		/* the host the item was moved to for its retry */
 } run_ctx;
+
+static int host_configured(const char *name, void *arg)
+{
+	const kreg_config *cfg = arg;
+
+	for (size_t i = 0; i < cfg->nhosts; i++)
+		if (!strcmp(cfg->hosts[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* An infrastructure failure is retried on another host of the same
+ * backend when one is up and has the job planned (the least busy such
+ * host), at once; else on the same host after a backoff. */
+static int retry_run(run_ctx *c, const char *why)
+{
+	job *j = c->j;
+	int64_t other = 0;
+	int error;
+
+	if (j->attempt < MAX_ATTEMPTS &&
+	    (error = kreg_db_work_other_host(j->db, &other, &c->moved_to, j->w.id, host_configured,
+					     (void *)j->cfg)) < 0)
+		return error;
+	if (other) {
+		if ((error = kreg_db_work_move(j->db, j->w.id, j->owner, j->attempt, why, other,
+					       kreg_now())) < 0)
+			return error;
+		/* Its old host may have no open run of the group left. */
+		return after_run(j);
+	}
+	if ((error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, why, kreg_now(),
+					RETRY_BASE, MAX_ATTEMPTS, &c->gave_up)) < 0)
+		return error;
+	return c->gave_up ? after_run(j) : 0;
+}
 
 /* The item's part of a run's end, in the transaction that stores the run:
  * the host's health, then the item done (the detector called when it was
@@ -101,11 +143,9 @@ static int book(run_ctx *c, kreg_run_status status, const char *why)
 	}
 	if (status == KREG_RUN_INFRA_FAILED) {
 		if ((error = kreg_db_host_health(j->db, j->w.host_id, 1, HOST_DOWN_AFTER, kreg_now(),
-						 HOST_PROBE, &c->down)) < 0 ||
-		    (error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, why,
-						kreg_now(), RETRY_BASE, MAX_ATTEMPTS, &c->gave_up)) < 0)
+						 HOST_PROBE, &c->down)) < 0)
 			return error;
-		return c->gave_up ? after_run(j) : 0;
+		return retry_run(c, why);
 	}
 	if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, HOST_DOWN_AFTER, kreg_now(),
 					 HOST_PROBE, NULL)) < 0 ||
@@ -149,6 +189,9 @@ static void run_logged(run_ctx *c, const kreg_run_atom_result *r)
 	if (c->gave_up)
 		log_warn("work %lld: gave up after %d attempts: %s", (long long)j->w.id, j->attempt,
 			 r->error ? r->error : "");
+	else if (c->moved_to)
+		log_warn("work %lld: retried on host %s (the same backend)", (long long)j->w.id,
+			 c->moved_to);
 }
 
 /* kreg_run_atom failed on kreg's side after the run row was made (the run
@@ -162,6 +205,9 @@ static int run_lost(run_ctx *c, kreg_run_atom_result *r, int error)
 	snprintf(msg, sizeof(msg), "%s", kreg_error_last());
 	if (error == KREG_ENOTFOUND || (rc = kreg_db_begin(c->j->db)) < 0)
 		goto fail;
+	free(c->moved_to);
+	c->moved_to = NULL;
+	c->down = c->gave_up = 0;
 	if ((rc = book(c, KREG_RUN_INFRA_FAILED, msg)) < 0) {
 		kreg_db_rollback(c->j->db);
 		goto fail;
@@ -244,6 +290,7 @@ static int do_run(job *j)
 	else if (error == 0)
 		run_logged(&ctx, &r);
 done:
+	free(ctx.moved_to);
 	kreg_run_atom_result_free(&r);
 	if (prepared)
 		kreg_host_kernel_free(&kernel);
@@ -311,19 +358,22 @@ static int queue_more(job *j, int64_t commit_id, int runs, const char *kconfig)
 	if ((error = kreg_db_work_group(j->db, &total, &open, commit_id, j->w.job_id,
 					j->w.host_id)) < 0)
 		return error;
-	for (int k = 0; k < runs; k++) {
+	/* A run moved here from another host took the next number: the
+	 * numbers of the group may have gaps, so a taken key is skipped. */
+	for (int seq = total, made = 0; made < runs; seq++) {
 		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)commit_id,
-					  (long long)j->w.job_id, (long long)j->w.host_id,
-					  total + k);
+					  (long long)j->w.job_id, (long long)j->w.host_id, seq);
 		kreg_work_new r = { .kind = "run", .key = key, .commit_id = commit_id,
 				    .job_id = j->w.job_id, .host_id = j->w.host_id,
-				    .config_name = kconfig, .seq = total + k,
+				    .config_name = kconfig, .seq = seq,
 				    .priority = KREG_PRIO_CONFIRM };
+		int added = 0;
 
-		error = kreg_db_work_add(j->db, NULL, NULL, &r);
+		error = kreg_db_work_add(j->db, NULL, &added, &r);
 		free(key);
 		if (error < 0)
 			return error;
+		made += added;
 	}
 	return 0;
 }

@@ -91,6 +91,19 @@ int kreg_db_work_finish(kreg_db *db, int64_t id, const char *owner, int attempt,
  * (may be NULL). */
 int kreg_db_work_retry(kreg_db *db, int64_t id, const char *owner, int attempt,
 		       const char *error, int64_t now, int base, int max_attempts, int *gave_up);
+/* After an infrastructure failure of run item id on its host: another
+ * host of the same backend that has run items of the same commit and job
+ * (the job is planned there), is up, and, when configured is not NULL,
+ * is still configured (configured(name, arg) != 0); the one with the
+ * fewest items queued or running. *host_id 0 when there is none; *name
+ * (may be NULL) is the caller's. */
+int kreg_db_work_other_host(kreg_db *db, int64_t *host_id, char **name, int64_t id,
+			    int (*configured)(const char *name, void *arg), void *arg);
+/* Put a held run item back on host_id at once, without backoff, as the
+ * next planned run of its commit and job there (seq and key follow); its
+ * attempt stays counted. KREG_ENOTFOUND when no longer held. */
+int kreg_db_work_move(kreg_db *db, int64_t id, const char *owner, int attempt,
+		      const char *error, int64_t host_id, int64_t now);
 /* Put a held item back without counting the attempt (a daemon stopping). */
 int kreg_db_work_release(kreg_db *db, int64_t id, const char *owner);
 /* The runs row a run item is storing. */

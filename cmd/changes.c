@@ -19,7 +19,8 @@ static const char usage[] =
 	"usage: kreg changes --job JOB --host HOST [--metric METRIC] [--repo REPO]\n"
 	"                    [--branch BRANCH | --head SHA] [--limit N] [--json]\n"
 	"\n"
-	"  Change points of METRIC (every metric of JOB on HOST when not given)\n"
+	"  Steps (with the range to bisect) and drifts (with their slope) of METRIC\n"
+	"  (every metric of JOB on HOST when not given)\n"
 	"  along the first-parent line of BRANCH, and the detector's view of the\n"
 	"  newest commits.\n"
 	"  --repo    the repository (default: the only one configured)\n"
@@ -72,6 +73,22 @@ static json_t *metric_json(const kreg_metric_changes *mc)
 		json_array_append_new(arr, c);
 	}
 	json_object_set_new(m, "change_points", arr);
+	arr = json_array();
+	for (size_t i = 0; i < mc->ndrifts; i++) {
+		const kreg_stats_drift *dr = &mc->drifts[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "first", json_string(h->shas[dr->first]));
+		json_object_set_new(o, "last", json_string(h->shas[dr->last]));
+		json_object_set_new(o, "commits", json_integer((json_int_t)(dr->last - dr->first + 1)));
+		json_object_set_new(o, "from", json_real(dr->from));
+		json_object_set_new(o, "to", json_real(dr->to));
+		json_object_set_new(o, "change", json_real(dr->change));
+		json_object_set_new(o, "slope", json_real(dr->slope));
+		json_object_set_new(o, "rel_slope", json_real(dr->rel_slope));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(m, "drifts", arr);
 	json_object_set_new(d, "action", json_string(kreg_stats_detect_action_name(det->action)));
 	if (h->ncommits && det->action != KREG_DETECT_WAIT)
 		json_object_set_new(d, "commit", json_string(h->shas[det->index]));
@@ -94,7 +111,7 @@ static void metric_print(const kreg_metric_changes *mc)
 
 	printf("%s: %zu commits, %zu with runs, %zu runs\n", mc->metric, h->ncommits,
 	       mc->with_runs, h->nvalues);
-	if (!mc->ncp)
+	if (!mc->ncp && !mc->ndrifts)
 		printf("  no change points\n");
 	for (size_t i = 0; i < mc->ncp; i++) {
 		const kreg_stats_change_point *cp = &mc->cp[i];
@@ -105,6 +122,15 @@ static void metric_print(const kreg_metric_changes *mc)
 		       cp->pvalue, short_sha(g, h->shas[cp->good]), short_sha(b, h->shas[cp->bad]),
 		       subject);
 		free(subject);
+	}
+	for (size_t i = 0; i < mc->ndrifts; i++) {
+		const kreg_stats_drift *dr = &mc->drifts[i];
+		char f[13], l[13];
+
+		printf("  drift %s..%s %+6.1f%% over %zu commits: %+.3g%%/commit (%+.4g a commit)  %.6g -> %.6g\n",
+		       short_sha(f, h->shas[dr->first]), short_sha(l, h->shas[dr->last]),
+		       100 * dr->change, dr->last - dr->first + 1, 100 * dr->rel_slope, dr->slope,
+		       dr->from, dr->to);
 	}
 	printf("  newest: %s", kreg_stats_detect_action_name(det->action));
 	if (h->ncommits && det->action != KREG_DETECT_WAIT && det->action != KREG_DETECT_NONE)

@@ -6,6 +6,7 @@
 #include "db/results.h"
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "stats/segment.h"
 #include "usecase/judge_opts.h"
 
 #include <stdlib.h>
@@ -17,6 +18,7 @@ void kreg_metric_changes_free(kreg_metric_changes *m)
 		return;
 	free(m->metric);
 	free(m->cp);
+	free(m->drifts);
 	kreg_db_history_free(&m->h);
 	memset(m, 0, sizeof(*m));
 }
@@ -32,6 +34,32 @@ void kreg_changes_free(kreg_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The commits the detector may place a step at (stats/detect.h's default
+ * lookback): a step found there is left to it. */
+#define DETECT_LOOKBACK 4
+
+/* Steps as change points: the range to bisect is the step's, q its z. */
+static void steps_to_change_points(kreg_metric_changes *out, const kreg_stats_segmentation *seg)
+{
+	out->cp = seg->nsteps ? kreg_calloc(seg->nsteps, sizeof(*out->cp)) : NULL;
+	out->ncp = seg->nsteps;
+	for (size_t i = 0; i < seg->nsteps; i++) {
+		const kreg_stats_step *st = &seg->steps[i];
+
+		out->cp[i] = (kreg_stats_change_point){
+			.index = st->index,
+			.prev = st->prev,
+			.good = st->good,
+			.bad = st->bad,
+			.before = st->before,
+			.after = st->after,
+			.change = st->change,
+			.pvalue = st->pvalue,
+			.q = st->z,
+		};
+	}
+}
+
 int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric)
@@ -39,6 +67,7 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	kreg_stats_detect_opts dopts = { 0 };
 	kreg_stats_opts sopts;
 	kreg_stats_history sh;
+	kreg_stats_segmentation seg;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -49,9 +78,20 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	for (size_t i = 0; i < out->h.ncommits; i++)
 		out->with_runs += out->h.offset[i + 1] > out->h.offset[i];
 	sh = (kreg_stats_history){ out->h.ncommits, out->h.offset, out->h.values };
-	if ((error = kreg_stats_change_points(&out->cp, &out->ncp, &sh, NULL)) < 0)
+	if ((error = kreg_stats_segment(&seg, &sh, NULL)) < 0)
 		return error;
-	dopts.since = out->ncp ? out->cp[out->ncp - 1].index : 0;
+	steps_to_change_points(out, &seg);
+	out->drifts = seg.drifts;
+	out->ndrifts = seg.ndrifts;
+	seg.drifts = NULL;
+	kreg_stats_segmentation_free(&seg);
+	/* the detector judges the newest commits itself: its level starts at
+	 * the last step before them */
+	for (size_t i = out->ncp; i-- > 0;)
+		if (out->cp[i].index + DETECT_LOOKBACK < out->h.ncommits) {
+			dopts.since = out->cp[i].index;
+			break;
+		}
 	kreg_judge_stats_opts(&sopts, cfg);
 	error = kreg_stats_detect(&out->det, &sopts, metric, &sh, &dopts);
 	kreg_judge_stats_opts_free(&sopts);

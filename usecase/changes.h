@@ -11,6 +11,7 @@
 #include "db/history.h"
 #include "stats/changes.h"
 #include "stats/detect.h"
+#include "stats/segment.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,8 +31,10 @@ typedef struct {
 	char *metric;
 	kreg_db_history h;	/* commits (shas, subjects: untrusted) and values */
 	size_t with_runs;	/* commits with at least one OK run */
-	kreg_stats_change_point *cp;
+	kreg_stats_change_point *cp;	/* the steps (stats/segment.h), q = z */
 	size_t ncp;
+	kreg_stats_drift *drifts;	/* segments whose level moves along a line */
+	size_t ndrifts;
 	kreg_stats_detection det;	/* the detector on the newest commits */
 } kreg_metric_changes;
 
@@ -52,7 +55,9 @@ int kreg_changes_load(kreg_changes *out, const kreg_config *cfg, kreg_db *db,
 void kreg_changes_free(kreg_changes *c);
 
 /* One metric, on rows already resolved: history from head (a full sha),
- * change points, and the detector over what follows the last of them. */
+ * its steps and drifts (kreg_stats_segment(), PELT: chosen over E-Divisive
+ * by bench_changes, docs/stats.md), and the detector over what follows the
+ * last step (steps among the newest 4 commits are left to the detector). */
 int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric);

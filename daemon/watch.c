@@ -268,6 +268,8 @@ int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_c
 		error = watch_branch(cfg, db, r, repo_id, branches[i], planned);
 	if (!error)
 		error = kreg_db_repo_polled(db, repo_id, NULL);
+	if (!error)
+		log_debug("repo %s: polled", rc->name);
 done:
 	for (size_t i = 0; i < nbranches; i++)
 		free(branches[i]);

@@ -21,6 +21,12 @@ typedef int (*kreg_maint_is_dir_fn)(const char *path, void *arg);
 int kreg_maintainers_parse(kreg_maintainers **out, const char *text, size_t len,
 			   const char *origin, kreg_maint_is_dir_fn is_dir, void *arg);
 void kreg_maintainers_free(kreg_maintainers *m);
+
+/* The tree's .mailmap, read as get_maintainer.pl reads it (its four forms
+ * of line, '#' comments): the people a match names are mapped through it,
+ * then repeats (by name or address, any case) take the first one's form,
+ * as get_maintainer.pl's deduplicate_email. */
+int kreg_maintainers_mailmap(kreg_maintainers *m, const char *text, size_t len);
 size_t kreg_maintainers_nsections(const kreg_maintainers *m);
 
 typedef enum {

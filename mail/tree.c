@@ -56,6 +56,24 @@ int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, con
 	error = kreg_maintainers_parse(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
 				       origin, tree_is_dir, tree);
 	free(origin);
+	if (error == 0) {
+		/* the tree's .mailmap, when it has one */
+		git_tree_entry *me = NULL;
+		git_blob *mb = NULL;
+
+		if (git_tree_entry_bypath(&me, tree, ".mailmap") == 0 &&
+		    git_tree_entry_type(me) == GIT_OBJECT_BLOB &&
+		    git_blob_lookup(&mb, repo, git_tree_entry_id(me)) == 0)
+			error = kreg_maintainers_mailmap(*out, git_blob_rawcontent(mb),
+							 (size_t)git_blob_rawsize(mb));
+		git_error_clear();
+		git_blob_free(mb);
+		git_tree_entry_free(me);
+		if (error < 0) {
+			kreg_maintainers_free(*out);
+			*out = NULL;
+		}
+	}
 done:
 	git_blob_free(blob);
 	git_tree_entry_free(e);

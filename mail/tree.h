@@ -7,7 +7,8 @@
 
 #include <git2.h>
 
-/* MAINTAINERS at the top of commit's tree, directories judged on that tree.
+/* MAINTAINERS at the top of commit's tree, directories judged on that tree,
+ * with the tree's .mailmap (when it has one) for the people it names.
  * KREG_ENOTFOUND (message set) when the tree has none. */
 int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, const git_oid *commit);
 

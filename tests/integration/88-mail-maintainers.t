@@ -4,7 +4,9 @@
 # git fixture of the kernel tests) for files of many kinds of sections:
 # F: files, globs and directories, N: patterns (imx, tegra, exynos), X:
 # exclusions, nested sections; one file at a time, several at once, and the
-# files a commit changes. get_maintainer.pl runs with --no-git
+# files a commit changes. The tree's .mailmap maps maintainers' addresses
+# as get_maintainer.pl maps them (drivers/android/binder.c: Christian
+# Brauner's M: address is an old one). get_maintainer.pl runs with --no-git
 # --no-git-fallback --no-keywords: kreg names people from MAINTAINERS only
 # (K: keywords look into a patch's text, which a regression mail has not).
 . "$KREG_SRC/tests/lib.sh"
@@ -17,7 +19,7 @@ FILES="block/blk-core.c fs/f2fs/super.c drivers/net/ethernet/intel/e1000e/netdev
 arch/arm/boot/dts/imx6q.dtsi drivers/clk/tegra/clk.c
 drivers/media/platform/samsung/exynos4-is/fimc-core.c drivers/gpu/drm/i915/i915_drv.h
 kernel/sched/core.c net/ipv4/tcp.c Documentation/filesystems/f2fs.rst Makefile
-include/linux/blkdev.h arch/x86/kernel/cpu/common.c"
+include/linux/blkdev.h arch/x86/kernel/cpu/common.c drivers/android/binder.c"
 plan $(( $(echo $FILES | wc -w) * 2 + 6 ))
 
 # get_maintainer.pl reads the checked-out tree: hold the fixture's lock so

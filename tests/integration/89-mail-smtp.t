@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 117
+plan 118
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"
@@ -66,7 +66,7 @@ is "$(mail_header "$M" Subject)" "[src:master] [blöck] ${SHA_9:0:10}: fio.read_
 like "$(mail_header "$M" Subject)" '^\[src:master\] \[blöck\] [0-9a-f]{10}: fio.read_iops -[0-9]+\.[0-9]% regression$' \
 	"with the change as -N.N%"
 is "$(tail -n +2 "$SCRATCH/smtp/1.env" | sort | tr '\n' ' ')" \
-	"axboe@kernel.dk committer@example.org john@example.org lab@example.org linux-block@vger.kernel.org linux-kernel@vger.kernel.org reviewer@example.org " \
+	"axboe@kernel.dk commit.ter@example.org john@example.org lab@example.org linux-block@vger.kernel.org linux-kernel@vger.kernel.org reviewer@example.org " \
 	"the envelope: author, committer, MAINTAINERS' block people and lists, the lab list" 
 is "$(head -1 "$SCRATCH/smtp/1.env")" "kreg@lab.example.org" "the envelope sender is mail.from"
 like "$(mail_header "$M" To)" "^\"?Jöhn Dœ\?{1,2}Bcc: victim@example.org\"? <john@example.org>$" \
@@ -74,6 +74,8 @@ like "$(mail_header "$M" To)" "^\"?Jöhn Dœ\?{1,2}Bcc: victim@example.org\"? <j
 like "$(mail_header "$M" Cc)" "Jens Axboe <axboe@kernel.dk>.*Rev Iewer <reviewer@example.org>.*linux-block@vger.kernel.org" \
 	"Cc: the maintainer, reviewer and list of block/, most specific first"
 unlike "$(mail_header "$M" Cc)" "fs@example.org|torvalds" "not the maintainers of files it did not change"
+is "$(mail_header "$M" Cc | grep -o 'Commit Ter[^,]*')" "$(git -C "$SCRATCH/src" log -1 --use-mailmap --format='%cN <%cE>' "$SHA_9")" \
+	"the committer as the tree's .mailmap names them (the same as git log --use-mailmap)"
 unlike "$(mail_header_names "$M")" "^(Bcc|bcc)$" "no Bcc header was injected"
 is "$(mail_header_names "$M" | tr '\n' ' ')" \
 	"From To Cc Subject Date Message-ID MIME-Version Content-Type Content-Transfer-Encoding X-Kreg-Regression " \
@@ -211,7 +213,7 @@ is "$(mail_header "$C2" References)" "$R1" "and References it"
 like "$(mail_header "$C2" Subject)" "^Re: \[src:master\] \[blöck\] ${SHA_9:0:10}: fio.read_iops -20.0% regression$" \
 	"its subject: Re: with the culprit and its subsystem"
 is "$(tail -n +2 "$SCRATCH/smtpc/2.env" | sort | tr '\n' ' ')" \
-	"axboe@kernel.dk committer@example.org john@example.org lab@example.org linux-block@vger.kernel.org linux-kernel@vger.kernel.org reviewer@example.org " \
+	"axboe@kernel.dk commit.ter@example.org john@example.org lab@example.org linux-block@vger.kernel.org linux-kernel@vger.kernel.org reviewer@example.org " \
 	"the culprit's mail: author, committer, MAINTAINERS, the lab list"
 c2body=$(sed -n '/^\r$/,$p' "$C2" | tr -d '\r')
 like "$c2body" "is bisected now: the first bad commit is below" "it says the bisection is done"

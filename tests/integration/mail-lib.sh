@@ -9,7 +9,8 @@
 #   make_mail_repo DIR      root (MAINTAINERS, block/, fs/), 16 commits; the
 #                           9th (SHA_9) changes block/blk-core.c with a
 #                           Sim-Effect trailer, a non-ASCII subject prefix and
-#                           an author name holding CR/LF and a header
+#                           an author name holding CR/LF and a header; a
+#                           .mailmap giving its committer another address
 
 SMTP_PY=/usr/bin/python3
 SMTP_PID=
@@ -80,6 +81,9 @@ F:	*/
 M
 	echo 0 > "$R/block/blk-core.c"
 	echo 0 > "$R/fs/super.c"
+	# the committer's old address: mail goes to the one .mailmap gives
+	printf '%s\n' '# name and address' \
+		'Commit Ter-Real <commit.ter@example.org> <committer@example.org>' > "$R/.mailmap"
 	git -C "$R" add -A
 	GIT_AUTHOR_DATE="@1700000000 +0000" GIT_COMMITTER_DATE="@1700000000 +0000" \
 		git -C "$R" commit -qm "root"

@@ -171,6 +171,37 @@ static void parse_email_forms(void **state)
 	assert_int_equal(kreg_maint_parse_email("Nobody", &name, &addr), KREG_ENOTFOUND);
 }
 
+/* .mailmap's four forms of line, as get_maintainer.pl reads them: a name
+ * for an address, an address for another, both for an address, both for
+ * a name and address; comments and blank lines skipped. Jane and Paolo
+ * both map to one person: named once, in the first one's place. */
+static void mailmap_forms(void **state)
+{
+	static const char mm[] =
+		"# comment\n"
+		"\n"
+		"Jens A. Axboe <axboe@kernel.dk>   # a name for an address\n"
+		"<jane.doe@example.org> <jane@example.org>\n"
+		"Jane Doe <jane.doe@example.org> <paolo@example.org>\n"
+		"Lin Us <linus@example.org> Linus Torvalds <torvalds@linux-foundation.org>\n";
+	const char *f[] = { "block/partitions/efi.c", "block/bfq-iosched.c" };
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+
+	(void)state;
+	assert_int_equal(kreg_maintainers_parse(&m, text, sizeof(text) - 1, "t", is_dir, NULL), 0);
+	assert_int_equal(kreg_maintainers_mailmap(m, mm, sizeof(mm) - 1), 0);
+	assert_int_equal(kreg_maintainers_match(m, f, 2, &r), 0);
+	assert_string_equal(r.items[0].formatted, "\"Doe, Jane\" <jane.doe@example.org>");
+	/* keys are matched exactly, as get_maintainer.pl's hash does */
+	assert_string_equal(r.items[1].formatted, "Jens Axboe <AXBOE@kernel.dk>");
+	/* Paolo -> Jane Doe <jane.doe@...>: that address is named already */
+	for (size_t i = 0; i < r.count; i++)
+		assert_null(strstr(r.items[i].formatted, "paolo"));
+	kreg_maint_result_free(&r);
+	kreg_maintainers_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +210,7 @@ int main(void)
 		cmocka_unit_test(most_specific_first),
 		cmocka_unit_test(globs_and_patterns),
 		cmocka_unit_test(parse_email_forms),
+		cmocka_unit_test(mailmap_forms),
 	};
 
 	return cmocka_run_group_tests_name("mail_maintainers", tests, NULL, NULL);

@@ -105,7 +105,7 @@ $(FUZ)/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) -Wno-unused-command-line-argument -g -O1 \
-		-fsanitize=fuzzer-no-link,address,undefined $(PKG_CFLAGS) -c -o $@ $<
+		-fsanitize=fuzzer-no-link,address,undefined $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(FUZ)/fuzz_%: $(FUZ)/tests/fuzz/fuzz_%.o $(patsubst %.c,$(FUZ)/%.o,$(LIB_SRCS))
 	@$(if $(Q),echo "  LD      $@")

@@ -1,6 +1,6 @@
 /* The bisection state machine (see bisect.h). */
-#include "bisect.h"
-#include "verdict.h"
+#include "bisect/bisect.h"
+#include "bisect/verdict.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

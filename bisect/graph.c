@@ -2,9 +2,10 @@
  * candidate, the candidates it reaches (weight) and takes the one nearest
  * to half; we keep, for each commit of the range, the set of its ancestors in
  * the range, so that weights under any marking are popcounts of ANDs. */
-#include "graph.h"
+#include "bisect/graph.h"
 
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 
 #include <stdint.h>
@@ -53,14 +54,6 @@ static void insert(kreg_bisect_graph *g, size_t i)
 	g->slots[s] = (long)i;
 }
 
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-
-	kreg_error_set("%s: %s", what, e && e->message ? e->message : "libgit2 error");
-	return KREG_ERROR;
-}
-
 static uint64_t *row(const kreg_bisect_graph *g, size_t i)
 {
 	return g->reach + i * g->words;
@@ -86,7 +79,7 @@ int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const g
 	}
 	rc = git_graph_descendant_of(repo, bad, good);
 	if (rc < 0) {
-		git_fail("cannot compare good and bad");
+		kreg_git_error("cannot compare good and bad");
 		goto done;
 	}
 	if (rc == 0) {
@@ -97,7 +90,7 @@ int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const g
 	if (git_revwalk_new(&walk, repo) < 0 ||
 	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
 	    git_revwalk_push(walk, bad) < 0 || git_revwalk_hide(walk, good) < 0) {
-		git_fail("cannot walk the range");
+		kreg_git_error("cannot walk the range");
 		goto done;
 	}
 	while ((rc = git_revwalk_next(&id, walk)) == 0) {
@@ -111,7 +104,7 @@ int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const g
 			goto done;
 		}
 		if (git_commit_lookup(&c, repo, &id) < 0) {
-			git_fail("cannot read a commit of the range");
+			kreg_git_error("cannot read a commit of the range");
 			goto done;
 		}
 		KREG_ARRAY_GROW(g->ids, g->n + 1, alloc);
@@ -126,7 +119,7 @@ int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const g
 		g->n++;
 	}
 	if (rc != GIT_ITEROVER) {
-		git_fail("cannot walk the range");
+		kreg_git_error("cannot walk the range");
 		goto done;
 	}
 	KREG_ARRAY_GROW(g->parent_start, g->n + 1, salloc);

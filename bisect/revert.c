@@ -3,21 +3,14 @@
  * object database only (no branch moves), with a fixed author and the bad
  * end's time, so making it again gives the same id and a resumed bisection
  * finds its samples. */
-#include "bisect.h"
+#include "bisect/bisect.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 
 #include <string.h>
-
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-
-	kreg_error_set("%s: %s", what, e && e->message ? e->message : "libgit2 error");
-	return KREG_ERROR;
-}
 
 int kreg_bisect_make_revert(git_oid *out, git_repository *repo, const git_oid *culprit,
 			    const git_oid *onto)
@@ -35,12 +28,12 @@ int kreg_bisect_make_revert(git_oid *out, git_repository *repo, const git_oid *c
 
 	git_oid_tostr(sha, sizeof(sha), culprit);
 	if (git_commit_lookup(&c, repo, culprit) < 0 || git_commit_lookup(&o, repo, onto) < 0) {
-		git_fail("cannot read the commits to revert");
+		kreg_git_error("cannot read the commits to revert");
 		goto done;
 	}
 	if (git_revert_commit(&index, repo, c, o, git_commit_parentcount(c) > 1 ? 1 : 0,
 			      &mopts) < 0) {
-		git_fail("cannot revert the culprit");
+		kreg_git_error("cannot revert the culprit");
 		goto done;
 	}
 	if (git_index_has_conflicts(index)) {
@@ -49,12 +42,12 @@ int kreg_bisect_make_revert(git_oid *out, git_repository *repo, const git_oid *c
 	}
 	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
 	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
-		git_fail("cannot write the reverted tree");
+		kreg_git_error("cannot write the reverted tree");
 		goto done;
 	}
 	if (git_signature_new(&sig, "kreg bisect", "kreg@localhost",
 			      git_commit_time(o), git_commit_time_offset(o)) < 0) {
-		git_fail("cannot make a signature");
+		kreg_git_error("cannot make a signature");
 		goto done;
 	}
 	subject = git_commit_summary(c);
@@ -62,7 +55,7 @@ int kreg_bisect_make_revert(git_oid *out, git_repository *repo, const git_oid *c
 			sha);
 	if (git_commit_create(out, repo, NULL, sig, sig, NULL, msg.ptr, tree, 1,
 			      (const git_commit **)&o) < 0) {
-		git_fail("cannot write the revert commit");
+		kreg_git_error("cannot write the revert commit");
 		goto done;
 	}
 	error = 0;

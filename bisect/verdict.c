@@ -1,5 +1,5 @@
 /* Verdict statistics of a bisection step (see verdict.h). */
-#include "verdict.h"
+#include "bisect/verdict.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

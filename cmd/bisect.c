@@ -1,13 +1,12 @@
 /* kreg bisect: start, resume, status and log of bisections. The work is
  * usecase/bisect_driver.c (running) and bisect/ (deciding). */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "usecase/bisect_driver.h"
 #include "db/bisect.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
-#include "stats/stats.h"
 #include "usecase/judge_opts.h"
 
 #include <stdio.h>

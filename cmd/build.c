@@ -1,5 +1,5 @@
 /* kreg build: the kernel of a commit, built or found in the cache. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "jobs/job.h"
 #include "jobs/needs.h"

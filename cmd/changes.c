@@ -1,6 +1,6 @@
 /* kreg changes: change points of a metric's history along a branch's
  * first-parent line, and what the detector makes of the newest commits. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -1,5 +1,5 @@
 /* Shared plumbing of the commands: configuration, database, messages. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

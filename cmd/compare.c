@@ -1,7 +1,7 @@
 /* kreg compare: the 0-day comparison table of two or more sample sets,
  * from matrix files (LKP's matrix.json form, JSON or YAML) or from the
  * samples of commits in the database. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/esc.h"
 #include "lib/buf.h"

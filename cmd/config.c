@@ -1,6 +1,6 @@
 /* kreg config check [FILE]: "configuration OK", or FILE:LINE:COL: problems.
  * kreg config show [FILE]: the effective configuration, defaults filled in. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/err.h"
 

@@ -1,5 +1,5 @@
 /* kreg daemon: watch the trees and do the whole job (daemon/daemon.h). */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "daemon/daemon.h"
 #include "lib/err.h"

@@ -1,5 +1,5 @@
 /* kreg db: init, migrate, info, check. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "db/results.h"
 #include "lib/err.h"

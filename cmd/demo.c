@@ -14,10 +14,11 @@
  *      is built) and verifies it;
  *   3. the revert is measured and the 0-day comparison table printed,
  *      good / culprit / fix, the table the fix was checked against. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 #include "lib/run.h"
 #include "lib/shared.h"
@@ -81,14 +82,6 @@ typedef struct {
 	const char *self;				/* this kreg */
 } demo;
 
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-
-	kreg_error_set("demo: %s: %s", what, e && e->message ? e->message : "unknown error");
-	return KREG_ERROR;
-}
-
 /* One commit on refs/heads/master: block/blk-core.c says which revision it is. */
 static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent, size_t n,
 		      const char *name, const char *email, const char *message)
@@ -108,13 +101,13 @@ static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent,
 	kreg_buf_printf(&content, "/* blk-core.c: revision %zu */\n", n);
 	if (git_blob_create_from_buffer(&blob, repo, content.ptr, content.len) < 0 ||
 	    git_blob_create_from_buffer(&readme, repo, readme_text, sizeof(readme_text) - 1) < 0) {
-		git_fail("cannot write a blob");
+		kreg_git_error("demo: cannot write a blob");
 		goto done;
 	}
 	if (git_treebuilder_new(&tb, repo, NULL) < 0 ||
 	    git_treebuilder_insert(NULL, tb, "blk-core.c", &blob, GIT_FILEMODE_BLOB) < 0 ||
 	    git_treebuilder_write(&sub, tb) < 0) {
-		git_fail("cannot write a tree");
+		kreg_git_error("demo: cannot write a tree");
 		goto done;
 	}
 	git_treebuilder_free(tb);
@@ -123,21 +116,21 @@ static int commit_one(git_repository *repo, git_oid *out, const git_oid *parent,
 	    git_treebuilder_insert(NULL, tb, "README", &readme, GIT_FILEMODE_BLOB) < 0 ||
 	    git_treebuilder_insert(NULL, tb, "block", &sub, GIT_FILEMODE_TREE) < 0 ||
 	    git_treebuilder_write(&root, tb) < 0 || git_tree_lookup(&tree, repo, &root) < 0) {
-		git_fail("cannot write a tree");
+		kreg_git_error("demo: cannot write a tree");
 		goto done;
 	}
 	/* Fixed dates: the same demo makes the same shas. */
 	if (git_signature_new(&sig, name, email, 1669766400 + (git_time_t)n * 3600, 0) < 0) {
-		git_fail("cannot make a signature");
+		kreg_git_error("demo: cannot make a signature");
 		goto done;
 	}
 	if (parent && git_commit_lookup(&pc, repo, parent) < 0) {
-		git_fail("cannot read the parent");
+		kreg_git_error("demo: cannot read the parent");
 		goto done;
 	}
 	if (git_commit_create_v(out, repo, "refs/heads/master", sig, sig, NULL, message, tree,
 				pc ? 1 : 0, pc) < 0) {
-		git_fail("cannot write a commit");
+		kreg_git_error("demo: cannot write a commit");
 		goto done;
 	}
 	error = 0;
@@ -159,7 +152,7 @@ static int make_tree(demo *d, const char *path)
 
 	git_libgit2_init();
 	if (git_repository_init(&repo, path, 1) < 0) {
-		git_fail("cannot create the demo tree");
+		kreg_git_error("demo: cannot create the demo tree");
 		goto done;
 	}
 	for (size_t i = 0; i <= NHISTORY; i++) {

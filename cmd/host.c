@@ -1,5 +1,5 @@
 /* kreg host: look at a configured test host. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "hosts/host.h"
 #include "lib/esc.h"

@@ -1,5 +1,5 @@
 /* kreg image: the guest initramfs of the qemu hosts. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "kernel/image.h"
 #include "lib/err.h"

@@ -1,6 +1,6 @@
 /* kreg job: split LKP job files into atoms, show how an atom runs, parse
  * program output, and run an atom on a host, storing its samples. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "jobs/job.h"
 #include "jobs/parse.h"
@@ -9,7 +9,6 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
-#include "stats/stats.h"
 #include "usecase/run.h"
 
 #include <errno.h>
@@ -180,36 +179,21 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 /* Per metric over the runs that went well: mean and relative stddev. */
 static void print_summary(const kreg_run_job_report *r)
 {
-	const kreg_samples *first = NULL;
-	char v[64];
+	kreg_run_job_metric *v;
+	size_t n;
+	char mean[64];
 
-	for (size_t i = 0; i < r->nruns && !first; i++)
-		if (r->runs[i].samples.count)
-			first = &r->runs[i].samples;
-	if (!first)
-		return;
-	for (size_t m = 0; m < first->count; m++) {
-		const char *name = first->items[m].metric;
-		double *x = kreg_calloc(r->nruns, sizeof(*x));
-		double mean, sd;
-		size_t n = 0;
-
-		for (size_t i = 0; i < r->nruns; i++) {
-			const double *p = kreg_samples_get(&r->runs[i].samples, name);
-
-			if (p)
-				x[n++] = *p;
-		}
-		mean = kreg_stats_mean(x, n);
-		sd = n > 1 ? kreg_stats_stddev(x, n) : 0;
-		free(x);
+	kreg_run_job_summary(&v, &n, r);
+	for (size_t m = 0; m < n; m++) {
 		/* six significant digits, whole numbers from a million up */
-		snprintf(v, sizeof(v), fabs(mean) >= 1e6 ? "%.0f" : "%.6g", mean);
-		if (n > 1 && mean != 0)
-			kreg_fprintf_esc(stdout, "%s: %s ±%.2f%%\n", name, v, 100 * sd / fabs(mean));
+		snprintf(mean, sizeof(mean), fabs(v[m].mean) >= 1e6 ? "%.0f" : "%.6g", v[m].mean);
+		if (v[m].n > 1 && v[m].mean != 0)
+			kreg_fprintf_esc(stdout, "%s: %s ±%.2f%%\n", v[m].metric, mean,
+					 100 * v[m].rel_stddev);
 		else
-			kreg_fprintf_esc(stdout, "%s: %s\n", name, v);
+			kreg_fprintf_esc(stdout, "%s: %s\n", v[m].metric, mean);
 	}
+	free(v);
 }
 
 static int job_run(int argc, char **argv, const kreg_config *cfg)

@@ -1,5 +1,5 @@
 /* kreg: the entry point and the command table. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/err.h"
 #include "lib/log.h"

@@ -1,7 +1,7 @@
 /* kreg mail: the regression e-mail. send: queue and send (mail/outbox.h);
  * list, show: the outbox; who: the people and lists the tree's MAINTAINERS
  * names for a commit (get_maintainer.pl --no-git). */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "db/outbox.h"
 #include "lib/util.h"

@@ -1,6 +1,6 @@
 /* kreg report: write (or bring up to date) the lab's static web site from
  * the database: needs only the configuration and the database. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "lib/err.h"
 #include "web/web.h"

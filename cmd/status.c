@@ -1,5 +1,5 @@
 /* kreg status: where the daemon stands (daemon/daemon.h). */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "daemon/daemon.h"
 

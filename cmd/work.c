@@ -1,5 +1,5 @@
 /* kreg work: the daemon's worker, one work item (daemon/daemon.h). */
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 #include "daemon/daemon.h"
 #include "lib/err.h"

@@ -7,13 +7,14 @@
  * one prints what a table describes. What a table cannot say (a path
  * relative to data_dir, a default that depends on the backend, a job file
  * looked up in job_path) is done in finish() once the whole tree is read. */
-#include "config.h"
+#include "config/config.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/shared.h"
 #include "lib/util.h"
+#include "lib/yaml_depth.h"
 
 #include <yaml.h>
 
@@ -36,6 +37,7 @@
 /* Aliases can make a small file expand to a huge tree ("billion laughs");
  * past this many values the walk stops. */
 #define VALUE_BUDGET 200000
+#define MAX_DEPTH 32	/* nesting of values: kreg.yaml needs 5 */
 
 typedef enum {
 	T_STR,		/* char * */
@@ -1484,7 +1486,7 @@ int kreg_config_load_string(kreg_config **out, const char *name, const char *yam
 	yaml_node_t *root;
 	loader ld = { 0 };
 	size_t first = problems ? problems->count : 0;
-	int error = 0;
+	int line, col, error = 0;
 
 	*out = NULL;
 	ld.doc = &doc;
@@ -1496,6 +1498,11 @@ int kreg_config_load_string(kreg_config **out, const char *name, const char *yam
 	c->path = kreg_strdup(name);
 	init_record(&ld, &root_schema, c);
 
+	/* before loading: libyaml's time grows with the square of the depth */
+	if (kreg_yaml_too_deep(yaml, len, MAX_DEPTH, &line, &col)) {
+		problem_at(&ld, line, col, "values nested more than %d deep", MAX_DEPTH);
+		goto checked;
+	}
 	if (!yaml_parser_initialize(&parser))
 		kreg_die("out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);

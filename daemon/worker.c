@@ -18,6 +18,7 @@
 #include "usecase/bisect_driver.h"
 #include "usecase/detect.h"
 #include "usecase/run.h"
+#include "web/web.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -499,10 +500,37 @@ rollback:
 	return error;
 }
 
+/* The web site: the same generation as `kreg report`, into the configured
+ * web.output (else <data_dir>/site); only the pages whose content changed
+ * are rewritten. A failure (a full disk, a directory it may not write) is
+ * retried with backoff. */
+static int do_site(job *j)
+{
+	kreg_web_opts o = { 0 };
+	kreg_web_stats st;
+	char *msg;
+	int gave_up = 0, error;
+
+	if (kreg_web_generate(j->db, j->cfg, &o, &st) == 0) {
+		char *dir = kreg_web_output(j->cfg, NULL);
+
+		log_info("work %lld: site %s: %zu pages, %zu written, %zu removed",
+			 (long long)j->w.id, dir, st.pages, st.written, st.removed);
+		free(dir);
+		return finish(j, "done", NULL);
+	}
+	msg = kreg_asprintf("kreg report: %s", kreg_error_last());
+	kreg_error_clear();
+	error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, msg, kreg_now(),
+				   RETRY_BASE * 15, MAX_ATTEMPTS, &gave_up);
+	log_warn("work %lld: %s%s", (long long)j->w.id, msg, gave_up ? "; gave up" : "; retried");
+	free(msg);
+	return error;
+}
+
 /* The e-mail: `kreg mail send` writes the report of every regression with
  * a culprit once and sends what is due (its own outbox keeps it from being
- * sent twice); a failure is retried with backoff. The HTML site (`kreg
- * report`) is not there yet: its item succeeds doing nothing. */
+ * sent twice); a failure is retried with backoff. The web site: do_site. */
 static int do_report(job *j)
 {
 	char self[4096];
@@ -511,11 +539,8 @@ static int do_report(job *j)
 	int argc = 0, error;
 	kreg_run_result r;
 
-	if (strcmp(j->w.kind, "mail")) {
-		log_info("work %lld: report for bisection %lld: nothing to do yet (kreg report is not there)",
-			 (long long)j->w.id, (long long)j->w.bisection_id);
-		return finish(j, "done", "no-op: kreg report is not there yet");
-	}
+	if (strcmp(j->w.kind, "mail"))
+		return do_site(j);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
 		kreg_error_errno("cannot find the kreg binary");

@@ -1,6 +1,6 @@
 /* Bisections and bisect steps. */
-#include "bisect.h"
-#include "db_internal.h"
+#include "db/bisect.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -4,7 +4,7 @@
 #ifndef KREG_DB_BISECT_H
 #define KREG_DB_BISECT_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* The builds table: the kernel artifact cache's index. */
-#include "builds.h"
-#include "db_internal.h"
+#include "db/builds.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

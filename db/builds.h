@@ -3,7 +3,7 @@
 #ifndef KREG_DB_BUILDS_H
 #define KREG_DB_BUILDS_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stdint.h>
 

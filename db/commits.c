@@ -1,6 +1,6 @@
 /* Repositories, branches and commits. */
-#include "commits.h"
-#include "db_internal.h"
+#include "db/commits.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -2,7 +2,7 @@
 #ifndef KREG_DB_COMMITS_H
 #define KREG_DB_COMMITS_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stdint.h>
 

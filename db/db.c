@@ -1,4 +1,4 @@
-#include "db_internal.h"
+#include "db/db_internal.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

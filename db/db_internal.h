@@ -2,7 +2,7 @@
 #ifndef KREG_DB_INTERNAL_H
 #define KREG_DB_INTERNAL_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <sqlite3.h>
 

@@ -1,6 +1,6 @@
 /* Metric histories along first-parent lines: one recursive query. */
-#include "history.h"
-#include "db_internal.h"
+#include "db/history.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

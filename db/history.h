@@ -4,7 +4,7 @@
 #ifndef KREG_DB_HISTORY_H
 #define KREG_DB_HISTORY_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* The outbox table (see outbox.h). */
-#include "outbox.h"
-#include "db_internal.h"
+#include "db/outbox.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

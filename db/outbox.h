@@ -5,7 +5,7 @@
 #ifndef KREG_DB_OUTBOX_H
 #define KREG_DB_OUTBOX_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stddef.h>
 #include <stdint.h>

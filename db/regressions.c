@@ -1,6 +1,6 @@
 /* Regressions (see regressions.h). */
-#include "db_internal.h"
-#include "regressions.h"
+#include "db/db_internal.h"
+#include "db/regressions.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -5,7 +5,7 @@
 #ifndef KREG_DB_REGRESSIONS_H
 #define KREG_DB_REGRESSIONS_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stdint.h>
 

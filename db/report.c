@@ -1,6 +1,6 @@
 /* Reads for the report model and the web pages. */
-#include "report.h"
-#include "db_internal.h"
+#include "db/report.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -446,19 +446,21 @@ int kreg_db_report_metric_names(kreg_db *db, char ***names, size_t *n)
 	return 0;
 }
 
-int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id,
-			   kreg_db_report_sample_cb cb, void *arg)
+int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id, int64_t from,
+			   int64_t to, kreg_db_report_sample_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (kreg_db__prepare(db, &st, "SELECT r.commit_id, s.metric_id, s.value FROM runs r "
 			     "JOIN samples s ON s.run_id = r.id WHERE r.job_id = ?1 AND r.host_id = ?2 "
-			     "AND r.status = 'ok' AND r.commit_id IS NOT NULL "
+			     "AND r.commit_id >= ?3 AND r.commit_id < ?4 AND r.status = 'ok' "
 			     "ORDER BY r.commit_id, r.id") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, from);
+	sqlite3_bind_int64(st, 4, to);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (cb(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 		       sqlite3_column_double(st, 2), arg))
@@ -466,6 +468,40 @@ int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return kreg_db__error(db, "cannot read samples");
+	return 0;
+}
+
+int kreg_db_report_ok_runs(kreg_db *db, kreg_db_report_ok_run **out, size_t *n, int64_t job_id,
+			   int64_t host_id)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT id, commit_id, started FROM runs WHERE job_id = ?1 "
+			     "AND host_id = ?2 AND status = 'ok' AND commit_id IS NOT NULL "
+			     "ORDER BY id") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, host_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kreg_db_report_ok_run *r;
+
+		KREG_ARRAY_GROW(*out, *n + 1, alloc);
+		r = &(*out)[(*n)++];
+		r->id = sqlite3_column_int64(st, 0);
+		r->commit_id = sqlite3_column_int64(st, 1);
+		r->started = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot list runs");
+	}
 	return 0;
 }
 

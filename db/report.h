@@ -5,7 +5,7 @@
 #ifndef KREG_DB_REPORT_H
 #define KREG_DB_REPORT_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -91,13 +91,21 @@ void kreg_db_report_pairs_free(kreg_db_report_pair *v, size_t n);
 /* Every metric row: names[id] for id < n (NULL where no row). */
 int kreg_db_report_metric_names(kreg_db *db, char ***names, size_t *n);
 
-/* Every OK sample of (job, host) at a commit, ordered by commit id and run
- * id (the index's order: no sort): cb is called once per sample; a
- * non-zero return stops. */
+/* Every OK sample of (job, host) at the commits with from <= id < to,
+ * ordered by commit id and run id (the index's order: no sort): cb is
+ * called once per sample; a non-zero return stops. */
 typedef int (*kreg_db_report_sample_cb)(int64_t commit_id, int64_t metric_id, double value,
 					void *arg);
-int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id,
-			   kreg_db_report_sample_cb cb, void *arg);
+int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id, int64_t from,
+			   int64_t to, kreg_db_report_sample_cb cb, void *arg);
+
+/* The OK runs of (job, host) at a commit, by id: what the web site's
+ * sample cache was made from, to tell which chunks changed. */
+typedef struct {
+	int64_t id, commit_id, started;
+} kreg_db_report_ok_run;
+int kreg_db_report_ok_runs(kreg_db *db, kreg_db_report_ok_run **out, size_t *n, int64_t job_id,
+			   int64_t host_id);
 
 /* Every commit row (kreg records only the commits it saw), with the fields
  * a page shows; tested: it has runs (any status). */

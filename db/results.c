@@ -1,6 +1,6 @@
 /* Runs and samples, and the job, host and metric rows they hang on. */
-#include "results.h"
-#include "db_internal.h"
+#include "db/results.h"
+#include "db/db_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -4,7 +4,7 @@
 #ifndef KREG_DB_RESULTS_H
 #define KREG_DB_RESULTS_H
 
-#include "db.h"
+#include "db/db.h"
 #include "lib/sample.h"
 
 #include <stdint.h>

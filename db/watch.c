@@ -1,6 +1,6 @@
 /* Pushes and polls (see watch.h). */
-#include "db_internal.h"
-#include "watch.h"
+#include "db/db_internal.h"
+#include "db/watch.h"
 
 #include "lib/err.h"
 #include "lib/util.h"

@@ -1,6 +1,6 @@
 /* The work queue (see work.h). */
-#include "db_internal.h"
-#include "work.h"
+#include "db/db_internal.h"
+#include "db/work.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

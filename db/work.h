@@ -12,7 +12,7 @@
 #ifndef KREG_DB_WORK_H
 #define KREG_DB_WORK_H
 
-#include "db.h"
+#include "db/db.h"
 
 #include <stdint.h>
 

@@ -15,6 +15,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -180,11 +181,7 @@ static void sim_close(kreg_host *h)
 
 static int git_fail(const kreg_host *h, const char *what)
 {
-	const git_error *e = git_error_last();
-
-	kreg_error_set("host '%s' (sim): %s: %s", h->hc->name, what,
-		       e && e->message ? e->message : "libgit2 error");
-	return KREG_ERROR;
+	return kreg_git_error("host '%s' (sim): %s", h->hc->name, what);
 }
 
 static int prefix_matches(const char *prefix, const char *sha)

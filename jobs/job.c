@@ -1,10 +1,11 @@
 /* Reading LKP job files: YAML (libyaml) into a value tree, with LKP's
  * includes and multi-document files. Positions are kept on every value so
  * that errors name FILE:LINE:COL. */
-#include "job_internal.h"
+#include "jobs/job_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "lib/yaml_depth.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -72,48 +73,69 @@ void kreg_jnode_free(kreg_jnode *n)
 	}
 	free(n->items);
 	free(n->pairs);
+	kreg_strindex_reset(&n->keys);
 	free(n->str);
 	free(n->file);
 	free(n);
 }
 
-kreg_jnode *kreg_jnode_get(const kreg_jnode *map, const char *key)
+static const char *key_of(const void *pairs, size_t i)
 {
-	if (!map || map->kind != KJ_MAP)
-		return NULL;
+	return ((const kreg_jpair *)pairs)[i].key;
+}
+
+static long long pair_of(const kreg_jnode *map, const char *key)
+{
+	/* kreg_jnode_set keeps the index whole; a map made another way is read
+	 * the slow way */
+	if (map->keys.nslots && map->keys.indexed == map->npairs)
+		return kreg_strindex_find(&map->keys, map->pairs, key, key_of);
 	for (size_t i = 0; i < map->npairs; i++)
 		if (!strcmp(map->pairs[i].key, key))
-			return map->pairs[i].val;
-	return NULL;
+			return (long long)i;
+	return -1;
+}
+
+kreg_jnode *kreg_jnode_get(const kreg_jnode *map, const char *key)
+{
+	long long i;
+
+	if (!map || map->kind != KJ_MAP || (i = pair_of(map, key)) < 0)
+		return NULL;
+	return map->pairs[i].val;
 }
 
 void kreg_jnode_set(kreg_jnode *map, const char *key, kreg_jnode *val, int line, int col)
 {
-	for (size_t i = 0; i < map->npairs; i++)
-		if (!strcmp(map->pairs[i].key, key)) {
-			kreg_jnode_free(map->pairs[i].val);
-			map->pairs[i].val = val;
-			return;
-		}
+	long long i;
+
+	kreg_strindex_update(&map->keys, map->pairs, map->npairs, key_of);
+	if ((i = pair_of(map, key)) >= 0) {
+		kreg_jnode_free(map->pairs[i].val);
+		map->pairs[i].val = val;
+		return;
+	}
 	KREG_ARRAY_GROW(map->pairs, map->npairs + 1, map->apairs);
 	map->pairs[map->npairs].key = kreg_strdup(key);
 	map->pairs[map->npairs].val = val;
 	map->pairs[map->npairs].line = line;
 	map->pairs[map->npairs].col = col;
 	map->npairs++;
+	kreg_strindex_update(&map->keys, map->pairs, map->npairs, key_of);
 }
 
 void kreg_jnode_del(kreg_jnode *map, const char *key)
 {
-	for (size_t i = 0; i < map->npairs; i++)
-		if (!strcmp(map->pairs[i].key, key)) {
-			free(map->pairs[i].key);
-			kreg_jnode_free(map->pairs[i].val);
-			memmove(&map->pairs[i], &map->pairs[i + 1],
-				(map->npairs - i - 1) * sizeof(*map->pairs));
-			map->npairs--;
-			return;
-		}
+	long long i = pair_of(map, key);
+
+	if (i < 0)
+		return;
+	free(map->pairs[i].key);
+	kreg_jnode_free(map->pairs[i].val);
+	memmove(&map->pairs[i], &map->pairs[i + 1],
+		(map->npairs - (size_t)i - 1) * sizeof(*map->pairs));
+	map->npairs--;
+	kreg_strindex_reset(&map->keys);	/* the pairs after it moved */
 }
 
 void kreg_jnode_push(kreg_jnode *seq, kreg_jnode *val)
@@ -739,6 +761,10 @@ static int load_stream(kreg_jnode ***docs, size_t *ndocs, size_t *adocs, load_ct
 		return pos_error(file, line, col, "an ERB template ('<%%'): kreg does not run the "
 				 "Ruby in LKP job files; give the values it would make instead");
 	}
+	/* before loading: libyaml's time grows with the square of the depth
+	 * (a document's own mapping is level 0 in convert(), 1 here) */
+	if (kreg_yaml_too_deep(yaml, len, MAX_DEPTH + 1, &line, &col))
+		return pos_error(file, line, col, "values nested more than %d deep", MAX_DEPTH);
 	if (!yaml_parser_initialize(&parser))
 		kreg_die("out of memory (yaml parser)");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);

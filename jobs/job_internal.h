@@ -2,9 +2,10 @@
 #ifndef KREG_JOBS_JOB_INTERNAL_H
 #define KREG_JOBS_JOB_INTERNAL_H
 
-#include "job.h"
+#include "jobs/job.h"
 
 #include "lib/buf.h"
+#include "lib/strindex.h"
 
 typedef enum { KJ_NULL, KJ_SCALAR, KJ_SEQ, KJ_MAP } kreg_jkind;
 
@@ -22,6 +23,7 @@ struct kreg_jnode {
 	size_t count, alloc;
 	kreg_jpair *pairs;	/* KJ_MAP, in file order */
 	size_t npairs, apairs;
+	kreg_strindex keys;	/* KJ_MAP: pairs by key (40,000 keys: linear time) */
 	char *file;		/* where it was read: file, 1-based line and column */
 	int line, col;
 };

@@ -1,8 +1,8 @@
 /* An atom's needs: its test disk's file system and its kernel config
  * options (LKP's fs: and need_kconfig:). */
-#include "needs.h"
+#include "jobs/needs.h"
 
-#include "job_internal.h"
+#include "jobs/job_internal.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

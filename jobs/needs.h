@@ -9,7 +9,7 @@
 #ifndef KREG_JOBS_NEEDS_H
 #define KREG_JOBS_NEEDS_H
 
-#include "job.h"
+#include "jobs/job.h"
 
 /* The file system the atom's test disk is to be formatted with: `fs:`
  * (LKP's fs program), else fxmark's `fstype` (its ext4_no_jnl is ext4).

@@ -1,6 +1,6 @@
 /* Parsers of program output: fio (JSON), dbench and fxmark (text), each
  * giving the metrics LKP's programs/<name>/parse gives. */
-#include "parse.h"
+#include "jobs/parse.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

@@ -1,6 +1,6 @@
 /* Run plans for fio, dbench and fxmark atoms: the argv and files LKP's
  * setup and run scripts would make, without a shell. */
-#include "plan.h"
+#include "jobs/plan.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

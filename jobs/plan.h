@@ -19,7 +19,7 @@
 #ifndef KREG_JOBS_PLAN_H
 #define KREG_JOBS_PLAN_H
 
-#include "job.h"
+#include "jobs/job.h"
 
 #include <stddef.h>
 

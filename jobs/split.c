@@ -5,7 +5,7 @@
  * when it names a program the job uses, or an option one of those
  * programs declares (a `# - name` line in its script), or is one of
  * EXPAND_DIMS. kreg carries that knowledge in the table below. */
-#include "job_internal.h"
+#include "jobs/job_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

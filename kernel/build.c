@@ -1,10 +1,12 @@
 /* Kernel builds: checkout (libgit2), config (base + fragments), make, cache. */
 #include "kernel/build.h"
+#include "kernel/repo.h"
 
 #include "db/builds.h"
 #include "db/commits.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/run.h"
@@ -417,46 +419,7 @@ static void log_append(const char *path, const char *fmt, ...)
 
 static int git_fail(const char *what, const char *where)
 {
-	const git_error *e = git_error_last();
-
-	kreg_error_set("%s: %s: %s", where, what, e && e->message ? e->message : "libgit2 error");
-	return KREG_ERROR;
-}
-
-/* The commits row of the commit (recorded when new). */
-static int record_commit(kreg_db *db, int64_t *id, const kreg_build_request *req,
-			 git_commit *commit)
-{
-	const git_signature *a = git_commit_author(commit), *m = git_commit_committer(commit);
-	kreg_buf parents = KREG_BUF_INIT;
-	const char *summary = git_commit_summary(commit);
-	kreg_commit_row c;
-	int error;
-
-	memset(&c, 0, sizeof(c));
-	if ((error = kreg_db_repo_id(db, &c.repo_id, req->repo,
-				     req->repo_url ? req->repo_url : req->repo_path)) < 0)
-		return error;
-	git_oid_tostr(c.sha, sizeof(c.sha), git_commit_id(commit));
-	git_oid_tostr(c.tree, sizeof(c.tree), git_commit_tree_id(commit));
-	for (unsigned i = 0; i < git_commit_parentcount(commit); i++) {
-		char s[41];
-
-		git_oid_tostr(s, sizeof(s), git_commit_parent_id(commit, i));
-		kreg_buf_printf(&parents, "%s%s", i ? " " : "", s);
-	}
-	c.parents = (char *)kreg_buf_cstr(&parents);
-	c.author_name = (char *)a->name;
-	c.author_email = (char *)a->email;
-	c.author_time = a->when.time;
-	c.committer_name = (char *)m->name;
-	c.committer_email = (char *)m->email;
-	c.committer_time = m->when.time;
-	c.subject = kreg_strndup(summary ? summary : "", strcspn(summary ? summary : "", "\n"));
-	error = kreg_db_commit_put(db, id, &c);
-	free(c.subject);
-	kreg_buf_free(&parents);
-	return error;
+	return kreg_git_error("%s: %s", where, what);
 }
 
 static int checkout_notify(git_checkout_notify_t why, const char *path,
@@ -1255,7 +1218,8 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 		goto done;
 	}
 
-	if ((error = record_commit(db, &out->commit_id, req, commit)) < 0)
+	if ((error = kreg_repo_record_commit(db, &out->commit_id, req->repo,
+					     req->repo_url ? req->repo_url : req->repo_path, commit)) < 0)
 		goto done;
 	if ((error = kreg_db_build_start(db, &out->build_id, out->commit_id, out->tree,
 					 b.label, out->config_hash)) < 0)

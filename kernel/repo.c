@@ -3,6 +3,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -20,14 +21,6 @@ struct kreg_repo {
 	git_repository *git;
 	char *path;
 };
-
-static int git_fail(const char *what, const char *name)
-{
-	const git_error *e = git_error_last();
-
-	kreg_error_set("repo '%s': %s: %s", name, what, e && e->message ? e->message : "unknown error");
-	return KREG_ERROR;
-}
 
 git_repository *kreg_repo_git(kreg_repo *r)
 {
@@ -98,10 +91,10 @@ static int set_remote(git_repository *git, const kreg_repo_cfg *rc)
 	if (git_remote_lookup(&remote, git, "origin") < 0) {
 		if (git_remote_create_with_fetchspec(&remote, git, "origin", rc->url,
 						     "+refs/heads/*:refs/heads/*") < 0)
-			error = git_fail("cannot set up the remote", rc->name);
+			error = kreg_git_error("repo '%s': cannot set up the remote", rc->name);
 	} else if (strcmp(git_remote_url(remote) ? git_remote_url(remote) : "", rc->url)) {
 		if (git_remote_set_url(git, "origin", rc->url) < 0)
-			error = git_fail("cannot update the remote url", rc->name);
+			error = kreg_git_error("repo '%s': cannot update the remote url", rc->name);
 	}
 	git_remote_free(remote);
 	return error;
@@ -120,7 +113,7 @@ static int create_mirror(kreg_repo *r)
 		goto done;
 	log_info("repo %s: creating the mirror %s", r->rc->name, r->path);
 	if (git_repository_init(&r->git, tmp, 1) < 0) {
-		git_fail("cannot create the mirror", r->rc->name);
+		kreg_git_error("repo '%s': cannot create the mirror", r->rc->name);
 		goto done;
 	}
 	if ((error = set_remote(r->git, r->rc)) < 0 || (error = kreg_repo_fetch(r)) < 0)
@@ -134,7 +127,7 @@ static int create_mirror(kreg_repo *r)
 		goto done;
 	}
 	if (git_repository_open_bare(&r->git, r->path) < 0) {
-		error = git_fail("the new mirror does not open", r->rc->name);
+		error = kreg_git_error("repo '%s': the new mirror does not open", r->rc->name);
 		goto done;
 	}
 	error = 0;
@@ -176,7 +169,7 @@ int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name)
 		error = KREG_ERROR;
 		if (git_repository_open_bare(&r->git, r->path) < 0) {
 			if (kreg_path_exists(r->path)) {
-				git_fail("the mirror exists but does not open", rc->name);
+				kreg_git_error("repo '%s': the mirror exists but does not open", rc->name);
 				goto done;
 			}
 			if (create_mirror(r) < 0)
@@ -215,7 +208,7 @@ int kreg_repo_fetch(kreg_repo *r)
 	int error = KREG_ERROR;
 
 	if (git_remote_lookup(&remote, r->git, "origin") < 0)
-		return git_fail("no remote", r->rc->name);
+		return kreg_git_error("repo '%s': no remote", r->rc->name);
 	if (r->rc->nbranches) {
 		specs.count = r->rc->nbranches;
 		specs.strings = kreg_calloc(specs.count, sizeof(char *));
@@ -227,7 +220,7 @@ int kreg_repo_fetch(kreg_repo *r)
 	opts.update_fetchhead = 0;
 	log_info("repo %s: fetching %s", r->rc->name, r->rc->url);
 	if (git_remote_fetch(remote, specs.count ? &specs : NULL, &opts, "kreg fetch") < 0) {
-		git_fail("fetch failed", r->rc->name);
+		kreg_git_error("repo '%s': fetch failed", r->rc->name);
 		goto done;
 	}
 	error = 0;
@@ -245,10 +238,7 @@ int kreg_repo_resolve(kreg_repo *r, git_oid *out, const char *spec)
 	int error = KREG_ERROR;
 
 	if (git_revparse_single(&obj, r->git, spec) < 0) {
-		const git_error *e = git_error_last();
-
-		kreg_error_set("repo '%s': '%s' is not a commit: %s", r->rc->name, spec,
-			       e && e->message ? e->message : "not found");
+		kreg_git_error("repo '%s': '%s' is not a commit", r->rc->name, spec);
 		return KREG_ENOTFOUND;
 	}
 	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
@@ -272,20 +262,18 @@ static char *first_line(const char *s)
 	return kreg_strndup(s ? s : "", n);
 }
 
-int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
+int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const char *url,
+			    git_commit *c)
 {
-	git_commit *c = NULL;
 	kreg_commit_row row;
 	kreg_buf parents = KREG_BUF_INIT;
-	const git_signature *a, *m;
-	int error = KREG_ERROR;
+	const git_signature *a = git_commit_author(c), *m = git_commit_committer(c);
+	int error;
 
 	memset(&row, 0, sizeof(row));
-	if (git_commit_lookup(&c, r->git, oid) < 0)
-		return git_fail("cannot read commit", r->rc->name);
-	if (kreg_db_repo_id(db, &row.repo_id, r->rc->name, r->rc->url) < 0)
-		goto done;
-	git_oid_tostr(row.sha, sizeof(row.sha), oid);
+	if ((error = kreg_db_repo_id(db, &row.repo_id, repo, url)) < 0)
+		return error;
+	git_oid_tostr(row.sha, sizeof(row.sha), git_commit_id(c));
 	git_oid_tostr(row.tree, sizeof(row.tree), git_commit_tree_id(c));
 	for (unsigned i = 0; i < git_commit_parentcount(c); i++) {
 		char p[41];
@@ -296,8 +284,6 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
 		kreg_buf_puts(&parents, p);
 	}
 	row.parents = (char *)kreg_buf_cstr(&parents);
-	a = git_commit_author(c);
-	m = git_commit_committer(c);
 	row.author_name = a->name;
 	row.author_email = a->email;
 	row.author_time = a->when.time;
@@ -307,8 +293,18 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
 	row.subject = first_line(git_commit_summary(c));
 	error = kreg_db_commit_put(db, id, &row);
 	free(row.subject);
-done:
 	kreg_buf_free(&parents);
+	return error;
+}
+
+int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
+{
+	git_commit *c = NULL;
+	int error;
+
+	if (git_commit_lookup(&c, r->git, oid) < 0)
+		return kreg_git_error("repo '%s': cannot read commit", r->rc->name);
+	error = kreg_repo_record_commit(db, id, r->rc->name, r->rc->url, c);
 	git_commit_free(c);
 	return error;
 }

@@ -26,5 +26,9 @@ int kreg_repo_fetch(kreg_repo *r);
 int kreg_repo_resolve(kreg_repo *r, git_oid *out, const char *spec);
 /* Record the commit's row (author, subject, parents, tree); *id is its row. */
 int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *commit);
+/* The same for a commit read elsewhere (a build's work tree): the one writer
+ * of commits rows, under the repo row named repo (made with url when new). */
+int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const char *url,
+			    git_commit *commit);
 
 #endif

@@ -1,6 +1,6 @@
-#include "buf.h"
-#include "err.h"
-#include "mem.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
 
 #include <ctype.h>
 #include <stdint.h>

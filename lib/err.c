@@ -1,4 +1,4 @@
-#include "err.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "log.h"
+#include "lib/log.h"
 
 #include "lib/esc.h"
 

@@ -1,5 +1,5 @@
 /* Owners of work: pid + boot id + process start time. */
-#include "owner.h"
+#include "lib/owner.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"

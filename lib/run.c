@@ -1,7 +1,7 @@
-#include "run.h"
-#include "buf.h"
-#include "err.h"
-#include "mem.h"
+#include "lib/run.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
 
 #include <errno.h>
 #include <fcntl.h>

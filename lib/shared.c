@@ -1,7 +1,7 @@
-#include "shared.h"
-#include "err.h"
-#include "mem.h"
-#include "util.h"
+#include "lib/shared.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "lib/util.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-#include "util.h"
-#include "err.h"
-#include "mem.h"
+#include "lib/util.h"
+#include "lib/err.h"
+#include "lib/mem.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -142,7 +142,7 @@ int kreg_mkdir_p(const char *path, unsigned mode)
 	return error;
 }
 
-int kreg_write_file_atomic(const char *path, const void *data, size_t len)
+static int write_atomic(const char *path, const void *data, size_t len, int sync)
 {
 	/* a fresh name in the target's directory, created exclusively
 	 * (O_EXCL): a symlink or file planted there is never followed */
@@ -176,7 +176,7 @@ int kreg_write_file_atomic(const char *path, const void *data, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
+	if ((sync && fsync(fd) < 0) || close(fd) < 0) {
 		kreg_error_errno("%s: cannot write out", tmp);
 		unlink(tmp);
 		goto done;
@@ -190,6 +190,16 @@ int kreg_write_file_atomic(const char *path, const void *data, size_t len)
 done:
 	free(tmp);
 	return error;
+}
+
+int kreg_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_atomic(path, data, len, 1);
+}
+
+int kreg_write_file_atomic_nosync(const char *path, const void *data, size_t len)
+{
+	return write_atomic(path, data, len, 0);
 }
 
 int kreg_path_exists(const char *path)

@@ -16,8 +16,14 @@ int kreg_parse_duration(double *out, const char *s, const char *what);
 /* mkdir -p; 0 when it exists or was made. */
 int kreg_mkdir_p(const char *path, unsigned mode);
 /* Write a file whole through a temporary and rename(2): a reader sees the old
- * or the new content, never half. */
+ * or the new content, never half. The temporary is path + ".tmp.XXXXXX",
+ * made with O_EXCL (a planted file or symlink is never followed), mode 0644,
+ * and fsync'd before the rename. */
 int kreg_write_file_atomic(const char *path, const void *data, size_t len);
+/* The same without the fsync: for files that can be made again from what
+ * is stored (the web site's 10,000 pages), where a crash may leave an old
+ * or empty page but never half of one in a reader's view. */
+int kreg_write_file_atomic_nosync(const char *path, const void *data, size_t len);
 /* 1 when path exists. */
 int kreg_path_exists(const char *path);
 /* dir + "/" + name in a new string. */

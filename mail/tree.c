@@ -2,6 +2,7 @@
 #include "mail/tree.h"
 
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 
 #include <stdlib.h>
@@ -20,14 +21,6 @@ static int tree_is_dir(const char *path, void *arg)
 	return dir;
 }
 
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-
-	kreg_error_set("%s: %s", what, e && e->message ? e->message : "libgit2 error");
-	return KREG_ERROR;
-}
-
 int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, const git_oid *commit)
 {
 	git_commit *c = NULL;
@@ -39,7 +32,7 @@ int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, con
 
 	git_oid_tostr(sha, sizeof(sha), commit);
 	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
-		error = git_fail(sha);
+		error = kreg_git_error("%s", sha);
 		goto done;
 	}
 	if (git_tree_entry_bypath(&e, tree, "MAINTAINERS") < 0 ||
@@ -49,7 +42,7 @@ int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, con
 		goto done;
 	}
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
-		error = git_fail("MAINTAINERS");
+		error = kreg_git_error("MAINTAINERS");
 		goto done;
 	}
 	char *origin = kreg_asprintf("%.12s:MAINTAINERS", sha);
@@ -145,7 +138,7 @@ int kreg_mail_commit_files(char ***files, size_t *nfiles, git_repository *repo,
 	error = 0;
 	goto done;
 git_error:
-	error = git_fail(sha);
+	error = kreg_git_error("%s", sha);
 done:
 	kreg_mail_files_free(l.files, l.n);
 	git_diff_free(diff);

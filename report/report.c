@@ -1,6 +1,6 @@
 /* The report model, read from the database (db/report.h, db/bisect.h,
  * db/commits.h, db/results.h) and the repo's mirror. */
-#include "report.h"
+#include "report/report.h"
 
 #include "db/bisect.h"
 #include "db/commits.h"
@@ -120,8 +120,7 @@ void kreg_report_list_free(kreg_report_entry *v, size_t n)
 
 /* ---- commits ---- */
 
-/* The template with every "%s" replaced by sha; NULL without a template. */
-static char *commit_url(const kreg_repo_cfg *rc, const char *sha)
+char *kreg_report_commit_url(const kreg_repo_cfg *rc, const char *sha)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	const char *t, *hit;
@@ -200,7 +199,7 @@ static int commit_load(kreg_report_commit *c, kreg_db *db, int64_t id, const kre
 
 		c->parent = kreg_strndup(row.parents, len);
 	}
-	c->url = commit_url(rc, c->sha);
+	c->url = kreg_report_commit_url(rc, c->sha);
 	commit_files(c, git);
 	kreg_db_commit_free(&row);
 	return 0;

@@ -154,6 +154,10 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 				int64_t bisection_id);
 void kreg_report_regression_free(kreg_report_regression *r);
 
+/* A commit's web page: the repo's commit_url template with every "%s"
+ * replaced by sha; NULL without a template (the caller frees). */
+char *kreg_report_commit_url(const kreg_repo_cfg *rc, const char *sha);
+
 /* A stable name for the regression, for file names and Message-IDs:
  * "r<regression id>" or "b<bisection id>". */
 void kreg_report_regression_key(const kreg_report_regression *r, char *buf, size_t size);

@@ -1,5 +1,5 @@
 /* Verdicts for two sample sets, and the 0-day comparison table. */
-#include "compare.h"
+#include "stats/compare.h"
 
 #include "stats/lkp.h"
 #include "stats/stats.h"

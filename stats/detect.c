@@ -1,6 +1,6 @@
 /* The sequential detector: pooled baseline, step among the newest commits,
  * more runs when suggestive. */
-#include "detect.h"
+#include "stats/detect.h"
 
 #include "stats/stats.h"
 

@@ -1,6 +1,6 @@
 /* LKP's changed-stat rule, re-implemented from its description in
  * lib/stats.rb (StatCompare) and lib/changed_stat.rb (ChangedStat). */
-#include "lkp.h"
+#include "stats/lkp.h"
 
 #include "lib/mem.h"
 

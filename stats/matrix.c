@@ -1,10 +1,11 @@
 /* Sample matrices from JSON (jansson) or YAML (libyaml's document API). */
-#include "matrix.h"
+#include "stats/matrix.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "lib/yaml_depth.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -20,6 +21,11 @@ kreg_stats_matrix *kreg_stats_matrix_new(const char *label)
 	return m;
 }
 
+static const char *metric_of(const void *series, size_t i)
+{
+	return ((const kreg_stats_series *)series)[i].metric;
+}
+
 static kreg_stats_series *series_append(kreg_stats_matrix *m, const char *metric)
 {
 	kreg_stats_series *s;
@@ -29,6 +35,7 @@ static kreg_stats_series *series_append(kreg_stats_matrix *m, const char *metric
 	s->metric = kreg_strdup(metric);
 	s->values = NULL;
 	s->n = 0;
+	kreg_strindex_update(&m->index, m->series, m->count, metric_of);
 	return s;
 }
 
@@ -40,9 +47,16 @@ static void series_push(kreg_stats_series *s, double v)
 
 const kreg_stats_series *kreg_stats_matrix_get(const kreg_stats_matrix *m, const char *metric)
 {
-	for (size_t i = 0; i < m->count; i++)
-		if (!strcmp(m->series[i].metric, metric))
-			return &m->series[i];
+	long long i;
+
+	/* series_append keeps the index whole */
+	if (m->index.indexed == m->count && m->count) {
+		i = kreg_strindex_find(&m->index, m->series, metric, metric_of);
+		return i >= 0 ? &m->series[i] : NULL;
+	}
+	for (size_t k = 0; k < m->count; k++)
+		if (!strcmp(m->series[k].metric, metric))
+			return &m->series[k];
 	return NULL;
 }
 
@@ -64,6 +78,7 @@ void kreg_stats_matrix_free(kreg_stats_matrix *m)
 		free(m->series[i].values);
 	}
 	free(m->series);
+	kreg_strindex_reset(&m->index);
 	free(m->label);
 	free(m);
 }
@@ -150,14 +165,23 @@ static int yaml_number(double *out, yaml_node_t *n)
 	return *end == '\0' && isfinite(*out);
 }
 
+#define MATRIX_MAX_DEPTH 8
+
 static int from_yaml(kreg_stats_matrix *m, const char *name, const char *text, size_t len,
 		     const char *key)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root, *map;
-	int error = KREG_EINVAL, have_doc = 0;
+	int error = KREG_EINVAL, have_doc = 0, line, col;
 
+	/* metric: [values], under one key at most; checked before loading, as
+	 * libyaml's time grows with the square of the depth */
+	if (kreg_yaml_too_deep(text, len, MATRIX_MAX_DEPTH, &line, &col)) {
+		kreg_error_set("%s:%d:%d: values nested more than %d deep: not a matrix of "
+			       "metric: [values]", name, line, col, MATRIX_MAX_DEPTH);
+		return KREG_EINVAL;
+	}
 	if (!yaml_parser_initialize(&parser))
 		kreg_die("out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

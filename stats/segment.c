@@ -15,7 +15,7 @@
  * 2012) minimises the cost plus beta per segment, keeping only the last
  * points that can still start the final segment (with the line's log n as
  * the pruning constant, since a line may pay it once more when cut). */
-#include "segment.h"
+#include "stats/segment.h"
 
 #include "stats/stats.h"
 

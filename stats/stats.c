@@ -1,5 +1,5 @@
 /* Statistics primitives: summaries, Mann-Whitney U, Welch's t, direction. */
-#include "stats.h"
+#include "stats/stats.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"

@@ -1,5 +1,5 @@
 /* kreg.yaml -> the options of stats/ and bisect/. */
-#include "judge_opts.h"
+#include "usecase/judge_opts.h"
 
 #include "lib/mem.h"
 

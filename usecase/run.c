@@ -8,8 +8,10 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "stats/stats.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,4 +278,38 @@ done:
 	kreg_repo_close(repo);
 	kreg_host_close(host);
 	return error;
+}
+
+void kreg_run_job_summary(kreg_run_job_metric **out, size_t *n, const kreg_run_job_report *r)
+{
+	const kreg_samples *first = NULL;
+	kreg_run_job_metric *v;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < r->nruns && !first; i++)
+		if (r->runs[i].samples.count)
+			first = &r->runs[i].samples;
+	if (!first)
+		return;
+	v = kreg_calloc(first->count, sizeof(*v));
+	for (size_t m = 0; m < first->count; m++) {
+		double *x = kreg_calloc(r->nruns, sizeof(*x));
+		size_t k = 0;
+
+		v[m].metric = first->items[m].metric;
+		for (size_t i = 0; i < r->nruns; i++) {
+			const double *p = kreg_samples_get(&r->runs[i].samples, v[m].metric);
+
+			if (p)
+				x[k++] = *p;
+		}
+		v[m].n = k;
+		v[m].mean = kreg_stats_mean(x, k);
+		if (k > 1 && v[m].mean != 0)
+			v[m].rel_stddev = kreg_stats_stddev(x, k) / fabs(v[m].mean);
+		free(x);
+	}
+	*out = v;
+	*n = first->count;
 }

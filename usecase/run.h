@@ -107,4 +107,17 @@ int kreg_run_job(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db,
 		 const kreg_run_job_spec *spec, const kreg_run_atom_opts *opts, FILE *progress);
 void kreg_run_job_report_free(kreg_run_job_report *r);
 
+/* One metric over the runs that went well, in the order of the first OK
+ * run's samples. */
+typedef struct {
+	const char *metric;		/* the report's: valid while it lives */
+	double mean;
+	double rel_stddev;		/* stddev / |mean|, 0 with one run or mean 0 */
+	size_t n;			/* runs that measured it */
+} kreg_run_job_metric;
+
+/* The report's metrics: *out (the caller's, freed with free()) holds
+ * *n of them; none when no run went well. */
+void kreg_run_job_summary(kreg_run_job_metric **out, size_t *n, const kreg_run_job_report *r);
+
 #endif

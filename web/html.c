@@ -1,5 +1,5 @@
 /* HTML escaping, the page frame and the site's writer. */
-#include "web_internal.h"
+#include "web/web_internal.h"
 
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -162,15 +162,14 @@ struct web_writer {
 	size_t ncur, acur;
 	char **names;			/* the pages put, to prune the others */
 	size_t nnames, anames;
+	char **present;			/* the directory's files when it started, sorted */
+	size_t npresent;
 	size_t written;
 	uint64_t bytes, biggest;
 	char biggest_name[128];
-	unsigned seq;
 };
 
 static int same_content(const char *path, const void *data, size_t len);
-static int write_atomic(web_writer *w, const char *path, const char *name, const void *data,
-			size_t len);
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -211,14 +210,41 @@ done:
 	free(path);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files in the directory: one listing instead of a stat per page. */
+static void list_present(web_writer *w)
+{
+	DIR *d = opendir(w->dir);
+	struct dirent *e;
+	size_t alloc = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && (e->d_type == DT_REG || e->d_type == DT_UNKNOWN)) {
+			KREG_ARRAY_GROW(w->present, w->npresent + 1, alloc);
+			w->present[w->npresent++] = kreg_strdup(e->d_name);
+		}
+	closedir(d);
+	if (w->npresent)
+		qsort(w->present, w->npresent, sizeof(*w->present), cmp_name);
+}
+
 web_writer *web_writer_new(const char *dir, int force)
 {
 	web_writer *w = kreg_calloc(1, sizeof(*w));
 
 	w->dir = kreg_strdup(dir);
 	w->force = force;
-	if (!force)
+	if (!force) {
 		manifest_load(w);
+		if (w->nold)
+			list_present(w);
+	}
 	return w;
 }
 
@@ -244,19 +270,13 @@ static void note_hash(web_writer *w, const char *name, uint64_t hash, uint64_t s
 int web_writer_fresh(web_writer *w, const char *name, uint64_t hash)
 {
 	manifest_entry key = { .name = (char *)name }, *e;
-	struct stat st;
-	char *path;
-	int fresh;
 
 	if (w->force || !w->nold)
 		return 0;
 	e = bsearch(&key, w->old, w->nold, sizeof(*w->old), cmp_entry);
-	if (!e || e->hash != hash)
-		return 0;
-	path = kreg_path_join(w->dir, name);
-	fresh = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == e->size;
-	free(path);
-	if (!fresh)
+	/* made from the same inputs, and still there */
+	if (!e || e->hash != hash ||
+	    !bsearch(&name, w->present, w->npresent, sizeof(*w->present), cmp_name))
 		return 0;
 	note(w, name, e->size);
 	note_hash(w, name, hash, e->size);
@@ -282,7 +302,7 @@ int web_writer_save(web_writer *w)
 		kreg_buf_printf(&b, "%016llx %llu %s\n", (unsigned long long)w->cur[i].hash,
 				(unsigned long long)w->cur[i].size, w->cur[i].name);
 	error = same_content(path, b.ptr ? b.ptr : "", b.len) ? 0 :
-		write_atomic(w, path, MANIFEST, b.ptr ? b.ptr : "", b.len);
+		kreg_write_file_atomic_nosync(path, b.ptr ? b.ptr : "", b.len);
 	kreg_buf_free(&b);
 	free(path);
 	return error;
@@ -319,65 +339,15 @@ static int same_content(const char *path, const void *data, size_t len)
 	return same;
 }
 
-/* A temporary beside path, made with O_EXCL so two writers never share
- * one, renamed over path once whole. */
-static int write_atomic(web_writer *w, const char *path, const char *name, const void *data,
-			size_t len)
-{
-	const char *p = data;
-	char *tmp = NULL;
-	int fd = -1, error = KREG_ERROR;
-
-	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		free(tmp);
-		tmp = kreg_asprintf("%s/.%s.%ld.%u.tmp", w->dir, name, (long)getpid(), w->seq++);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 && errno != EEXIST) {
-			kreg_error_errno("%s: cannot create", tmp);
-			goto done;
-		}
-	}
-	if (fd < 0) {
-		kreg_error_set("%s: cannot create a temporary file (all names taken)", path);
-		goto done;
-	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			kreg_error_errno("%s: write failed", tmp);
-			close(fd);
-			unlink(tmp);
-			goto done;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0) {
-		kreg_error_errno("%s: cannot write out", tmp);
-		unlink(tmp);
-		goto done;
-	}
-	if (rename(tmp, path) < 0) {
-		kreg_error_errno("%s: cannot rename to %s", tmp, path);
-		unlink(tmp);
-		goto done;
-	}
-	error = 0;
-done:
-	free(tmp);
-	return error;
-}
-
 int web_writer_put(web_writer *w, const char *name, const kreg_buf *b)
 {
 	char *path = kreg_path_join(w->dir, name);
 	int error = 0;
 
 	if (w->force || !same_content(path, b->ptr ? b->ptr : "", b->len)) {
-		if ((error = write_atomic(w, path, name, b->ptr ? b->ptr : "", b->len)) < 0)
+		/* no fsync: a page can always be made again from the database,
+		 * and 10,000 fsyncs would cost more than the whole generation */
+		if ((error = kreg_write_file_atomic_nosync(path, b->ptr ? b->ptr : "", b->len)) < 0)
 			goto done;
 		w->written++;
 	}
@@ -392,21 +362,38 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The files a site of kreg's holds (so nothing else in the directory is
- * ever removed): its pages, and temporaries a killed run left. */
-static int ours(const char *name)
+/* A page of a site of kreg's (so nothing else in the directory is ever
+ * removed). */
+static int our_page(const char *name, size_t len)
 {
 	static const char *const prefixes[] = { "regression-", "trend-", "commit-", "host-" };
-	size_t len = strlen(name);
+	static const char *const fixed[] = { "index.html", "regressions.json", "style.css",
+					     MANIFEST };
 
-	if (name[0] == '.' && kreg_str_endswith(name, ".tmp"))
-		return 1;
-	if (len < 5 || strcmp(name + len - 5, ".html"))
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (len == strlen(fixed[i]) && !strncmp(name, fixed[i], len))
+			return 1;
+	if (len < 5 || strncmp(name + len - 5, ".html", 5))
 		return 0;
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return 1;
 	return 0;
+}
+
+/* 1: a page of ours; 2: the temporary of one that a killed run left
+ * (kreg_write_file_atomic's "<page>.tmp.XXXXXX", or ".<page>.<pid>.<n>.tmp"
+ * from before); 0: not ours. */
+static int ours(const char *name)
+{
+	size_t len = strlen(name);
+	const char *t;
+
+	if (name[0] == '.' && kreg_str_endswith(name, ".tmp"))
+		return 2;
+	if (len > 11 && (t = name + len - 11) && !strncmp(t, ".tmp.", 5) && our_page(name, len - 11))
+		return 2;
+	return our_page(name, len) && name[0] != '.';
 }
 
 int web_writer_prune(web_writer *w, size_t *removed)
@@ -424,24 +411,22 @@ int web_writer_prune(web_writer *w, size_t *removed)
 	}
 	while ((e = readdir(d))) {
 		const char *name = e->d_name;
+		int kind = ours(name);
 		char *path;
 
-		if (!ours(name))
+		if (!kind)
 			continue;
-		if (name[0] != '.' &&
-		    bsearch(&name, w->names, w->nnames, sizeof(*w->names), cmp_str))
+		if (kind == 1 && bsearch(&name, w->names, w->nnames, sizeof(*w->names), cmp_str))
 			continue;
+		path = kreg_path_join(w->dir, name);
 		/* another writer's temporary is left to it */
-		if (name[0] == '.') {
+		if (kind == 2) {
 			struct stat st;
 
-			path = kreg_path_join(w->dir, name);
 			if (stat(path, &st) == 0 && st.st_mtime > time(NULL) - 3600) {
 				free(path);
 				continue;
 			}
-		} else {
-			path = kreg_path_join(w->dir, name);
 		}
 		if (unlink(path) == 0)
 			(*removed)++;
@@ -471,6 +456,9 @@ void web_writer_free(web_writer *w)
 	for (size_t i = 0; i < w->nold; i++)
 		free(w->old[i].name);
 	free(w->old);
+	for (size_t i = 0; i < w->npresent; i++)
+		free(w->present[i]);
+	free(w->present);
 	for (size_t i = 0; i < w->ncur; i++)
 		free(w->cur[i].name);
 	free(w->cur);

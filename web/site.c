@@ -1,8 +1,8 @@
 /* The site: what it reads once (regressions through the report model, the
  * samples of every job and host, the commits, the branches' first-parent
  * lines through db/history.h), which pages it has, and each page. */
-#include "web.h"
-#include "web_internal.h"
+#include "web/web.h"
+#include "web/web_internal.h"
 
 #include "db/commits.h"
 #include "db/history.h"
@@ -35,21 +35,11 @@
 /* A commit's baseline is looked for this far up its first parents. */
 #define BASELINE_DEPTH 200
 
-/* The OK samples of one (job, host): groups of runs' values per (commit,
- * metric), ordered by commit id then metric id. */
+/* One (job, host) with OK runs: its samples and the metrics it has. */
 typedef struct {
-	int64_t commit_id, metric_id;
-	size_t start;
-	size_t n;
-} group;
-
-typedef struct {
+	const web_samples *d;
 	int64_t job_id, host_id;
 	const char *job, *host;
-	group *groups;
-	size_t ngroups, agroups;
-	double *values;
-	size_t nvalues, avalues;
 	int64_t *metrics;		/* metric ids it has, by name */
 	size_t nmetrics;
 } pair_data;
@@ -61,6 +51,7 @@ typedef struct {
 	kreg_db_history h;		/* the first-parent line (no values) */
 	char *slug;			/* for file names */
 	int64_t *ids;			/* h.commit_ids sorted, to ask "is it on the line" */
+	uint64_t *chash;		/* each commit's sha and subject, hashed */
 } line_t;
 
 typedef struct {
@@ -71,6 +62,10 @@ typedef struct {
 	char **metric_names;
 	size_t nmetric_names;
 	kreg_db_report_pair *pairs_rows;
+	web_samples *samples;
+	web_samples_stats sst;
+	const char *cache;		/* the sample cache's path */
+	int force;
 	pair_data *pairs;
 	size_t npairs;
 	kreg_db_report_commit *commits;	/* by id */
@@ -271,10 +266,9 @@ static uint64_t hbegin(const site *s, const char *kind)
 	return hstr(h, kind);
 }
 
-static uint64_t hgroup(uint64_t h, const pair_data *p, const group *g)
+static uint64_t hgroup(uint64_t h, const web_group *g)
 {
-	h = hnum(h, (double)g->metric_id);
-	return kreg_hash64(p->values + g->start, g->n * sizeof(double), h);
+	return web_hmix(h, g->hash);
 }
 
 static void state_badge(kreg_buf *b, const char *state)
@@ -287,68 +281,6 @@ static void state_badge(kreg_buf *b, const char *state)
 }
 
 /* ---- reading ---- */
-
-/* Samples arrive by commit and run; each commit's are put in groups by
- * metric (runs in order) when the next commit starts. */
-typedef struct {
-	int64_t metric_id;
-	size_t seq;
-	double value;
-} pending_sample;
-
-typedef struct {
-	pair_data *p;
-	int64_t commit_id;
-	pending_sample *v;
-	size_t n, alloc;
-} sample_arg;
-
-static int cmp_pending(const void *a, const void *b)
-{
-	const pending_sample *x = a, *y = b;
-
-	if (x->metric_id != y->metric_id)
-		return x->metric_id < y->metric_id ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void flush_commit(sample_arg *a)
-{
-	pair_data *p = a->p;
-
-	if (a->n > 1)
-		qsort(a->v, a->n, sizeof(*a->v), cmp_pending);
-	for (size_t i = 0; i < a->n; i++) {
-		group *g = p->ngroups ? &p->groups[p->ngroups - 1] : NULL;
-
-		if (!g || g->commit_id != a->commit_id || g->metric_id != a->v[i].metric_id) {
-			KREG_ARRAY_GROW(p->groups, p->ngroups + 1, p->agroups);
-			g = &p->groups[p->ngroups++];
-			g->commit_id = a->commit_id;
-			g->metric_id = a->v[i].metric_id;
-			g->start = p->nvalues;
-			g->n = 0;
-		}
-		KREG_ARRAY_GROW(p->values, p->nvalues + 1, p->avalues);
-		p->values[p->nvalues++] = a->v[i].value;
-		g->n++;
-	}
-	a->n = 0;
-}
-
-static int sample_cb(int64_t commit_id, int64_t metric_id, double value, void *arg)
-{
-	sample_arg *a = arg;
-
-	if (a->n && commit_id != a->commit_id)
-		flush_commit(a);
-	a->commit_id = commit_id;
-	KREG_ARRAY_GROW(a->v, a->n + 1, a->alloc);
-	a->v[a->n].metric_id = metric_id;
-	a->v[a->n].seq = a->n;
-	a->v[a->n++].value = value;
-	return 0;
-}
 
 static const site *sort_site;
 
@@ -364,34 +296,35 @@ static int load_pairs(site *s)
 
 	if ((error = kreg_db_report_pairs(s->db, &s->pairs_rows, &s->npairs)) < 0)
 		return error;
-	s->pairs = kreg_calloc(s->npairs ? s->npairs : 1, sizeof(*s->pairs));
+	s->pairs = kreg_calloc(s->npairs + 1, sizeof(*s->pairs));
+	s->samples = kreg_calloc(s->npairs + 1, sizeof(*s->samples));
+	for (size_t i = 0; i < s->npairs; i++) {
+		s->samples[i].job_id = s->pairs_rows[i].job_id;
+		s->samples[i].host_id = s->pairs_rows[i].host_id;
+	}
+	if ((error = web_samples_load(s->db, s->cache, !s->force, s->samples, s->npairs,
+				      &s->sst)) < 0)
+		return error;
 	for (size_t i = 0; i < s->npairs; i++) {
 		pair_data *p = &s->pairs[i];
+		const web_samples *d = &s->samples[i];
 		unsigned char *seen = kreg_calloc(s->nmetric_names + 1, 1);
 
-		p->job_id = s->pairs_rows[i].job_id;
-		p->host_id = s->pairs_rows[i].host_id;
+		p->d = d;
+		p->job_id = d->job_id;
+		p->host_id = d->host_id;
 		p->job = s->pairs_rows[i].job;
 		p->host = s->pairs_rows[i].host;
-		{
-			sample_arg a = { .p = p };
+		for (size_t c = 0; c < d->ncommits; c++) {
+			for (size_t g = 0; g < d->count[c]; g++) {
+				int64_t m = d->first[c][g].metric_id;
 
-			error = kreg_db_report_samples(s->db, p->job_id, p->host_id, sample_cb, &a);
-			flush_commit(&a);
-			free(a.v);
-			if (error < 0) {
-				free(seen);
-				return error;
-			}
-		}
-		for (size_t g = 0; g < p->ngroups; g++) {
-			int64_t m = p->groups[g].metric_id;
-
-			if (m >= 0 && (size_t)m < s->nmetric_names && !seen[m]) {
-				seen[m] = 1;
-				p->metrics = kreg_reallocarray(p->metrics, p->nmetrics + 1,
-							       sizeof(*p->metrics));
-				p->metrics[p->nmetrics++] = m;
+				if (m >= 0 && (size_t)m < s->nmetric_names && !seen[m]) {
+					seen[m] = 1;
+					p->metrics = kreg_reallocarray(p->metrics, p->nmetrics + 1,
+								       sizeof(*p->metrics));
+					p->metrics[p->nmetrics++] = m;
+				}
 			}
 		}
 		free(seen);
@@ -400,38 +333,6 @@ static int load_pairs(site *s)
 			qsort(p->metrics, p->nmetrics, sizeof(*p->metrics), cmp_metric_ids);
 	}
 	return 0;
-}
-
-/* The first group of commit_id in p, or NULL. */
-static const group *pair_commit(const pair_data *p, int64_t commit_id, size_t *count)
-{
-	size_t lo = 0, hi = p->ngroups, end;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->groups[mid].commit_id < commit_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == p->ngroups || p->groups[lo].commit_id != commit_id)
-		return NULL;
-	for (end = lo; end < p->ngroups && p->groups[end].commit_id == commit_id; end++)
-		;
-	*count = end - lo;
-	return &p->groups[lo];
-}
-
-static const group *pair_get(const pair_data *p, int64_t commit_id, int64_t metric_id)
-{
-	size_t n;
-	const group *g = pair_commit(p, commit_id, &n);
-
-	for (size_t i = 0; g && i < n; i++)
-		if (g[i].metric_id == metric_id)
-			return &g[i];
-	return NULL;
 }
 
 static int cmp_by_sha_site(const void *a, const void *b)
@@ -479,6 +380,9 @@ static void line_add(site *s, int64_t repo_id, const char *repo, const char *bra
 	l->ids = kreg_calloc(l->h.ncommits ? l->h.ncommits : 1, sizeof(*l->ids));
 	memcpy(l->ids, l->h.commit_ids, l->h.ncommits * sizeof(*l->ids));
 	qsort(l->ids, l->h.ncommits, sizeof(*l->ids), cmp_id);
+	l->chash = kreg_calloc(l->h.ncommits + 1, sizeof(*l->chash));
+	for (size_t i = 0; i < l->h.ncommits; i++)
+		l->chash[i] = hstr(hstr(0, l->h.shas[i]), l->h.subjects[i]);
 	s->nlines++;
 }
 
@@ -599,12 +503,11 @@ static void site_free(site *s)
 	for (size_t i = 0; i < s->nmetric_names; i++)
 		free(s->metric_names[i]);
 	free(s->metric_names);
-	for (size_t i = 0; i < s->npairs; i++) {
-		free(s->pairs[i].groups);
-		free(s->pairs[i].values);
+	for (size_t i = 0; i < s->npairs; i++)
 		free(s->pairs[i].metrics);
-	}
 	free(s->pairs);
+	web_samples_free(s->samples, s->npairs);
+	free(s->samples);
 	kreg_db_report_pairs_free(s->pairs_rows, s->npairs);
 	kreg_db_report_commits_free(s->commits, s->ncommits);
 	free(s->by_sha);
@@ -614,6 +517,7 @@ static void site_free(site *s)
 		free(s->lines[i].branch);
 		free(s->lines[i].slug);
 		free(s->lines[i].ids);
+		free(s->lines[i].chash);
 	}
 	free(s->line_pair);
 	free(s->lines);
@@ -632,7 +536,7 @@ static int line_has_pair(const line_t *l, const pair_data *p)
 	size_t n;
 
 	for (size_t i = 0; i < l->h.ncommits; i++)
-		if (pair_commit(p, l->h.commit_ids[i], &n))
+		if (web_samples_commit(p->d, l->h.commit_ids[i], &n))
 			return 1;
 	return 0;
 }
@@ -671,14 +575,15 @@ static void plan_pages(site *s)
 
 /* ---- statistics of a group ---- */
 
-static void group_stats(const pair_data *p, const group *g, double *mean, double *min, double *max)
+static void group_stats(const pair_data *p, const web_group *g, double *mean, double *min, double *max)
 {
+	const double *values = web_samples_values(p->d, g);
 	double sum = 0;
 
 	*min = INFINITY;
 	*max = -INFINITY;
 	for (size_t k = 0; k < g->n; k++) {
-		double v = p->values[g->start + k];
+		double v = values[k];
 
 		sum += v;
 		if (v < *min)
@@ -693,19 +598,110 @@ static void group_stats(const pair_data *p, const group *g, double *mean, double
 
 typedef struct {
 	size_t line_index;		/* index into the line */
-	const group *g;
+	const web_group *g;
+	const double *v;		/* its values */
+	size_t n;			/* how many (g->n, without touching g) */
+	double sum, min, max;		/* of them */
 } tested;
+
+/* The tested commits of one metric of a pair along a line, and the hash of
+ * their shas, subjects and values. */
+typedef struct {
+	tested *t;
+	size_t nt;
+	uint64_t hash;
+} line_metric;
+
+/* Metrics of a pair gathered along a line at once (a pass over the line
+ * per batch): a commit's groups lie together in memory, one metric's along
+ * the line do not, and a batch's lists fit in the cache. */
+#define METRIC_BATCH 8
+
+/* A commit of a line: its groups of a pair (n 0: none). */
+typedef struct {
+	const web_group *g;
+	const double *base;		/* values of g[k]: base + g[k].start */
+	size_t n;
+} commit_groups;
+
+static commit_groups *line_groups(const line_t *l, const pair_data *p)
+{
+	commit_groups *cg = kreg_calloc(l->h.ncommits + 1, sizeof(*cg));
+
+	for (size_t i = 0; i < l->h.ncommits; i++) {
+		cg[i].g = web_samples_commit(p->d, l->h.commit_ids[i], &cg[i].n);
+		if (!cg[i].g)
+			cg[i].n = 0;
+		else		/* a commit's groups are in one segment */
+			cg[i].base = web_samples_values(p->d, cg[i].g) - cg[i].g->start;
+	}
+	return cg;
+}
+
+/* lm[b] (its t with room for every commit of l) := p->metrics[m0 + b]
+ * along l, for b < nb. */
+static void line_metrics(line_metric *lm, size_t nb, const line_t *l, const pair_data *p,
+			 const commit_groups *cg, size_t m0)
+{
+	size_t at[METRIC_BATCH] = { 0 };
+
+	for (size_t b = 0; b < nb; b++) {
+		lm[b].nt = 0;
+		lm[b].hash = 0;
+	}
+	for (size_t i = 0; i < l->h.ncommits; i++) {
+		/* one commit's groups and values are far from the next's: ask
+		 * for the groups 16 commits ahead, and the values 8 ahead (their
+		 * groups are here by then) */
+		if (i + 16 < l->h.ncommits && at[0] < cg[i + 16].n)
+			for (size_t q = 0; q < nb * sizeof(web_group); q += 64)
+				__builtin_prefetch((const char *)&cg[i + 16].g[at[0]] + q);
+		if (i + 8 < l->h.ncommits && at[0] < cg[i + 8].n) {
+			const double *v = cg[i + 8].base + cg[i + 8].g[at[0]].start;
+
+			for (size_t q = 0; q < nb * 3 * sizeof(double); q += 64)
+				__builtin_prefetch((const char *)v + q);
+		}
+		if (!cg[i].n)
+			continue;
+		for (size_t b = 0; b < nb; b++) {
+			int64_t metric_id = p->metrics[m0 + b];
+			const web_group *g = NULL;
+			tested *e;
+
+			/* commits mostly have the same metrics: where it was last */
+			if (at[b] < cg[i].n && cg[i].g[at[b]].metric_id == metric_id)
+				g = &cg[i].g[at[b]];
+			else if ((g = web_samples_find(cg[i].g, cg[i].n, metric_id)))
+				at[b] = (size_t)(g - cg[i].g);
+			if (!g || !g->n)
+				continue;
+			e = &lm[b].t[lm[b].nt++];
+			e->line_index = i;
+			e->g = g;
+			e->v = cg[i].base + g->start;
+			e->n = g->n;
+			e->sum = 0;
+			e->min = INFINITY;
+			e->max = -INFINITY;
+			for (size_t r = 0; r < g->n; r++) {
+				e->sum += e->v[r];
+				e->min = e->v[r] < e->min ? e->v[r] : e->min;
+				e->max = e->v[r] > e->max ? e->v[r] : e->max;
+			}
+			lm[b].hash = web_hmix(web_hmix(lm[b].hash, l->chash[i]), g->hash);
+		}
+	}
+}
 
 /* The points of a history (downsampled) with the markers of the commits
  * in marks_at (line indices) mapped to the points that hold them. */
-static web_point *make_points(const site *s, const line_t *l, const pair_data *p,
-			      const tested *t, size_t nt, size_t *npts)
+static web_point *make_points(const line_t *l, const tested *t, size_t nt, size_t *npts)
 {
 	size_t bucket = nt > MAX_POINTS ? (nt + MAX_POINTS - 1) / MAX_POINTS : 1;
 	web_point *pts = kreg_calloc(nt / bucket + 2, sizeof(*pts));
 	size_t n = 0;
 
-	(void)s;
 	/* buckets end at the newest commit: the newest points stay single
 	 * commits as long as possible */
 	for (size_t end = nt; end > 0;) {
@@ -717,18 +713,12 @@ static web_point *make_points(const site *s, const line_t *l, const pair_data *p
 		pt->min = INFINITY;
 		pt->max = -INFINITY;
 		for (size_t k = start; k < end; k++) {
-			const group *g = t[k].g;
-
-			for (size_t v = 0; v < g->n; v++) {
-				double x = p->values[g->start + v];
-
-				sum += x;
-				if (x < pt->min)
-					pt->min = x;
-				if (x > pt->max)
-					pt->max = x;
-			}
-			runs += g->n;
+			sum += t[k].sum;
+			if (t[k].min < pt->min)
+				pt->min = t[k].min;
+			if (t[k].max > pt->max)
+				pt->max = t[k].max;
+			runs += t[k].n;
 		}
 		pt->mean = runs ? sum / (double)runs : NAN;
 		pt->nruns = runs;
@@ -791,12 +781,13 @@ static uint64_t hregs_of_commit(uint64_t h, const site *s, const char *sha)
 	return h;
 }
 
-static int write_trend(site *s, const line_t *l, const pair_data *p, int64_t metric_id)
+static int write_trend(site *s, const line_t *l, const pair_data *p, const line_metric *lm,
+		       int64_t metric_id)
 {
 	const char *metric = metric_name(s, metric_id);
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
-	tested *t = kreg_calloc(l->h.ncommits ? l->h.ncommits : 1, sizeof(*t));
-	size_t nt = 0, npts = 0, nmarks = 0, ncp = 0;
+	const tested *t = lm->t;
+	size_t nt = lm->nt, npts = 0, nmarks = 0, ncp = 0;
 	web_point *pts = NULL;
 	web_marker *marks = NULL;
 	char **hrefs = NULL;
@@ -815,17 +806,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, int64_t met
 	hash = hstr(hash, p->host);
 	hash = hstr(hash, metric);
 	hash = hdetect(hash, &s->cfg->detect);
-	for (size_t i = 0; i < l->h.ncommits; i++) {
-		const group *g = pair_get(p, l->h.commit_ids[i], metric_id);
-
-		if (g && g->n) {
-			t[nt].line_index = i;
-			t[nt++].g = g;
-			hash = hstr(hash, l->h.shas[i]);
-			hash = hstr(hash, l->h.subjects[i]);
-			hash = hgroup(hash, p, g);
-		}
-	}
+	hash = web_hmix(hash, lm->hash);
 	for (size_t r = 0; r < s->nregs; r++) {
 		const kreg_report_regression *rg = s->regs[r];
 		char key[40];
@@ -839,11 +820,10 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, int64_t met
 		hash = hstr(hash, rg->bad.sha);
 	}
 	if (web_writer_fresh(s->w, page, hash)) {
-		free(t);
 		free(page);
 		return 0;
 	}
-	pts = make_points(s, l, p, t, nt, &npts);
+	pts = make_points(l, t, nt, &npts);
 	/* change points among the newest commits */
 	cp_from = nt > CP_WINDOW ? nt - CP_WINDOW : 0;
 	if (nt - cp_from >= 4) {
@@ -852,14 +832,14 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, int64_t met
 		kreg_stats_history h;
 
 		for (size_t k = 0; k < m; k++)
-			nv += t[cp_from + k].g->n;
+			nv += t[cp_from + k].n;
 		vals = kreg_calloc(nv ? nv : 1, sizeof(*vals));
 		nv = 0;
 		for (size_t k = 0; k < m; k++) {
-			const group *g = t[cp_from + k].g;
+			const web_group *g = t[cp_from + k].g;
 
 			off[k] = nv;
-			memcpy(vals + nv, p->values + g->start, g->n * sizeof(*vals));
+			memcpy(vals + nv, t[cp_from + k].v, g->n * sizeof(*vals));
 			nv += g->n;
 		}
 		off[m] = nv;
@@ -977,17 +957,16 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, int64_t met
 		      "<th>commit</th><th>subject</th><th>mean</th><th>min</th><th>max</th>"
 		      "<th>runs</th></tr></thead><tbody>\n");
 	for (size_t k = nt; k-- > 0 && k + RECENT >= nt;) {
-		double mean, min, max;
+		double mean = t[k].sum / (double)t[k].n, min = t[k].min, max = t[k].max;
 		size_t li = t[k].line_index;
 
-		group_stats(p, t[k].g, &mean, &min, &max);
 		kreg_buf_puts(&b, "<tr><td>");
 		commit_link(&b, s, l->h.shas[li]);
 		kreg_buf_puts(&b, "</td><td class=\"subject\">");
 		web_esc_line(&b, l->h.subjects[li], 100);
 		kreg_buf_printf(&b, "</td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
 				"<td class=\"num\">%.6g</td><td class=\"num\">%zu</td></tr>\n", mean, min,
-				max, t[k].g->n);
+				max, t[k].n);
 	}
 	kreg_buf_puts(&b, "</tbody></table></div>\n");
 	web_page_end(&b);
@@ -999,7 +978,6 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, int64_t met
 	free(marks);
 	free(cps);
 	free(pts);
-	free(t);
 	free(page);
 	kreg_buf_free(&title);
 	kreg_buf_free(&b);
@@ -1020,7 +998,7 @@ static const kreg_db_report_commit *baseline_of(const site *s, const kreg_db_rep
 		a = commit_by_sha(s, a->parent);
 		if (!a)
 			return NULL;
-		if (a->tested && pair_commit(p, a->id, &n))
+		if (a->tested && web_samples_commit(p->d, a->id, &n))
 			return a;
 	}
 	return NULL;
@@ -1049,7 +1027,41 @@ static void verdict_cell(kreg_buf *b, kreg_verdict v)
 	kreg_buf_printf(b, "<td class=\"v-%d\">%s</td>", (int)v, kreg_stats_verdict_name(v));
 }
 
-static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c)
+/* What a commit's page shows of one (job, host) with runs there. */
+typedef struct {
+	const pair_data *p;
+	const web_group *g;		/* the commit's groups */
+	size_t n;
+	const line_t *home;		/* the line whose trends it links; NULL: none */
+	const kreg_db_report_commit *base;	/* its baseline; NULL: none */
+	const web_group *bg;		/* the baseline's groups */
+	size_t nb;
+} commit_part;
+
+/* The parts of c's page, one per pair with runs at c (*out the caller's). */
+static size_t commit_parts(const site *s, const kreg_db_report_commit *c, commit_part **out)
+{
+	commit_part *v = kreg_calloc(s->npairs + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->npairs; i++) {
+		commit_part *cp = &v[n];
+
+		cp->p = &s->pairs[i];
+		if (!(cp->g = web_samples_commit(cp->p->d, c->id, &cp->n)))
+			continue;
+		cp->home = home_line(s, i, c->id);
+		cp->base = baseline_of(s, c, cp->p);
+		if (cp->base && !(cp->bg = web_samples_commit(cp->p->d, cp->base->id, &cp->nb)))
+			cp->nb = 0;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c,
+			    const commit_part *parts, size_t nparts)
 {
 	const kreg_db_report_commit *parent = commit_by_sha(s, c->parent);
 	uint64_t h = hbegin(s, "commit");
@@ -1063,31 +1075,19 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c)
 	h = hnum(h, parent && parent->tested);
 	h = hregs_of_commit(h, s, c->sha);
 	h = hdetect(h, &s->cfg->detect);
-	for (size_t i = 0; i < s->npairs; i++) {
-		const pair_data *p = &s->pairs[i];
-		const kreg_db_report_commit *base;
-		const line_t *home;
-		const group *g;
-		size_t n;
+	for (size_t i = 0; i < nparts; i++) {
+		const commit_part *cp = &parts[i];
 
-		if (!(g = pair_commit(p, c->id, &n)))
-			continue;
-		home = home_line(s, i, c->id);
-		base = baseline_of(s, c, p);
-		h = hstr(h, p->job);
-		h = hstr(h, p->host);
-		h = hstr(h, home ? home->slug : NULL);
-		for (size_t k = 0; k < n; k++) {
-			h = hstr(h, metric_name(s, g[k].metric_id));
-			h = hgroup(h, p, &g[k]);
+		h = hstr(h, cp->p->job);
+		h = hstr(h, cp->p->host);
+		h = hstr(h, cp->home ? cp->home->slug : NULL);
+		for (size_t k = 0; k < cp->n; k++) {
+			h = hstr(h, metric_name(s, cp->g[k].metric_id));
+			h = hgroup(h, &cp->g[k]);
 		}
-		if (base) {
-			const group *bg = pair_commit(p, base->id, &n);
-
-			h = hstr(h, base->sha);
-			for (size_t k = 0; k < n; k++)
-				h = hgroup(h, p, &bg[k]);
-		}
+		h = hstr(h, cp->base ? cp->base->sha : NULL);
+		for (size_t k = 0; k < cp->nb; k++)
+			h = hgroup(h, &cp->bg[k]);
 	}
 	return h;
 }
@@ -1095,15 +1095,14 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c)
 static int write_commit(site *s, const kreg_db_report_commit *c)
 {
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
-	char *page = commit_page(c->sha);
-	const kreg_repo_cfg *rc = NULL;
-	uint64_t hash = commit_hash(s, c);
-	int error, any = 0;
+	char *page = commit_page(c->sha), *url = NULL;
+	commit_part *parts = NULL;
+	size_t nparts = commit_parts(s, c, &parts);
+	uint64_t hash = commit_hash(s, c, parts, nparts);
+	int error = 0;
 
-	if (web_writer_fresh(s->w, page, hash)) {
-		free(page);
-		return 0;
-	}
+	if (web_writer_fresh(s->w, page, hash))
+		goto done;
 	kreg_buf_printf(&title, "%.12s ", c->sha);
 	kreg_buf_puts(&title, c->subject ? c->subject : "");
 	web_page_begin(&b, kreg_buf_cstr(&title), s->title);
@@ -1112,18 +1111,19 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 	kreg_buf_puts(&b, "</h1>\n<dl>\n<dt>commit</dt><dd><code>");
 	web_esc(&b, c->sha, 0);
 	kreg_buf_puts(&b, "</code>");
-	for (size_t l = 0; l < s->nlines; l++)
-		if (s->lines[l].repo_id == c->repo_id) {
-			rc = kreg_config_repo(s->cfg, s->lines[l].repo);
-			break;
-		}
-	for (size_t r = 0; !rc && r < s->nregs; r++)
-		if (!strcmp(s->regs[r]->culprit.sha, c->sha) && s->regs[r]->culprit.url) {
-			kreg_buf_puts(&b, " (<a href=\"");
-			web_esc(&b, s->regs[r]->culprit.url, 0);
-			kreg_buf_puts(&b, "\">web</a>)");
-			break;
-		}
+	/* its web page: the repo's template (a line of the repo names it),
+	 * else a regression's culprit link */
+	for (size_t l = 0; !url && l < s->nlines; l++)
+		if (s->lines[l].repo_id == c->repo_id)
+			url = kreg_report_commit_url(kreg_config_repo(s->cfg, s->lines[l].repo), c->sha);
+	for (size_t r = 0; !url && r < s->nregs; r++)
+		if (!strcmp(s->regs[r]->culprit.sha, c->sha) && s->regs[r]->culprit.url)
+			url = kreg_strdup(s->regs[r]->culprit.url);
+	if (url) {
+		kreg_buf_puts(&b, " (<a href=\"");
+		web_esc(&b, url, 0);
+		kreg_buf_puts(&b, "\">web</a>)");
+	}
 	kreg_buf_puts(&b, "</dd>\n<dt>parent</dt><dd>");
 	commit_link(&b, s, c->parent);
 	kreg_buf_puts(&b, "</dd>\n<dt>author</dt><dd>");
@@ -1156,18 +1156,13 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 		kreg_buf_puts(&b, "</p>\n");
 		free(rp);
 	}
-	for (size_t i = 0; i < s->npairs; i++) {
-		const pair_data *p = &s->pairs[i];
-		const kreg_db_report_commit *base;
-		const line_t *home;
-		const group *g;
-		size_t n;
+	for (size_t i = 0; i < nparts; i++) {
+		const pair_data *p = parts[i].p;
+		const kreg_db_report_commit *base = parts[i].base;
+		const line_t *home = parts[i].home;
+		const web_group *g = parts[i].g, *bgs = parts[i].bg;
+		size_t n = parts[i].n, nb = parts[i].nb;
 
-		if (!(g = pair_commit(p, c->id, &n)))
-			continue;
-		any = 1;
-		home = home_line(s, i, c->id);
-		base = baseline_of(s, c, p);
 		kreg_buf_puts(&b, "<h2>");
 		web_esc(&b, p->job, 200);
 		kreg_buf_puts(&b, " on ");
@@ -1183,8 +1178,8 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 			      "<th>base</th><th>this</th><th>%stddev</th><th>%change</th>"
 			      "<th>verdict</th></tr></thead><tbody>\n");
 		for (size_t m = 0; m < p->nmetrics; m++) {
-			const group *cur = pair_get(p, c->id, p->metrics[m]);
-			const group *bg = base ? pair_get(p, base->id, p->metrics[m]) : NULL;
+			const web_group *cur = web_samples_find(g, n, p->metrics[m]);
+			const web_group *bg = web_samples_find(bgs, nb, p->metrics[m]);
 			const char *metric = metric_name(s, p->metrics[m]);
 			kreg_stats_cmp cmp;
 			char *tp;
@@ -1199,8 +1194,8 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 			free(tp);
 			kreg_buf_puts(&b, "</td>");
 			if (bg && kreg_stats_compare(&cmp, &s->so, metric,
-						     p->values + bg->start, bg->n,
-						     p->values + cur->start, cur->n) == 0) {
+						     web_samples_values(p->d, bg), bg->n,
+						     web_samples_values(p->d, cur), cur->n) == 0) {
 				kreg_buf_printf(&b, "<td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
 						"<td class=\"num\">%.1f%%</td><td class=\"num\">",
 						cmp.base.mean, cmp.cur.mean, cmp.cur.rsd * 100);
@@ -1218,10 +1213,13 @@ static int write_commit(site *s, const kreg_db_report_commit *c)
 		}
 		kreg_buf_puts(&b, "</tbody></table></div>\n");
 	}
-	if (!any)
+	if (!nparts)
 		kreg_buf_puts(&b, "<p class=\"note\">No successful runs at this commit.</p>\n");
 	web_page_end(&b);
 	error = web_writer_put_hashed(s->w, page, &b, hash);
+done:
+	free(parts);
+	free(url);
 	free(page);
 	kreg_buf_free(&title);
 	kreg_buf_free(&b);
@@ -1919,22 +1917,25 @@ char *kreg_web_output(const kreg_config *cfg, const char *output)
 	return kreg_config_data_path(cfg, "site");
 }
 
-static double now_seconds(void)
+static double seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* For the progress lines: the time since t0 and the CPU time since c0. */
+#define SINCE(t0, c0) seconds(CLOCK_MONOTONIC) - (t0), seconds(CLOCK_PROCESS_CPUTIME_ID) - (c0)
 
 int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *opts,
 		      kreg_web_stats *stats)
 {
 	site s = { 0 };
 	kreg_buf css = KREG_BUF_INIT;
-	char *dir = kreg_web_output(cfg, opts ? opts->output : NULL);
+	char *dir = kreg_web_output(cfg, opts ? opts->output : NULL), *cache = NULL;
 	kreg_web_stats st = { 0 };
-	double t0 = now_seconds();
+	double t0 = seconds(CLOCK_MONOTONIC), c0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
 	const char *biggest_name;
 	int quiet = opts && opts->quiet;
 	int error;
@@ -1943,17 +1944,24 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 	s.cfg = cfg;
 	kreg_judge_stats_opts(&s.so, cfg);
 	s.title = cfg->web.title && *cfg->web.title ? cfg->web.title : "kreg";
+	s.force = opts && opts->force;
+	cache = kreg_path_join(dir, WEB_SAMPLE_CACHE);
+	s.cache = cache;
 	if ((error = kreg_mkdir_p(dir, 0755)) < 0)
 		goto done;
 	if (!quiet)
 		fprintf(stderr, "report: reading the database\n");
 	if ((error = load(&s)) < 0)
 		goto done;
+	if (!quiet)
+		fprintf(stderr, "report: samples: %zu from the cache, %zu read from the database "
+			"(%zu chunks of commits with new or changed runs) (%.2f s, cpu %.2f s)\n", s.sst.cached,
+			s.sst.read, s.sst.chunks_read, SINCE(t0, c0));
 	plan_pages(&s);
 	if (!quiet)
 		fprintf(stderr, "report: %zu regressions, %zu commits, %zu jobs x hosts, %zu branches "
-			"(%.2f s); writing %zu pages to %s\n", s.nregs, s.ncommits, s.npairs, s.nlines,
-			now_seconds() - t0, s.npages, dir);
+			"(%.2f s, cpu %.2f s); writing %zu pages to %s\n", s.nregs, s.ncommits, s.npairs, s.nlines,
+			SINCE(t0, c0), s.npages, dir);
 	s.w = web_writer_new(dir, opts && opts->force);
 	kreg_buf_puts(&css, kreg_web_css);
 	if ((error = web_writer_put(s.w, "style.css", &css)) < 0 || (error = write_index(&s)) < 0 ||
@@ -1968,21 +1976,39 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 			goto done;
 	st.hosts = s.nhosts;
 	if (!quiet)
-		fprintf(stderr, "report: index, %zu regressions and %zu hosts written (%.2f s)\n",
-			s.nregs, s.nhosts, now_seconds() - t0);
+		fprintf(stderr, "report: index, %zu regressions and %zu hosts written (%.2f s, cpu %.2f s)\n",
+			s.nregs, s.nhosts, SINCE(t0, c0));
 	for (size_t l = 0; l < s.nlines; l++)
 		for (size_t p = 0; p < s.npairs; p++) {
+			const line_t *ln = &s.lines[l];
+			const pair_data *pd = &s.pairs[p];
+			line_metric lm[METRIC_BATCH];
+			commit_groups *cg;
+			tested *room;
+
 			if (!has_pair(&s, l, p))
 				continue;
-			for (size_t m = 0; m < s.pairs[p].nmetrics; m++) {
-				if ((error = write_trend(&s, &s.lines[l], &s.pairs[p],
-							 s.pairs[p].metrics[m])) < 0)
-					goto done;
-				st.trends++;
+			cg = line_groups(ln, pd);
+			room = kreg_calloc(METRIC_BATCH * (ln->h.ncommits + 1), sizeof(*room));
+			for (size_t b = 0; b < METRIC_BATCH; b++)
+				lm[b].t = room + b * (ln->h.ncommits + 1);
+			for (size_t m0 = 0; m0 < pd->nmetrics && !error; m0 += METRIC_BATCH) {
+				size_t nb = pd->nmetrics - m0 < METRIC_BATCH ? pd->nmetrics - m0 :
+					    METRIC_BATCH;
+
+				line_metrics(lm, nb, ln, pd, cg, m0);
+				for (size_t b = 0; b < nb && !error; b++) {
+					error = write_trend(&s, ln, pd, &lm[b], pd->metrics[m0 + b]);
+					st.trends++;
+				}
 			}
+			free(room);
+			free(cg);
+			if (error < 0)
+				goto done;
 		}
 	if (!quiet)
-		fprintf(stderr, "report: %zu trends written (%.2f s)\n", st.trends, now_seconds() - t0);
+		fprintf(stderr, "report: %zu trends written (%.2f s, cpu %.2f s)\n", st.trends, SINCE(t0, c0));
 	for (size_t i = 0; i < s.ncommits; i++) {
 		if (!s.commits[i].tested)
 			continue;
@@ -1996,9 +2022,9 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 	snprintf(st.biggest_name, sizeof(st.biggest_name), "%s", biggest_name);
 	if (!quiet)
 		fprintf(stderr, "report: %zu files, %zu written, %zu unchanged, %zu removed; %.1f MB, "
-			"biggest %s (%.0f KB); %.2f s\n", st.pages, st.written, st.pages - st.written,
+			"biggest %s (%.0f KB); %.2f s, cpu %.2f s\n", st.pages, st.written, st.pages - st.written,
 			st.removed, (double)st.bytes / 1e6, st.biggest_name,
-			(double)st.biggest / 1024, now_seconds() - t0);
+			(double)st.biggest / 1024, SINCE(t0, c0));
 	if (stats)
 		*stats = st;
 done:
@@ -2006,6 +2032,7 @@ done:
 	site_free(&s);
 	kreg_judge_stats_opts_free(&s.so);
 	kreg_buf_free(&css);
+	free(cache);
 	free(dir);
 	return error;
 }

@@ -1,6 +1,6 @@
 /* The site's style sheet: one file every page links, readable from a
  * 375 px phone to a wide screen, light and dark, no script. */
-#include "web_internal.h"
+#include "web/web_internal.h"
 
 const char kreg_web_css[] =
 	":root{--fg:#1b1f24;--muted:#57606a;--bg:#fff;--line:#d0d7de;--head:#f6f8fa;"

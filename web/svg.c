@@ -3,7 +3,7 @@
  * a bar from the smallest to the largest run, and a <title> naming the
  * commit, its subject and the value; change points and culprits are
  * vertical lines. */
-#include "web_internal.h"
+#include "web/web_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
 #ifndef KREG_WEB_INTERNAL_H
 #define KREG_WEB_INTERNAL_H
 
+#include "db/report.h"
 #include "lib/buf.h"
 
 #include <stddef.h>
@@ -47,6 +48,9 @@ typedef struct {
 void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker *marks,
 		   size_t nmarks, const char *metric);
 
+/* The sample cache's directory in the site's. */
+#define WEB_SAMPLE_CACHE ".kreg-site-samples"
+
 /* The site's writer: pages compared with what is on disk, written only
  * when different, through a temporary file (O_EXCL) and rename. */
 typedef struct web_writer web_writer;
@@ -67,6 +71,55 @@ int web_writer_prune(web_writer *w, size_t *removed);
 void web_writer_stats(const web_writer *w, size_t *pages, size_t *written, uint64_t *bytes,
 		      uint64_t *biggest, const char **biggest_name);
 void web_writer_free(web_writer *w);
+
+/* The OK samples of one (job, host): each (commit, metric)'s runs' values
+ * as a group, groups by commit id then metric id (web/samples.c). A group
+ * is stored in the cache as it is here. */
+typedef struct {
+	int64_t commit_id;
+	int32_t metric_id;
+	uint32_t n;			/* runs */
+	uint64_t start;			/* its values: web_samples_values() */
+	uint64_t hash;			/* of the metric id and the values */
+} web_group;
+
+typedef struct web_segment web_segment;
+
+typedef struct {
+	int64_t job_id, host_id;	/* set by the caller */
+	web_segment *segs;		/* the chunks of commits, in commit order */
+	size_t nsegs;
+	const web_segment **by_addr;	/* those with groups, by address */
+	size_t nsegs_addr;
+	int64_t *commits;		/* the distinct commit ids, ascending, */
+	const web_group **first;	/* each one's groups */
+	size_t *count;
+	size_t ncommits;
+	size_t ngroups, nvalues;
+} web_samples;
+
+typedef struct {
+	size_t cached;			/* samples taken from the cache */
+	size_t read;			/* samples read from the database */
+	size_t chunks_read;		/* cache files made again */
+} web_samples_stats;
+
+/* Fill pairs[i] (job_id and host_id set) from the database, taking what
+ * the cache directory holds and has not changed (use_cache 0: read
+ * everything), and bring the cache up to date (web/samples.c). */
+int web_samples_load(kreg_db *db, const char *cache_dir, int use_cache, web_samples *pairs,
+		     size_t npairs, web_samples_stats *st);
+void web_samples_free(web_samples *pairs, size_t npairs);
+/* A commit's groups (*count of them), or NULL. */
+const web_group *web_samples_commit(const web_samples *p, int64_t commit_id, size_t *count);
+/* One (commit, metric)'s group, or NULL. */
+const web_group *web_samples_get(const web_samples *p, int64_t commit_id, int64_t metric_id);
+/* The group of metric_id among a commit's n groups g, or NULL. */
+const web_group *web_samples_find(const web_group *g, size_t n, int64_t metric_id);
+/* A group's values (g->n of them, in run order). */
+const double *web_samples_values(const web_samples *p, const web_group *g);
+/* A fast 64-bit mix of x into h, for the hashes of a page's inputs. */
+uint64_t web_hmix(uint64_t h, uint64_t x);
 
 /* The site's style sheet (style.css). */
 extern const char kreg_web_css[];

@@ -10,6 +10,7 @@
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/db.h"
+#include "db/report.h"
 #include "db/results.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -152,7 +153,10 @@ int main(int argc, char **argv)
 	size_t ncommits = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
 	size_t nmetrics = argc > 2 ? strtoul(argv[2], NULL, 10) : 100;
 	size_t nruns = argc > 3 ? strtoul(argv[3], NULL, 10) : 3;
-	char dir[] = "/tmp/kreg-bench-report-XXXXXX";
+	char dir[4096] = "/tmp/kreg-bench-report-XXXXXX";
+	/* BENCH_LAB=DIR: a lab kept by BENCH_KEEP; only its update after one
+	 * more commit is measured (to profile it without filling again) */
+	const char *reuse = getenv("BENCH_LAB");
 	kreg_config *cfg = NULL;
 	kreg_db_bisection b = { 0 };
 	kreg_web_opts opts = { 0 };
@@ -163,7 +167,9 @@ int main(int argc, char **argv)
 	double t, c;
 	int64_t bid;
 
-	if (!mkdtemp(dir))
+	if (reuse)
+		snprintf(dir, sizeof(dir), "%s", reuse);
+	else if (!mkdtemp(dir))
 		die("mkdtemp");
 	yaml = kreg_asprintf("data_dir: %s\nrepos:\n  - name: linux\n    url: /nonexistent\n"
 			     "    branches: [master]\n", dir);
@@ -178,10 +184,27 @@ int main(int argc, char **argv)
 	l.metrics = kreg_calloc(nmetrics, sizeof(*l.metrics));
 	for (size_t m = 0; m < nmetrics; m++)
 		l.metrics[m] = kreg_asprintf("fio.metric_%03zu_iops", m);
+	if (reuse) {
+		kreg_db_report_branch *br = NULL;
+		size_t nbr = 0;
+
+		if (kreg_db_repo_id(l.db, &l.repo_id, "linux", "/nonexistent") < 0 ||
+		    kreg_db_job_id(l.db, &l.job_id, "fio-bench", "fio", "bench", "fio: {}\n") < 0 ||
+		    kreg_db_host_id(l.db, &l.host_id, "simhost", "sim", 4, 1 << 30) < 0 ||
+		    kreg_db_report_branches(l.db, &br, &nbr) < 0 || nbr != 1)
+			die("the kept lab");
+		snprintf(l.prev, sizeof(l.prev), "%s", br[0].head);
+		ncommits = strtoul(br[0].head, NULL, 16);
+		kreg_db_report_branches_free(br, nbr);
+	}
 	l.commit_ids = kreg_calloc(ncommits + 1, sizeof(*l.commit_ids));
 
 	printf("bench_report: %zu commits x %zu metrics x %zu runs (%zu samples), a -20%% step at "
 	       "commit %zu\n", ncommits, nmetrics, nruns, ncommits * nmetrics * nruns, step);
+	opts.output = site;
+	opts.quiet = !getenv("BENCH_VERBOSE");
+	if (reuse)
+		goto one_more;
 	t = now();
 	if (kreg_db_repo_id(l.db, &l.repo_id, "linux", "/nonexistent") < 0 ||
 	    kreg_db_job_id(l.db, &l.job_id, "fio-bench", "fio", "bench", "fio: {}\n") < 0 ||
@@ -208,8 +231,6 @@ int main(int argc, char **argv)
 		die("commit");
 	printf("%-24s %7.2f s\n", "fill the database", now() - t);
 
-	opts.output = site;
-	opts.quiet = !getenv("BENCH_VERBOSE");
 	t = now();
 	c = cpu();
 	if (kreg_web_generate(l.db, cfg, &opts, &st) < 0)
@@ -221,6 +242,7 @@ int main(int argc, char **argv)
 	if (kreg_web_generate(l.db, cfg, &opts, &st) < 0)
 		die("again");
 	report("again, nothing new", now() - t, cpu() - c, &st, site);
+one_more:
 
 	if (kreg_db_begin(l.db) < 0)
 		die("begin");
@@ -237,7 +259,10 @@ int main(int argc, char **argv)
 
 	kreg_db_close(l.db);
 	kreg_config_free(cfg);
-	kreg_rm_rf(dir);
+	if (getenv("BENCH_KEEP") || reuse)
+		printf("%-24s %s (kept: BENCH_KEEP)\n", "lab", dir);
+	else
+		kreg_rm_rf(dir);
 	for (size_t m = 0; m < nmetrics; m++)
 		free(l.metrics[m]);
 	free(l.metrics);

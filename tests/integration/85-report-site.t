@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 48
+plan 55
 
 make_lab "$SCRATCH/lab"
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -53,6 +53,8 @@ like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12}
 lab_check text "$SITE/commit-$CULPRIT.html"
 like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-[12][0-9]\.[0-9]%regression" \
 	"the culprit's commit page: the metric against its baseline, a regression"
+like "$(cat "$SITE/commit-$ROOT.html")" "href=\"$COMMIT_URL_PREFIX$ROOT\"" \
+	"a commit's page links its web page from the repo's template"
 lab_check text "$SITE/host-flaky.html"
 like "$CHECK_OUT" "infra_failed" "the flaky host's page lists its infrastructure failures"
 is "$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r["culprit"]["sha"], r["state"], r["page"])' \
@@ -99,7 +101,31 @@ is "$(ino "$commit_page"):$(ino "$TREND")" "$before_commit:$before_trend" \
 	"an old commit's page and main's trend are left alone (the same files)"
 ok "the index is replaced by a new file (renamed over, never rewritten in place)" \
 	test "$(ino "$SITE/index.html")" != "$before_index"
-is "$(ls -A "$SITE" | grep -c '\.tmp$')" 0 "no temporary file is left"
+is "$(ls -A "$SITE" | grep -c '\.tmp')" 0 "no temporary file is left"
+# What a killed run left: its old temporary goes, a running writer's young
+# one and a file that is not the site's stay.
+touch -d '2 hours ago' "$SITE/index.html.tmp.AbC123"
+touch "$SITE/trend-x.html.tmp.XyZ789" "$SITE/notes.txt"
+run_kreg report -o "$SITE"
+is "$(cd "$SITE" && ls index.html.tmp.AbC123 trend-x.html.tmp.XyZ789 notes.txt 2>/dev/null | tr '\n' ' ')" \
+	"notes.txt trend-x.html.tmp.XyZ789 " "a killed run's old temporary is removed, nothing else"
+rm -f "$SITE/trend-x.html.tmp.XyZ789" "$SITE/notes.txt"
+
+# The sample cache (.kreg-site-samples/): an update made from it makes the
+# very pages a full read makes; a damaged file of it is read again.
+like "$ERR" "report: samples: [1-9][0-9]* from the cache" "a later run takes its samples from the cache"
+run_kreg report --force -o "$SCRATCH/full"
+like "$ERR" "report: samples: 0 from the cache, [1-9][0-9]* read" "--force reads every sample from the database"
+is "$(diff -r -x '.kreg-site-*' "$SITE" "$SCRATCH/full" >&2 && echo same)" same \
+	"the pages made with the cache are those made from the database alone"
+f=$(ls "$SITE"/.kreg-site-samples/* | head -1)
+head -c 100 /dev/urandom > "$f"
+run_kreg report -o "$SITE"
+like "$RC $(printf '%s' "$ERR" | grep 'report: samples')" "^0 .*read from the database \(1 chunks" \
+	"a damaged cache file is read again from the database, the others not"
+rm -rf "$SCRATCH/full"
+run_kreg report --force -o "$SCRATCH/full"
+is "$(diff -r -x '.kreg-site-*' "$SITE" "$SCRATCH/full" >&2 && echo same)" same "and the pages are still right"
 
 # Only a configuration and a database: no mirror, no site directory yet.
 mv "$LAB/data/repos" "$SCRATCH/repos.away"

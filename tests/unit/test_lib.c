@@ -8,11 +8,14 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/esc.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 #include "lib/owner.h"
 #include "lib/run.h"
+#include "lib/sample.h"
 #include "lib/util.h"
 
+#include <git2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +64,37 @@ static void esc_control_characters(void **state)
 	kreg_buf_put_esc(&b, "a\0b", 3, 0);
 	assert_string_equal(b.ptr, "a\\x00b");
 	kreg_buf_free(&b);
+}
+
+/* Samples through their hash index: set replaces, get finds, after a
+ * sort and a clear too; 100,000 of them. */
+static void samples_indexed(void **state)
+{
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "m.%d", i);
+		kreg_samples_set(&s, name, i);
+	}
+	kreg_samples_set(&s, "m.7", -7);
+	assert_int_equal(s.count, 100000);
+	assert_true(*kreg_samples_get(&s, "m.7") == -7);
+	assert_true(*kreg_samples_get(&s, "m.99999") == 99999);
+	assert_null(kreg_samples_get(&s, "m.100000"));
+	kreg_samples_sort(&s);
+	assert_string_equal(s.items[0].metric, "m.0");
+	assert_true(*kreg_samples_get(&s, "m.42") == 42);
+	kreg_samples_set(&s, "m.42", 1);
+	kreg_samples_set(&s, "new", 2);
+	assert_int_equal(s.count, 100001);
+	assert_true(*kreg_samples_get(&s, "m.42") == 1 && *kreg_samples_get(&s, "new") == 2);
+	kreg_samples_clear(&s);
+	assert_null(kreg_samples_get(&s, "m.42"));
+	kreg_samples_set(&s, "m.42", 3);
+	assert_true(*kreg_samples_get(&s, "m.42") == 3);
+	kreg_samples_free(&s);
 }
 
 static void parse_numbers_reject_junk(void **state)
@@ -277,6 +311,22 @@ static void owners_alive_and_dead(void **state)
 	assert_int_equal(kreg_owner_alive(&o), 0);
 }
 
+/* libgit2's reason follows kreg's words, whatever libgit2 failed at. */
+static void git_error_carries_libgit2s_reason(void **state)
+{
+	git_repository *repo = NULL;
+	const char *msg;
+
+	(void)state;
+	git_libgit2_init();
+	assert_true(git_repository_open(&repo, "/nonexistent/kreg-test-repo") < 0);
+	assert_int_equal(kreg_git_error("repo '%s': cannot open", "linux"), KREG_ERROR);
+	msg = kreg_error_last();
+	assert_true(strncmp(msg, "repo 'linux': cannot open: ", 27) == 0);
+	assert_non_null(strstr(msg, "/nonexistent/kreg-test-repo"));
+	git_libgit2_shutdown();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +342,8 @@ int main(void)
 		cmocka_unit_test(run_timeout_kills_the_whole_group),
 		cmocka_unit_test(mkdir_p_and_atomic_write),
 		cmocka_unit_test(esc_control_characters),
+		cmocka_unit_test(git_error_carries_libgit2s_reason),
+		cmocka_unit_test(samples_indexed),
 	};
 
 	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);

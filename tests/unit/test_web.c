@@ -107,6 +107,17 @@ static void writer(void **state)
 	web_writer_free(w);
 	assert_true(inode(dir, "index.html") != ino);
 
+	/* a page the manifest names that is gone is made again */
+	{
+		char *trend = kreg_path_join(dir, "trend-1.html");
+
+		assert_int_equal(unlink(trend), 0);
+		free(trend);
+	}
+	w = web_writer_new(dir, 0);
+	assert_int_equal(web_writer_fresh(w, "trend-1.html", 42), 0);
+	web_writer_free(w);
+
 	/* force: nothing is fresh */
 	w = web_writer_new(dir, 1);
 	assert_int_equal(web_writer_fresh(w, "trend-1.html", 42), 0);

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""The rooms' layering, checked against docs/DESIGN.md's room table.
+
+DESIGN.md's "Rooms" table is the data: each row names a folder and, in its
+last column, the rooms it may use: a list ("stats, db, jobs, lib"), "X and
+below" (X and everything X may use, transitively), "everything but X",
+"all" or "libc" (no room). This script reads that table and every
+`#include "room/file.h"` of the C sources, and names each include that breaks
+it:
+
+  - a room including a header of a room it may not use;
+  - a room including another room's private header (`*_internal.h`,
+    `*_backend.h`);
+  - an include that is not from the top (`#include "err.h"`), since only
+    those can be checked;
+  - a folder of C sources that the table does not name.
+
+Usage: check-layers.py [ROOT]   (ROOT: the source tree, default: cwd)
+Exit status 0 when the tree keeps the table, 1 with one line per break,
+2 when the table cannot be read.
+"""
+
+import os
+import re
+import sys
+
+SKIP_DIRS = {"tests", "build", "docs", "config/kernel"}
+
+
+def fail_table(msg):
+    sys.stderr.write("check-layers: docs/DESIGN.md: %s\n" % msg)
+    sys.exit(2)
+
+
+def read_table(path):
+    """Return {room: raw 'may use' text} from the Rooms table."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        fail_table("cannot read: %s" % e)
+    rows = {}
+    in_rooms = False
+    for n, line in enumerate(lines, 1):
+        if line.startswith("## "):
+            in_rooms = line.strip() == "## Rooms"
+            continue
+        if not in_rooms or not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[0] in ("folder", "") or set(cells[0]) <= set("-: "):
+            continue
+        m = re.fullmatch(r"`([a-z_]+)/`", cells[0])
+        if not m:
+            fail_table("line %d: folder cell %r is not `name/`" % (n, cells[0]))
+        rows[m.group(1)] = (n, cells[-1])
+    if not rows:
+        fail_table("no Rooms table found")
+    return rows
+
+
+def resolve(rows):
+    """Turn each row's 'may use' text into the set of rooms it may include."""
+    rooms = set(rows)
+    done = {}
+
+    def uses(room, stack=()):
+        if room in done:
+            return done[room]
+        if room in stack:
+            fail_table("'%s' is defined through itself" % room)
+        n, text = rows[room]
+        text = text.strip().rstrip(".")
+        allowed = set()
+        m_below = re.fullmatch(r"([a-z_]+) and below", text)
+        m_but = re.fullmatch(r"everything but ([a-z_, ]+)", text)
+        if text == "all":
+            allowed = set(rooms)
+        elif text == "libc":
+            allowed = set()
+        elif m_below:
+            base = m_below.group(1)
+            if base not in rooms:
+                fail_table("line %d: '%s' is not a room" % (n, base))
+            allowed = {base} | uses(base, stack + (room,))
+        elif m_but:
+            out = {r.strip() for r in m_but.group(1).split(",")}
+            for r in out:
+                if r not in rooms:
+                    fail_table("line %d: '%s' is not a room" % (n, r))
+            allowed = rooms - out
+        else:
+            for r in text.split(","):
+                r = r.strip()
+                if r not in rooms and re.fullmatch(r"lib[a-z0-9]+", r):
+                    continue  # a library outside kreg (libc, libyaml)
+                if r not in rooms:
+                    fail_table("line %d: '%s' in \"%s\" is not a room" % (n, r, text))
+                allowed.add(r)
+        allowed.discard(room)
+        done[room] = allowed
+        return allowed
+
+    return {room: uses(room) for room in rooms}, rows
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    design = os.path.join(root, "docs", "DESIGN.md")
+    allowed, rows = resolve(read_table(design))
+    breaks = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and os.path.normpath(os.path.join(rel_dir, d)) not in SKIP_DIRS)
+        sources = sorted(f for f in filenames if f.endswith((".c", ".h")))
+        if rel_dir == "." or not sources:
+            continue
+        room = rel_dir.split(os.sep)[0]
+        if room not in allowed:
+            breaks.append("%s/: a folder of C sources that docs/DESIGN.md's Rooms table does not name"
+                          % rel_dir)
+            continue
+        may = ", ".join(sorted(allowed[room])) or "no other room"
+        for name in sources:
+            path = os.path.join(rel_dir, name)
+            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                for n, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    inc = m.group(1)
+                    if "/" not in inc:
+                        breaks.append('%s:%d: #include "%s" is not from the top (HACKING.md: '
+                                      '#include "%s/%s")' % (path, n, inc, room, inc))
+                        continue
+                    target = inc.split("/")[0]
+                    if target not in allowed:
+                        continue  # not a room (a system or generated header)
+                    if target == room:
+                        continue
+                    if target not in allowed[room]:
+                        breaks.append('%s:%d: #include "%s": %s/ may not use %s/ '
+                                      "(docs/DESIGN.md line %d: %s/ may use %s)"
+                                      % (path, n, inc, room, target, rows[room][0], room, may))
+                    elif re.search(r"_(internal|backend)\.h$", inc):
+                        breaks.append('%s:%d: #include "%s": a private header of %s/ '
+                                      "(HACKING.md: not included from other rooms)"
+                                      % (path, n, inc, target))
+    for b in breaks:
+        print(b)
+    if breaks:
+        sys.stderr.write("check-layers: %d include(s) break the rooms' layering\n" % len(breaks))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -498,7 +498,7 @@ static int once_done(loop *d, int *wait_ms)
 	if (d->nkids)
 		return 0;
 	if (kreg_db_work_pending(d->db, &queued, &running) < 0 ||
-	    kreg_db_work_next_time(d->db, &when) < 0) {
+	    kreg_db_work_next_time(d->db, kreg_now(), &when) < 0) {
 		log_error("%s", kreg_error_last());
 		return 1;
 	}
@@ -508,7 +508,7 @@ static int once_done(loop *d, int *wait_ms)
 		*wait_ms = (int)(when - kreg_now()) * 1000;
 		return 0;
 	}
-	/* Queued, past their backoff, and still not claimed: they wait for a
+	/* None waits out a backoff, and none was claimed: they wait for a
 	 * host that is down or an item that cannot end. */
 	log_warn("--once: %d queued item%s cannot run now (a host down?); stopping", queued,
 		 queued == 1 ? "" : "s");

@@ -441,15 +441,16 @@ int kreg_db_work_pending(kreg_db *db, int *queued, int *running)
 	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
 }
 
-int kreg_db_work_next_time(kreg_db *db, int64_t *when)
+int kreg_db_work_next_time(kreg_db *db, int64_t now, int64_t *when)
 {
 	static const char sql[] = "SELECT coalesce(min(not_before), 0) FROM work "
-				  "WHERE state = 'queued'";
+				  "WHERE state = 'queued' AND not_before > ?1";
 	sqlite3_stmt *st;
 	int rc;
 
 	if (kreg_db__cached(db, &st, sql) < 0)
 		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, now);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*when = sqlite3_column_int64(st, 0);

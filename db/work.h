@@ -115,9 +115,9 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
 		       int64_t host_id);
 /* Items still queued (*queued) and running (*running). */
 int kreg_db_work_pending(kreg_db *db, int *queued, int *running);
-/* The earliest not_before of the queued items (0 when none): when a
- * waiting daemon should look again. */
-int kreg_db_work_next_time(kreg_db *db, int64_t *when);
+/* The earliest not_before after now of the queued items (0 when none is
+ * waiting out a backoff): when a waiting daemon should look again. */
+int kreg_db_work_next_time(kreg_db *db, int64_t now, int64_t *when);
 
 /* For status: each (kind, state) and its count. */
 typedef int (*kreg_db_work_count_cb)(const char *kind, const char *state, int64_t count,

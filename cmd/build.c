@@ -5,6 +5,7 @@
 #include "jobs/needs.h"
 #include "kernel/build.h"
 #include "kernel/repo.h"
+#include "lib/esc.h"
 #include "lib/err.h"
 #include "lib/log.h"
 
@@ -112,7 +113,7 @@ int cmd_build(int argc, char **argv)
 			       res.cached ? " (cached result)" : "",
 			       res.error ? res.error : "unknown");
 		if (res.log_tail && *res.log_tail)
-			fprintf(stderr, "--- end of %s\n%s\n---\n", res.log ? res.log : "the log",
+			kreg_fprintf_esc(stderr, "--- end of %s\n%s\n---\n", res.log ? res.log : "the log",
 				res.log_tail);
 		goto done;
 	}

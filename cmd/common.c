@@ -2,6 +2,7 @@
 #include "cmd.h"
 
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -15,12 +16,13 @@ void kreg_cmd_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	/* an error may quote a program's output or a commit: escaped */
 	fputs("kreg: ", stderr);
 	if (!fmt) {
-		fputs(kreg_error_last(), stderr);
+		kreg_fputs_esc(kreg_error_last(), stderr);
 	} else {
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		kreg_vfprintf_esc(stderr, fmt, ap);
 		va_end(ap);
 	}
 	fputc('\n', stderr);
@@ -33,7 +35,7 @@ int kreg_cmd_usage(const char *usage, const char *fmt, ...)
 	if (fmt) {
 		fputs("kreg: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		kreg_vfprintf_esc(stderr, fmt, ap);
 		va_end(ap);
 		fputc('\n', stderr);
 	}
@@ -66,9 +68,9 @@ static void print_problems(const kreg_config_problems *p)
 		const kreg_config_problem *q = &p->items[i];
 
 		if (q->line > 0)
-			fprintf(stderr, "%s:%d:%d: %s\n", q->file, q->line, q->col, q->message);
+			kreg_fprintf_esc(stderr, "%s:%d:%d: %s\n", q->file, q->line, q->col, q->message);
 		else
-			fprintf(stderr, "%s: %s\n", q->file, q->message);
+			kreg_fprintf_esc(stderr, "%s: %s\n", q->file, q->message);
 	}
 }
 

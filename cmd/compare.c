@@ -3,6 +3,7 @@
  * samples of commits in the database. */
 #include "cmd.h"
 
+#include "lib/esc.h"
 #include "lib/buf.h"
 #include "stats/compare.h"
 #include "usecase/compare.h"
@@ -76,7 +77,7 @@ int cmd_compare(int argc, char **argv)
 	if ((json ? kreg_stats_table_json(&out, &shown, cmp.cols, cmp.ncols, &topts)
 		  : kreg_stats_table(&out, &shown, cmp.cols, cmp.ncols, &topts)) < 0)
 		goto fail;
-	fputs(kreg_buf_cstr(&out), stdout);
+	kreg_fputs_esc(kreg_buf_cstr(&out), stdout);
 	if (!json && !shown && !kreg_opts.quiet)
 		fprintf(stderr, "kreg: no metric changed (--all lists them all)\n");
 	ret = KREG_EXIT_OK;

@@ -2,6 +2,7 @@
 #include "cmd.h"
 
 #include "hosts/host.h"
+#include "lib/esc.h"
 #include "lib/err.h"
 
 #include <stdio.h>
@@ -20,7 +21,7 @@ static const char usage[] =
 static void print_line(void *arg, int ok, const char *what, const char *detail)
 {
 	(void)arg;
-	printf("%-4s %-16s %s\n", ok ? "ok" : "FAIL", what, detail ? detail : "");
+	kreg_fprintf_esc(stdout, "%-4s %-16s %s\n", ok ? "ok" : "FAIL", what, detail ? detail : "");
 	fflush(stdout);
 }
 

@@ -5,6 +5,7 @@
 #include "jobs/job.h"
 #include "jobs/parse.h"
 #include "jobs/plan.h"
+#include "lib/esc.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -117,7 +118,7 @@ static int job_parse(int argc, char **argv)
 		return KREG_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < s.count; i++)
-		printf("%s: %s\n", s.items[i].metric,
+		kreg_fprintf_esc(stdout, "%s: %s\n", s.items[i].metric,
 		       kreg_format_value(v, sizeof(v), s.items[i].value));
 	kreg_samples_free(&s);
 	return KREG_EXIT_OK;
@@ -169,7 +170,7 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 		return KREG_EXIT_FAIL;
 	}
 	text = kreg_plan_describe(&plan);
-	printf("atom: %s\n%s", atom->name, text);
+	kreg_fprintf_esc(stdout, "atom: %s\n%s", atom->name, text);
 	free(text);
 	kreg_plan_free(&plan);
 	kreg_atom_free(atom);
@@ -205,9 +206,9 @@ static void print_summary(const kreg_run_job_report *r)
 		/* six significant digits, whole numbers from a million up */
 		snprintf(v, sizeof(v), fabs(mean) >= 1e6 ? "%.0f" : "%.6g", mean);
 		if (n > 1 && mean != 0)
-			printf("%s: %s ±%.2f%%\n", name, v, 100 * sd / fabs(mean));
+			kreg_fprintf_esc(stdout, "%s: %s ±%.2f%%\n", name, v, 100 * sd / fabs(mean));
 		else
-			printf("%s: %s\n", name, v);
+			kreg_fprintf_esc(stdout, "%s: %s\n", name, v);
 	}
 }
 

@@ -467,11 +467,22 @@ int kreg_db_migrate(kreg_db *db, int *from, int *to)
 			       db->path, v, KREG_DB_VERSION);
 		return KREG_ERROR;
 	}
-	for (; v < KREG_DB_VERSION; v++) {
+	/* Each step reads the version again inside its write transaction: two
+	 * processes creating one database at once migrate it once, the second
+	 * finding the first's work done. */
+	while (v < KREG_DB_VERSION) {
 		char pragma[64];
 
 		if (kreg_db_begin(db) < 0)
 			return KREG_ERROR;
+		if (kreg_db_version(db, &v) < 0) {
+			kreg_db_rollback(db);
+			return KREG_ERROR;
+		}
+		if (v >= KREG_DB_VERSION) {
+			kreg_db_rollback(db);
+			break;
+		}
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
 		if (kreg_db__exec(db, migrations[v]) < 0 || kreg_db__exec(db, pragma) < 0) {
 			char msg[1024];
@@ -483,6 +494,7 @@ int kreg_db_migrate(kreg_db *db, int *from, int *to)
 		}
 		if (kreg_db_commit(db) < 0)
 			return KREG_ERROR;
+		v++;
 	}
 	if (to)
 		*to = v;

@@ -705,25 +705,39 @@ static int convert(conv *cv, yaml_node_t *yn, kreg_jnode **out, int depth, int t
 	return 0;
 }
 
+/* 1-based line and column of at in text. */
+static void text_pos(const char *text, const char *at, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = text; p < at; p++) {
+		if (*p == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}
+
 static int load_stream(kreg_jnode ***docs, size_t *ndocs, size_t *adocs, load_ctx *ctx,
 		       const char *file, const char *dir, const char *yaml, size_t len)
 {
 	yaml_parser_t parser;
-	int error = 0;
+	const char *at;
+	int line, col, error = 0;
 
-	if (memchr(yaml, 0, len)) {
-		const char *z = memchr(yaml, 0, len);
-		int line = 1, col = 1;
-
-		for (const char *p = yaml; p < z; p++) {
-			if (*p == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
+	if ((at = memchr(yaml, 0, len))) {
+		text_pos(yaml, at, &line, &col);
 		return pos_error(file, line, col, "a NUL byte: not a text file");
+	}
+	/* LKP runs a job file through Ruby's ERB before YAML (lib/erb.rb): a
+	 * "<%" there is code kreg does not run. Refused by name, not left to
+	 * fail later as a YAML error or stay in a value as text. */
+	if ((at = memmem(yaml, len, "<%", 2))) {
+		text_pos(yaml, at, &line, &col);
+		return pos_error(file, line, col, "an ERB template ('<%%'): kreg does not run the "
+				 "Ruby in LKP job files; give the values it would make instead");
 	}
 	if (!yaml_parser_initialize(&parser))
 		kreg_die("out of memory (yaml parser)");

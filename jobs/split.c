@@ -117,6 +117,15 @@ static void find_programs(const kreg_jnode *n, name_set *progs, name_set *opts)
 		if (p) {
 			set_add(progs, p->name);
 			set_add_options(opts, p);
+		} else if (!strcmp(n->pairs[i].key, "boot_params") && n->pairs[i].val &&
+			   n->pairs[i].val->kind == KJ_MAP) {
+			/* the kernel's boot parameters (bp1_memmap: 104G!8G, ...):
+			 * each is a parameter of the atom, in its name, and a list
+			 * of them splits */
+			const kreg_jnode *bp = n->pairs[i].val;
+
+			for (size_t j = 0; j < bp->npairs; j++)
+				set_add(opts, bp->pairs[j].key);
 		}
 		find_programs(n->pairs[i].val, progs, opts);
 	}
@@ -406,6 +415,39 @@ static void each_job(splitter *sp, kreg_jnode *job)
 	}
 }
 
+/* A list under a program kreg has no table for (will-it-scale: {test:
+ * [...]}): LKP splits it when the program declares the key as an option,
+ * and kreg cannot know whether it does. Rather than make one atom where
+ * LKP makes many, say so. (A list at the top level, or under a program
+ * kreg knows that does not declare its key, stays a list, as in LKP.) */
+static int check_unsplit(const kreg_jnode *n, const name_set *dims, const char *parent,
+			 const char *path)
+{
+	if (!n || n->kind != KJ_MAP)
+		return 0;
+	for (size_t i = 0; i < n->npairs; i++) {
+		const kreg_jpair *p = &n->pairs[i];
+		const char *file = p->val && p->val->file ? p->val->file : path;
+
+		if (p->val && p->val->kind == KJ_SEQ && !set_has(dims, p->key) && parent &&
+		    !find_program(parent) && strcmp(parent, "boot_params")) {
+			kreg_error_set("%s:%d:%d: '%s' under '%s' is a list, and kreg knows no "
+				       "program '%s' (LKP splits such a list when the program "
+				       "declares '%s' as an option): give one value per job, "
+				       "or split it with LKP's split-job",
+				       file, p->line, p->col, p->key, parent, parent, p->key);
+			return KREG_EINVAL;
+		}
+		if (p->val && p->val->kind == KJ_MAP) {
+			int error = check_unsplit(p->val, dims, p->key, path);
+
+			if (error < 0)
+				return error;
+		}
+	}
+	return 0;
+}
+
 static int has_control(const char *s)
 {
 	for (; *s; s++)
@@ -475,7 +517,8 @@ int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 		for (size_t i = 0; i < merged->npairs; i++)
 			if (is_expand_dim(merged->pairs[i].key))
 				set_add(&sp.dims, merged->pairs[i].key);
-		each_job(&sp, merged);
+		if ((sp.error = check_unsplit(merged, &sp.dims, NULL, job->path)) == 0)
+			each_job(&sp, merged);
 		kreg_jnode_free(merged);
 	}
 	free(progs.names);

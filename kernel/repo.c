@@ -7,9 +7,13 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 struct kreg_repo {
 	const kreg_repo_cfg *rc;
@@ -40,13 +44,117 @@ const kreg_repo_cfg *kreg_repo_config(const kreg_repo *r)
 	return r->rc;
 }
 
+/* Take the creation lock of a mirror (<mirror>.lock, flock): one process
+ * creates it, the others wait for it here and then open what it made. The
+ * lock file holds the pid of its holder, to say whom a waiter waits for. */
+static int lock_creation(int *fd, const char *mirror, const char *name)
+{
+	char *path = kreg_asprintf("%s.lock", mirror);
+	char holder[32] = "";
+	int error = KREG_ERROR;
+	ssize_t n;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		kreg_error_errno("repo '%s': %s: cannot open the mirror's lock", name, path);
+		goto done;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			kreg_error_errno("repo '%s': %s: cannot lock", name, path);
+			goto done;
+		}
+		n = pread(*fd, holder, sizeof(holder) - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		log_warn("repo %s: another kreg (pid %s) is creating the mirror %s: waiting for it",
+			 name, holder[0] ? holder : "?", mirror);
+		while (flock(*fd, LOCK_EX) < 0) {
+			if (errno == EINTR)
+				continue;
+			kreg_error_errno("repo '%s': %s: cannot lock", name, path);
+			goto done;
+		}
+	}
+	n = snprintf(holder, sizeof(holder), "%ld\n", (long)getpid());
+	if (ftruncate(*fd, 0) < 0 || pwrite(*fd, holder, (size_t)n, 0) != n)
+		log_warn("repo %s: %s: cannot note the lock's holder", name, path);
+	error = 0;
+done:
+	if (error < 0 && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	free(path);
+	return error;
+}
+
+/* Set the remote "origin" to the configured url (a changed url is taken). */
+static int set_remote(git_repository *git, const kreg_repo_cfg *rc)
+{
+	git_remote *remote = NULL;
+	int error = 0;
+
+	if (git_remote_lookup(&remote, git, "origin") < 0) {
+		if (git_remote_create_with_fetchspec(&remote, git, "origin", rc->url,
+						     "+refs/heads/*:refs/heads/*") < 0)
+			error = git_fail("cannot set up the remote", rc->name);
+	} else if (strcmp(git_remote_url(remote) ? git_remote_url(remote) : "", rc->url)) {
+		if (git_remote_set_url(git, "origin", rc->url) < 0)
+			error = git_fail("cannot update the remote url", rc->name);
+	}
+	git_remote_free(remote);
+	return error;
+}
+
+/* Make the mirror: init, remote and fetch in a folder of its own beside it,
+ * then rename it into place. A mirror is there whole or not at all, and a
+ * failure removes only the folder this process made. Called with the lock. */
+static int create_mirror(kreg_repo *r)
+{
+	char *tmp = kreg_asprintf("%s.new", r->path);
+	int error = KREG_ERROR;
+
+	/* one left by a creator that was killed: only the lock's holder makes it */
+	if (kreg_rm_rf(tmp) < 0)
+		goto done;
+	log_info("repo %s: creating the mirror %s", r->rc->name, r->path);
+	if (git_repository_init(&r->git, tmp, 1) < 0) {
+		git_fail("cannot create the mirror", r->rc->name);
+		goto done;
+	}
+	if ((error = set_remote(r->git, r->rc)) < 0 || (error = kreg_repo_fetch(r)) < 0)
+		goto done;
+	git_repository_free(r->git);
+	r->git = NULL;
+	if (rename(tmp, r->path) < 0) {
+		error = KREG_ERROR;
+		kreg_error_errno("repo '%s': cannot move the new mirror to %s", r->rc->name,
+				 r->path);
+		goto done;
+	}
+	if (git_repository_open_bare(&r->git, r->path) < 0) {
+		error = git_fail("the new mirror does not open", r->rc->name);
+		goto done;
+	}
+	error = 0;
+done:
+	if (error < 0) {
+		git_repository_free(r->git);
+		r->git = NULL;
+		if (kreg_rm_rf(tmp) < 0)
+			log_warn("%s", kreg_error_last());
+	}
+	free(tmp);
+	return error;
+}
+
 int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name)
 {
 	const kreg_repo_cfg *rc = kreg_config_repo(cfg, name);
-	git_remote *remote = NULL;
 	kreg_repo *r = NULL;
 	char *dir = NULL, *sub = NULL;
-	int created = 0, error = KREG_ERROR;
+	int lock = -1, error = KREG_ERROR;
 
 	*out = NULL;
 	if (!rc) {
@@ -62,44 +170,28 @@ int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name)
 	if (kreg_mkdir_p(dir, 0755) < 0)
 		goto done;
 	if (git_repository_open_bare(&r->git, r->path) < 0) {
-		if (kreg_path_exists(r->path)) {
-			git_fail("the mirror exists but does not open", rc->name);
+		/* Two processes may get here at once: one creates, one waits. */
+		if ((error = lock_creation(&lock, r->path, rc->name)) < 0)
 			goto done;
-		}
-		if (git_repository_init(&r->git, r->path, 1) < 0) {
-			git_fail("cannot create the mirror", rc->name);
-			goto done;
-		}
-		created = 1;
-	}
-	/* The remote follows the configuration: a changed url is taken. */
-	if (git_remote_lookup(&remote, r->git, "origin") < 0) {
-		if (git_remote_create_with_fetchspec(&remote, r->git, "origin", rc->url,
-						     "+refs/heads/*:refs/heads/*") < 0) {
-			git_fail("cannot set up the remote", rc->name);
-			goto done;
-		}
-	} else if (strcmp(git_remote_url(remote) ? git_remote_url(remote) : "", rc->url)) {
-		if (git_remote_set_url(r->git, "origin", rc->url) < 0) {
-			git_fail("cannot update the remote url", rc->name);
-			goto done;
+		error = KREG_ERROR;
+		if (git_repository_open_bare(&r->git, r->path) < 0) {
+			if (kreg_path_exists(r->path)) {
+				git_fail("the mirror exists but does not open", rc->name);
+				goto done;
+			}
+			if (create_mirror(r) < 0)
+				goto done;
 		}
 	}
-	if (created && kreg_repo_fetch(r) < 0)
+	if (set_remote(r->git, rc) < 0)
 		goto done;
 	*out = r;
 	r = NULL;
 	error = 0;
 done:
-	git_remote_free(remote);
-	if (r) {
-		git_repository_free(r->git);
-		r->git = NULL;
-		/* A mirror made now and not fetched is no mirror: next time retries. */
-		if (created && kreg_rm_rf(r->path) < 0)
-			log_warn("%s", kreg_error_last());
-		kreg_repo_close(r);
-	}
+	if (lock >= 0)
+		close(lock);
+	kreg_repo_close(r);
 	free(dir);
 	free(sub);
 	return error;

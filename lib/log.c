@@ -1,7 +1,10 @@
 #include "log.h"
 
+#include "lib/esc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
@@ -45,7 +48,7 @@ int kreg_log_level_parse(const char *name)
 void kreg_log(enum kreg_log_level level, const char *fmt, ...)
 {
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
-	char msg[2048];
+	char msg[2048], *esc;
 	va_list ap;
 
 	if (level > logger.level)
@@ -53,8 +56,10 @@ void kreg_log(enum kreg_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* one message, one line: what it quotes from elsewhere is escaped */
+	esc = kreg_esc(msg);
 	if (logger.use_syslog) {
-		syslog(prio[level], "%s", msg);
+		syslog(prio[level], "%s", esc);
 	} else {
 		char stamp[32];
 		struct tm tm;
@@ -63,6 +68,7 @@ void kreg_log(enum kreg_log_level level, const char *fmt, ...)
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
 		fprintf(stderr, "%s %s[%s]: %s\n", stamp, logger.ident,
-			level_names[level], msg);
+			level_names[level], esc);
 	}
+	free(esc);
 }

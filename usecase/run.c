@@ -4,6 +4,7 @@
 #include "db/results.h"
 #include "jobs/job.h"
 #include "kernel/repo.h"
+#include "lib/esc.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -237,7 +238,7 @@ int kreg_run_job(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db,
 
 		error = kreg_run_atom(r, cfg, db, host, &what, opts);
 		if (r->run_id && progress)
-			fprintf(progress, "run %u/%u (id %lld): %s%s%s (%.1f s, %s)\n", i + 1, nruns,
+			kreg_fprintf_esc(progress, "run %u/%u (id %lld): %s%s%s (%.1f s, %s)\n", i + 1, nruns,
 				(long long)r->run_id, kreg_run_status_name(r->status),
 				r->error ? ": " : "", r->error ? r->error : "", r->seconds,
 				r->output ? r->output : "-");

@@ -7,6 +7,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/owner.h"
 #include "lib/run.h"
@@ -40,6 +41,25 @@ static void buf_grows_and_formats(void **state)
 	assert_string_equal(s, "0,");
 	assert_null(b.ptr);
 	free(s);
+	kreg_buf_free(&b);
+}
+
+/* Control characters from elsewhere print escaped; text and UTF-8 stay. */
+static void esc_control_characters(void **state)
+{
+	static const char in[] = "a\033]2;t\a\rb\tc\nd\x01\x7f\xc2\x9b" "2J\xc3\xa9\xc2";
+	kreg_buf b = KREG_BUF_INIT;
+	char *e;
+
+	(void)state;
+	e = kreg_esc(in);
+	assert_string_equal(e, "a\\e]2;t\\a\\rb\\tc\\nd\\x01\\x7f\\u009b2J\xc3\xa9\xc2");
+	free(e);
+	kreg_buf_put_esc(&b, in, sizeof(in) - 1, KREG_ESC_LINES);
+	assert_string_equal(b.ptr, "a\\e]2;t\\a\\rb\tc\nd\\x01\\x7f\\u009b2J\xc3\xa9\xc2");
+	kreg_buf_free(&b);
+	kreg_buf_put_esc(&b, "a\0b", 3, 0);
+	assert_string_equal(b.ptr, "a\\x00b");
 	kreg_buf_free(&b);
 }
 
@@ -271,6 +291,7 @@ int main(void)
 		cmocka_unit_test(run_missing_program_is_an_error),
 		cmocka_unit_test(run_timeout_kills_the_whole_group),
 		cmocka_unit_test(mkdir_p_and_atomic_write),
+		cmocka_unit_test(esc_control_characters),
 	};
 
 	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);

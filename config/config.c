@@ -385,6 +385,7 @@ static const field mail_fields[] = {
 	{ .key = "override_to", .type = T_STR, .off = O(kreg_mail_cfg, override_to) },
 	{ .key = "reported_by", .type = T_STR, .off = O(kreg_mail_cfg, reported_by) },
 	{ .key = "maintainers", .type = T_BOOL, .off = O(kreg_mail_cfg, maintainers), .def = "true" },
+	{ .key = "confirmed", .type = T_BOOL, .off = O(kreg_mail_cfg, confirmed), .def = "false" },
 	{ .key = "attempts", .type = T_INT, .off = O(kreg_mail_cfg, attempts), .def = "5", .min = 1, .max = 1000 },
 	{ .key = "backoff", .type = T_DURATION, .off = O(kreg_mail_cfg, backoff), .def = "60", .min = 0, .max = HUGE_VAL },
 	{ .key = "timeout", .type = T_DURATION, .off = O(kreg_mail_cfg, timeout), .def = "60", .min = 1, .max = 86400 },

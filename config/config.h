@@ -171,6 +171,7 @@ typedef struct {
 	char *override_to;	/* everything to this address instead (a lab that reads first) */
 	char *reported_by;	/* the Reported-by: tag; default: from */
 	int maintainers;	/* mail who the tree's MAINTAINERS names, default 1 */
+	int confirmed;		/* mail a regression once confirmed, before it is bisected */
 	int attempts;		/* tries before a message refused (5xx) is given up, default 5 */
 	double backoff;		/* seconds before the first retry, doubling, default 60 */
 	double timeout;		/* seconds for one SMTP session, default 60 */

@@ -14,6 +14,7 @@
 #include "lib/mem.h"
 #include "lib/run.h"
 #include "lib/util.h"
+#include "mail/outbox.h"
 #include "usecase/bisect_driver.h"
 #include "usecase/detect.h"
 
@@ -335,10 +336,34 @@ static int do_detect(job *j)
 		if (error < 0)
 			goto rollback_o;
 	}
+	if (o.confirmed && j->cfg->mail.confirmed) {
+		/* the mail of a confirmed regression: sent by a mail item */
+		char *key = kreg_asprintf("mail:detect:%lld", (long long)j->w.id);
+		kreg_work_new m = { .kind = "mail", .key = key, .priority = KREG_PRIO_REPORT };
+
+		error = kreg_db_work_add(j->db, NULL, NULL, &m);
+		free(key);
+		if (error < 0)
+			goto rollback_o;
+	}
 	if ((error = finish(j, "done", NULL)) < 0)
 		goto rollback_o;
+	if ((error = kreg_db_commit(j->db)) < 0)
+		goto out;
+	if (o.confirmed && j->cfg->mail.confirmed) {
+		/* Its row now, before the bisection's first step can name a
+		 * culprit: the bisected mail then threads under it. A failure
+		 * here is left to the mail item, which queues what is due. */
+		kreg_mail_opts mo = { 0 };
+		kreg_mail_stats ms;
+
+		if (kreg_mail_queue(j->db, j->cfg, &mo, &ms) < 0)
+			log_warn("work %lld: mail of the confirmed regression: %s", (long long)j->w.id,
+				 kreg_error_last());
+	}
+out:
 	kreg_detect_outcome_free(&o);
-	return kreg_db_commit(j->db);
+	return error;
 rollback_o:
 	kreg_detect_outcome_free(&o);
 rollback:

@@ -260,6 +260,37 @@ static const char *const migrations[] = {
 	"ALTER TABLE hosts ADD COLUMN infra_failures INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE hosts ADD COLUMN probe_at INTEGER;"
 	"ALTER TABLE regressions ADD COLUMN bisection_id INTEGER REFERENCES bisections(id);",
+	/* 4 -> 5: the mail of a regression confirmed but not bisected
+	 * (mail.confirmed) and its follow-up naming the culprit: two more
+	 * kinds of outbox rows. SQLite cannot change a CHECK in place. */
+	"CREATE TABLE outbox5 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  mail_key TEXT UNIQUE,"
+	"  kind TEXT NOT NULL DEFAULT 'report' CHECK (kind IN ('report','fixed','culprit',"
+	"    'confirmed','bisected')),"
+	"  culprit TEXT,"
+	"  message_id TEXT NOT NULL UNIQUE,"
+	"  in_reply_to TEXT,"
+	"  recipients TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  message TEXT NOT NULL DEFAULT '',"
+	"  eml TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','sent','failed','dry_run')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  created INTEGER NOT NULL, sent INTEGER"
+	");"
+	"INSERT INTO outbox5 SELECT id, regression_id, bisection_id, mail_key, kind, culprit,"
+	"  message_id, in_reply_to, recipients, subject, body, message, eml, state, attempts,"
+	"  next_attempt, last_error, created, sent FROM outbox;"
+	"DROP TABLE outbox;"
+	"ALTER TABLE outbox5 RENAME TO outbox;"
+	"CREATE INDEX outbox_regression ON outbox(regression_id);"
+	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

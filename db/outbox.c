@@ -76,6 +76,24 @@ int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key)
 	return select_one(db, st, out, mail_key);
 }
 
+int kreg_db_outbox_last_culprit(kreg_db *db, char **sha, const char *mail_key)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*sha = NULL;
+	if (kreg_db__prepare(db, &st, "SELECT culprit FROM outbox WHERE (mail_key = ?1 OR"
+			     " substr(mail_key, 1, length(?1) + 9) = ?1 || '.culprit.') AND"
+			     " coalesce(culprit, '') != '' ORDER BY id DESC LIMIT 1") < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, mail_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*sha = kreg_db__column_strdup(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read the outbox");
+}
+
 int kreg_db_outbox_get(kreg_db *db, kreg_db_outbox *out, int64_t id)
 {
 	sqlite3_stmt *st;
@@ -217,7 +235,7 @@ int kreg_db_outbox_mark_sent(kreg_db *db, int64_t id, int64_t when)
 	st = NULL;
 	if ((error = kreg_db__prepare(db, &st, "UPDATE regressions SET state = 'reported', updated = ?2"
 				      " WHERE id = (SELECT regression_id FROM outbox WHERE id = ?1"
-				      " AND kind = 'report') AND state IN ('bisected', 'confirmed')")) < 0)
+				      " AND kind IN ('report', 'bisected')) AND state IN ('bisected', 'confirmed')")) < 0)
 		goto done;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, when);

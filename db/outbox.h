@@ -13,8 +13,8 @@
 typedef struct {
 	int64_t id;
 	int64_t regression_id, bisection_id;	/* 0: none */
-	char *mail_key;		/* "r12", "b3", "r12.fixed.<sha>", "r12.culprit.<sha>" */
-	char *kind;		/* report, fixed, culprit */
+	char *mail_key;		/* "r12", "h<hash>", "r12.fixed", "r12.culprit.<sha12>" */
+	char *kind;		/* report, fixed, culprit, confirmed, bisected */
 	char *culprit;		/* the culprit's sha it names */
 	char *message_id;	/* "<...@...>" */
 	char *in_reply_to;	/* follow-ups: the report's Message-ID */
@@ -35,6 +35,11 @@ int kreg_db_outbox_add(kreg_db *db, int64_t *id, const kreg_db_outbox *m);
 int kreg_db_outbox_get(kreg_db *db, kreg_db_outbox *out, int64_t id);
 /* KREG_ENOTFOUND when no row has that key. */
 int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key);
+/* The culprit the thread of mail_key (a regression's first mail, "r12")
+ * named last: its newest row among the first mail and the culprit
+ * follow-ups ("r12.culprit.<sha12>") that names one. *sha NULL: none yet
+ * (a confirmed regression's mail names no culprit). */
+int kreg_db_outbox_last_culprit(kreg_db *db, char **sha, const char *mail_key);
 /* Every row, oldest first (without message and body). */
 int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n);
 /* Ids of the rows to send now: queued with next_attempt <= now; with retry,
@@ -43,7 +48,8 @@ int kreg_db_outbox_due(kreg_db *db, int64_t **ids, size_t *n, int64_t now, int r
 /* Set where its .eml copy is. */
 int kreg_db_outbox_set_eml(kreg_db *db, int64_t id, const char *path);
 /* Sent at when: one more attempt, no error; its regression is 'reported'
- * when it was 'bisected' or 'confirmed'. */
+ * when the message names the culprit (a report, or the bisected follow-up
+ * of a confirmed one) and the regression was 'bisected' or 'confirmed'. */
 int kreg_db_outbox_mark_sent(kreg_db *db, int64_t id, int64_t when);
 /* A failed attempt: one more, the reason kept; give_up: state failed,
  * else queued until next_attempt. */

@@ -61,16 +61,33 @@ char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression 
 	unsigned long long h = (unsigned long long)regression_hash(r);
 
 	kreg_mail_regression_key(r, key, sizeof(key));
-	if (kind == KREG_MAIL_REPORT && key[0] == 'h')
+	if ((kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CONFIRMED) && key[0] == 'h')
 		id = kreg_asprintf("<kreg.%s@%s>", key, domain);	/* the key is the hash */
-	else if (kind == KREG_MAIL_REPORT)
+	else if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CONFIRMED)
 		id = kreg_asprintf("<kreg.%s.%016llx@%s>", key, h, domain);
-	else if (kind == KREG_MAIL_CULPRIT)
+	else if (kind == KREG_MAIL_CULPRIT || kind == KREG_MAIL_BISECTED)
 		id = kreg_asprintf("<kreg.%s.culprit.%.12s.%016llx@%s>", key, r->culprit.sha, h, domain);
 	else
 		id = kreg_asprintf("<kreg.%s.fixed.%016llx@%s>", key, h, domain);
 	free(domain);
 	return id;
+}
+
+const char *kreg_mail_kind_name(kreg_mail_kind kind)
+{
+	switch (kind) {
+	case KREG_MAIL_FIXED:
+		return "fixed";
+	case KREG_MAIL_CULPRIT:
+		return "culprit";
+	case KREG_MAIL_CONFIRMED:
+		return "confirmed";
+	case KREG_MAIL_BISECTED:
+		return "bisected";
+	case KREG_MAIL_REPORT:
+		break;
+	}
+	return "report";
 }
 
 /* The subsystem a commit subject names: "block: reduce ..." gives "block". */
@@ -93,19 +110,33 @@ static const char *change_word(const kreg_report_regression *r)
 	return (r->change < 0) == (r->direction == KREG_DIR_HIGHER) ? "regression" : "improvement";
 }
 
+int kreg_mail_is_regression(const kreg_report_regression *r)
+{
+	return !strcmp(change_word(r), "regression");
+}
+
+/* With a culprit: "[repo:branch] [subsystem] sha10: metric -N.N% regression".
+ * Without one (a confirmed regression, not bisected): the range,
+ * "[repo:branch] base10..bad10: metric -N.N% regression (not bisected yet)";
+ * no subsystem, as no commit of the range is blamed. */
 static char *make_subject(const kreg_report_regression *r)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
-	char *sub = subsystem(c->subject);
+	char *sub = r->culprit.id ? subsystem(c->subject) : NULL;
 
 	kreg_buf_printf(&b, "[%s%s%s] ", r->repo, r->branch ? ":" : "", r->branch ? r->branch : "");
 	if (sub)
 		kreg_buf_printf(&b, "[%s] ", sub);
-	kreg_buf_printf(&b, "%.10s: %s", c->sha, r->metric);
+	if (r->culprit.id || !r->base.id)
+		kreg_buf_printf(&b, "%.10s: %s", c->sha, r->metric);
+	else
+		kreg_buf_printf(&b, "%.10s..%.10s: %s", r->base.sha, r->bad.sha, r->metric);
 	if (!isnan(r->change))
 		kreg_buf_printf(&b, " %+.1f%%", r->change * 100);
 	kreg_buf_printf(&b, " %s", change_word(r));
+	if (!r->culprit.id)
+		kreg_buf_puts(&b, " (not bisected yet)");
 	free(sub);
 	return kreg_buf_detach(&b);
 }
@@ -163,14 +194,29 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 	} else if (kind == KREG_MAIL_CULPRIT) {
 		kreg_buf_printf(b, "A new bisection of the regression reported in this thread names\n"
 				   "another commit than %.12s: the culprit is\n\n", old_culprit ? old_culprit : "?");
+	} else if (kind == KREG_MAIL_BISECTED) {
+		kreg_buf_puts(b, "The regression kreg reported in this thread, before it was bisected,\n"
+				 "is bisected now: the first bad commit is below.\n\n");
 	}
-	kreg_buf_printf(b, "kreg noticed a ");
-	if (!isnan(r->change))
-		kreg_buf_printf(b, "%+.1f%% ", r->change * 100);
-	kreg_buf_printf(b, "%s of ", change_word(r));
-	put_clean(b, r->metric, 200);
-	kreg_buf_puts(b, " on:\n\n\n");
-	put_commit_line(b, "commit:", c);
+	if (kind == KREG_MAIL_CONFIRMED) {
+		kreg_buf_printf(b, "kreg confirmed a ");
+		if (!isnan(r->change))
+			kreg_buf_printf(b, "%+.1f%% ", r->change * 100);
+		kreg_buf_printf(b, "%s of ", change_word(r));
+		put_clean(b, r->metric, 200);
+		kreg_buf_puts(b, " between:\n\n\n");
+		if (r->base.id)
+			put_commit_line(b, "good:", &r->base);
+		put_commit_line(b, "bad: ", &r->bad);
+	} else {
+		kreg_buf_printf(b, "kreg noticed a ");
+		if (!isnan(r->change))
+			kreg_buf_printf(b, "%+.1f%% ", r->change * 100);
+		kreg_buf_printf(b, "%s of ", change_word(r));
+		put_clean(b, r->metric, 200);
+		kreg_buf_puts(b, " on:\n\n\n");
+		put_commit_line(b, "commit:", c);
+	}
 	if (r->repo_url) {
 		kreg_buf_puts(b, "url: ");
 		put_clean(b, r->repo_url, 300);
@@ -180,7 +226,20 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 	if (r->branch)
 		kreg_buf_printf(b, " branch: %s", r->branch);
 	kreg_buf_putc(b, '\n');
-	if (c->author_name || c->author_email) {
+	if (kind == KREG_MAIL_CONFIRMED) {
+		/* no commit is blamed: say where the bisection is */
+		kreg_buf_putc(b, '\n');
+		if (!r->bisection_id)
+			kreg_buf_puts(b, "It is not bisected yet.");
+		else if (r->bisect_state && !strcmp(r->bisect_state, "running"))
+			kreg_buf_printf(b, "kreg is bisecting it (bisection %lld); it writes again in this\n"
+					   "thread when the bisection names the first bad commit.",
+					(long long)r->bisection_id);
+		else
+			kreg_buf_printf(b, "Its bisection (%lld) ended without a culprit: %s.",
+					(long long)r->bisection_id, r->bisect_state ? r->bisect_state : "?");
+		kreg_buf_putc(b, '\n');
+	} else if (c->author_name || c->author_email) {
 		kreg_buf_puts(b, "author: ");
 		put_clean(b, c->author_name, 100);
 		kreg_buf_puts(b, " <");
@@ -214,7 +273,7 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 			r->backend && !strcmp(r->backend, "sim") ? "none (sim: no kernel is built)" :
 			"unknown (the kernel was not built here)");
 	kreg_buf_puts(b, "\n\n");
-	if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CULPRIT) {
+	if (kind != KREG_MAIL_FIXED) {
 		kreg_buf_puts(b, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
 				 "the same patch/commit), kindly add following tags\n");
 		kreg_buf_puts(b, "| Reported-by: ");
@@ -327,9 +386,9 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 	memset(out, 0, sizeof(*out));
 	out->kind = kind;
 	kreg_mail_regression_key(r, key, sizeof(key));
-	if (kind == KREG_MAIL_REPORT)
+	if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CONFIRMED)
 		out->mail_key = kreg_strdup(key);
-	else if (kind == KREG_MAIL_CULPRIT)
+	else if (kind == KREG_MAIL_CULPRIT || kind == KREG_MAIL_BISECTED)
 		out->mail_key = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
 	else
 		out->mail_key = kreg_asprintf("%s.fixed", key);

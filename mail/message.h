@@ -14,14 +14,21 @@
 #include <stdint.h>
 
 typedef enum {
-	KREG_MAIL_REPORT,	/* the first report of a regression */
+	KREG_MAIL_REPORT,	/* the first report of a regression, with its culprit */
 	KREG_MAIL_FIXED,	/* follow-up: the regression is gone */
 	KREG_MAIL_CULPRIT,	/* follow-up: a new bisection named another culprit */
+	KREG_MAIL_CONFIRMED,	/* the first mail of a regression confirmed but not
+				 * (yet) bisected (mail.confirmed): no culprit */
+	KREG_MAIL_BISECTED,	/* follow-up of a CONFIRMED one: the culprit found */
 } kreg_mail_kind;
+
+/* The outbox's word for a kind: report, fixed, culprit, confirmed, bisected. */
+const char *kreg_mail_kind_name(kreg_mail_kind kind);
 
 typedef struct {
 	kreg_mail_kind kind;
-	char *mail_key;		/* "r12", "h<hash>", "r12.fixed", "r12.culprit.<sha12>" */
+	char *mail_key;		/* "r12", "h<hash>" (the first mail, REPORT or CONFIRMED),
+				 * "r12.fixed", "r12.culprit.<sha12>" (CULPRIT, BISECTED) */
 	char *subject;		/* as text (the header is encoded) */
 	char *body;		/* plain text, '\n' lines */
 	char *message;		/* headers and body, CRLF lines */
@@ -31,6 +38,10 @@ typedef struct {
 	char **rcpts;		/* envelope recipients */
 	size_t nrcpts;
 } kreg_mail_message;
+
+/* Whether r's change is a regression (its metric has a known direction and
+ * moved the wrong way), not an improvement or a change of unknown sense. */
+int kreg_mail_is_regression(const kreg_report_regression *r);
 
 /* The outbox's name for a regression: "r<regressions id>", or for a culprit
  * found by hand (no regressions row) "h<hash of repo, job, host, metric,
@@ -42,8 +53,9 @@ void kreg_mail_regression_key(const kreg_report_regression *r, char *buf, size_t
 char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression *r,
 			   kreg_mail_kind kind);
 
-/* Compose. thread: the report's Message-ID for a follow-up (NULL for a
- * report); old_culprit: the sha reported before, for KREG_MAIL_CULPRIT;
+/* Compose. thread: the first mail's Message-ID for a follow-up (NULL for a
+ * report or a confirmed one); old_culprit: the sha named before, for
+ * KREG_MAIL_CULPRIT;
  * date: seconds since the epoch for the Date header. */
 int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,

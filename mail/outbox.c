@@ -21,11 +21,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-static const char *kind_word(kreg_mail_kind k)
-{
-	return k == KREG_MAIL_FIXED ? "fixed" : k == KREG_MAIL_CULPRIT ? "culprit" : "report";
-}
-
 static int write_eml(kreg_db *db, const kreg_config *cfg, int64_t id, const char *key,
 		     const char *message)
 {
@@ -62,8 +57,8 @@ static int queue_one(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 	row.regression_id = r->regression_id;
 	row.bisection_id = r->bisection_id;
 	row.mail_key = m.mail_key;
-	row.kind = (char *)kind_word(kind);
-	row.culprit = (char *)r->culprit.sha;
+	row.kind = (char *)kreg_mail_kind_name(kind);
+	row.culprit = r->culprit.id ? (char *)r->culprit.sha : NULL;
 	row.message_id = m.message_id;
 	row.in_reply_to = m.in_reply_to;
 	row.recipients = list.ptr ? list.ptr : (char *)"";
@@ -83,7 +78,7 @@ static int queue_one(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		stats->written++;
 	else
 		stats->queued++;
-	printf("mail %lld: %s %s for %s (%zu recipients)%s\n", (long long)id, kind_word(kind),
+	printf("mail %lld: %s %s for %s (%zu recipients)%s\n", (long long)id, kreg_mail_kind_name(kind),
 	       dry ? "written" : "queued", m.mail_key, m.nrcpts, dry ? ": dry run, not sent" : "");
 	if (m.nrcpts == 0)
 		log_warn("mail %lld: nobody to send it to (no author, mail.to or MAINTAINERS)",
@@ -95,10 +90,61 @@ done:
 	return error;
 }
 
+/* States whose regression gets no mail: not (yet) real, or not found. */
 static int skip_state(const char *s)
 {
-	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "inconclusive") ||
-		     !strcmp(s, "suspected") || !strcmp(s, "bisecting"));
+	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "suspected"));
+}
+
+/* A regression confirmed and not bisected (or whose bisection named no
+ * culprit): mailed with mail.confirmed. */
+static int confirmed_state(const char *s)
+{
+	return s && (!strcmp(s, "confirmed") || !strcmp(s, "bisecting") ||
+		     !strcmp(s, "inconclusive"));
+}
+
+/* The follow-ups of a regression whose first mail (first) is in the
+ * outbox: the culprit, when it is not the one the thread named last (the
+ * bisected follow-up when the first mail named none), and the fix. */
+static int queue_followups(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
+			   const kreg_report_regression *r, const char *key,
+			   const kreg_db_outbox *first, kreg_mail_stats *stats)
+{
+	kreg_db_outbox other = { 0 };
+	char *named = NULL, *fkey = NULL;
+	int error = 0;
+
+	if (r->culprit.id) {
+		if ((error = kreg_db_outbox_last_culprit(db, &named, key)) < 0)
+			return error;
+		if (!named || strcmp(named, r->culprit.sha) != 0) {
+			fkey = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
+			error = kreg_db_outbox_find(db, &other, fkey);
+			if (error == KREG_ENOTFOUND) {
+				kreg_error_clear();
+				error = queue_one(db, cfg, opts, r,
+						  named ? KREG_MAIL_CULPRIT : KREG_MAIL_BISECTED,
+						  first->message_id, named, stats);
+			}
+			kreg_db_outbox_free(&other);
+			free(fkey);
+			fkey = NULL;
+		}
+	}
+	if (error == 0 && r->state && !strcmp(r->state, "fixed")) {
+		fkey = kreg_asprintf("%s.fixed", key);
+		error = kreg_db_outbox_find(db, &other, fkey);
+		if (error == KREG_ENOTFOUND) {
+			kreg_error_clear();
+			error = queue_one(db, cfg, opts, r, KREG_MAIL_FIXED, first->message_id, NULL,
+					  stats);
+		}
+		kreg_db_outbox_free(&other);
+	}
+	free(fkey);
+	free(named);
+	return error;
 }
 
 static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
@@ -112,44 +158,63 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		return error;
 	for (size_t i = 0; i < n && error == 0; i++) {
 		kreg_report_regression *r = NULL;
-		kreg_db_outbox report = { 0 }, other = { 0 };
-		char key[64], *fkey = NULL;
+		kreg_db_outbox first = { 0 };
+		char key[64];
+		int culprit = v[i].culprit_sha[0] != 0;
 
-		if (!v[i].culprit_sha[0] || skip_state(v[i].state))
+		if (skip_state(v[i].state))
 			continue;
+		if (!culprit && !(cfg->mail.confirmed && v[i].regression_id &&
+				  confirmed_state(v[i].state)))
+			continue;
+		if (v[i].regression_id && !culprit) {
+			/* its confirmed mail went already: nothing new to say
+			 * until it has a culprit (saves loading the report) */
+			snprintf(key, sizeof(key), "r%lld", (long long)v[i].regression_id);
+			if ((error = kreg_db_outbox_find(db, &first, key)) == 0) {
+				kreg_db_outbox_free(&first);
+				continue;
+			}
+			if (error != KREG_ENOTFOUND)
+				break;
+			kreg_error_clear();
+			error = 0;
+		}
 		if ((error = kreg_report_regression_load(&r, db, cfg, v[i].regression_id,
 							 v[i].bisection_id)) < 0)
 			break;
+		if (!r->culprit.id && !kreg_mail_is_regression(r)) {
+			/* an improvement (or a change of unknown sense) is
+			 * not bisected, and not mailed without a culprit */
+			kreg_report_regression_free(r);
+			continue;
+		}
 		kreg_mail_regression_key(r, key, sizeof(key));
-		error = kreg_db_outbox_find(db, &report, key);
+		error = kreg_db_outbox_find(db, &first, key);
 		if (error == KREG_ENOTFOUND) {
 			kreg_error_clear();
-			error = queue_one(db, cfg, opts, r, KREG_MAIL_REPORT, NULL, NULL, stats);
+			error = queue_one(db, cfg, opts, r,
+					  r->culprit.id ? KREG_MAIL_REPORT : KREG_MAIL_CONFIRMED,
+					  NULL, NULL, stats);
 		} else if (error == 0) {
-			/* follow-ups, threaded under the report */
-			if (report.culprit && strcmp(report.culprit, r->culprit.sha) != 0) {
-				fkey = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
-				if ((error = kreg_db_outbox_find(db, &other, fkey)) == KREG_ENOTFOUND)
-					error = queue_one(db, cfg, opts, r, KREG_MAIL_CULPRIT,
-							  report.message_id, report.culprit, stats);
-				kreg_db_outbox_free(&other);
-				free(fkey);
-				fkey = NULL;
-			}
-			if (error == 0 && r->state && !strcmp(r->state, "fixed")) {
-				fkey = kreg_asprintf("%s.fixed", key);
-				if ((error = kreg_db_outbox_find(db, &other, fkey)) == KREG_ENOTFOUND)
-					error = queue_one(db, cfg, opts, r, KREG_MAIL_FIXED,
-							  report.message_id, NULL, stats);
-				kreg_db_outbox_free(&other);
-				free(fkey);
-			}
+			error = queue_followups(db, cfg, opts, r, key, &first, stats);
 		}
-		kreg_db_outbox_free(&report);
+		kreg_db_outbox_free(&first);
 		kreg_report_regression_free(r);
 	}
 	kreg_report_list_free(v, n);
 	return error;
+}
+
+int kreg_mail_queue(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
+		    kreg_mail_stats *stats)
+{
+	int error;
+
+	memset(stats, 0, sizeof(*stats));
+	if ((error = kreg_mkdir_p(cfg->mail.outbox, 0755)) < 0)
+		return error;
+	return queue_all(db, cfg, opts, stats);
 }
 
 static int64_t backoff_after(const kreg_config *cfg, int attempts)

@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 75
+plan 117
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"
@@ -161,6 +161,69 @@ like "$(mail_header "$F" Subject)" "^Re: \[src:master\] \[blöck\]" "its subject
 run_kreg -c kregt.yaml mail send
 is "$(ls "$SCRATCH"/smtpt/*.eml | wc -l)" 2 "report and follow-up, each once"
 
+# mail.confirmed: a regression confirmed and still being bisected gets a
+# first mail without a culprit, to the configured lists only; the culprit,
+# once found, follows in its thread (not a second first mail). The daemon
+# (usecase/detect.c, then daemon/worker.c) moves a regression so; here the
+# rows are written as it writes them, the bisection caught mid-way.
+smtp_stop
+cp -a "$SCRATCH/data.bisected" "$SCRATCH/datac"
+mail_config kregc.yaml "$SCRATCH/datac" "  confirmed: true"
+sqlc() { sqlite3 "$SCRATCH/datac/kreg.db" "$1"; }
+CID=$(sqlc "SELECT culprit_commit_id FROM bisections WHERE id = 1")
+sqlc "INSERT INTO regressions (repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
+	change, base_mean, bad_mean, state, created, updated)
+	SELECT repo_id, job_id, host_id, metric_id, good_commit_id, bad_commit_id,
+	-0.2, 10000, 8000, 'bisecting', 1, 1 FROM bisections WHERE id = 1;
+	UPDATE bisections SET regression_id = 1, state = 'running', culprit_commit_id = NULL WHERE id = 1;"
+smtp_start "$SCRATCH/smtpc"
+run_kreg -c kregc.yaml mail send
+like "$OUT" "mail 1: confirmed queued for r1 \(1 recipients\)" "mail.confirmed: the bisecting regression's mail is queued"
+like "$OUT" "mail 1: sent to 1 recipients" "and sent"
+C1=$SCRATCH/smtpc/1.eml
+is "$(tail -n +2 "$SCRATCH/smtpc/1.env" | tr '\n' ' ')" "lab@example.org " \
+	"no culprit: only the configured list gets it"
+is "$(mail_header "$C1" To)" "Lab List <lab@example.org>" "To: the lab list"
+is "$(mail_header "$C1" Subject)" \
+	"[src:master] ${GOOD:0:10}..${BAD:0:10}: fio.read_iops -20.0% regression (not bisected yet)" \
+	"its subject names the range, no commit, no subsystem"
+cbody=$(sed -n '/^\r$/,$p' "$C1" | tr -d '\r')
+like "$cbody" "kreg confirmed a -20.0% regression of fio.read_iops between:" "the opening line"
+like "$cbody" "^good: $GOOD \(\"root\"\)" "the last good commit"
+like "$cbody" "^bad:  $BAD \(\"fs: commit 16\"\)" "the first commit seen bad"
+like "$cbody" "kreg is bisecting it \(bisection 1\); it writes again in this" "where the bisection is"
+unlike "$cbody" "^(commit|author):" "no commit is blamed"
+like "$cbody" "^\| Closes: https://kreg.example.org/regression-r1.html" "the Closes tag: the regression's page"
+is "$(sqlc "SELECT state FROM regressions")" "bisecting" "the regression is not 'reported' by it"
+run_kreg -c kregc.yaml mail send
+like "$OUT" "0 queued, 0 written \(dry run\), 0 sent" "still bisecting: nothing more to say"
+
+sqlc "UPDATE bisections SET state = 'found', culprit_commit_id = $CID WHERE id = 1;
+	UPDATE regressions SET state = 'bisected', culprit_commit_id = $CID;"
+run_kreg -c kregc.yaml mail send
+like "$OUT" "mail 2: bisected queued for r1.culprit.${SHA_9:0:12} \(7 recipients\)" \
+	"bisected: the culprit follows in the thread, to the culprit's people"
+C2=$SCRATCH/smtpc/2.eml
+R1=$(mail_header "$C1" Message-ID)
+like "$R1" "^<kreg\.r1\.[0-9a-f]+@lab.example.org>$" "the first mail's Message-ID is the regression's"
+is "$(mail_header "$C2" In-Reply-To)" "$R1" "the culprit's mail: In-Reply-To the confirmed one"
+is "$(mail_header "$C2" References)" "$R1" "and References it"
+like "$(mail_header "$C2" Subject)" "^Re: \[src:master\] \[blöck\] ${SHA_9:0:10}: fio.read_iops -20.0% regression$" \
+	"its subject: Re: with the culprit and its subsystem"
+is "$(tail -n +2 "$SCRATCH/smtpc/2.env" | sort | tr '\n' ' ')" \
+	"axboe@kernel.dk committer@example.org john@example.org lab@example.org linux-block@vger.kernel.org linux-kernel@vger.kernel.org reviewer@example.org " \
+	"the culprit's mail: author, committer, MAINTAINERS, the lab list"
+c2body=$(sed -n '/^\r$/,$p' "$C2" | tr -d '\r')
+like "$c2body" "is bisected now: the first bad commit is below" "it says the bisection is done"
+like "$c2body" "^commit: $SHA_9" "and names the commit"
+like "$c2body" "^\| Reported-by: kreg robot <kreg@lab.example.org>" "with the tags a fix should carry"
+is "$(sqlc "SELECT state FROM regressions")" "reported" "the regression is 'reported' once its culprit is mailed"
+is "$(sqlc "SELECT group_concat(kind || ':' || mail_key, ' ') FROM outbox")" \
+	"confirmed:r1 bisected:r1.culprit.${SHA_9:0:12}" "two rows: the confirmed mail and its bisected follow-up, no second report"
+run_kreg -c kregc.yaml mail send
+like "$OUT" "0 queued, 0 written \(dry run\), 0 sent" "nothing is mailed twice"
+is "$(ls "$SCRATCH"/smtpc/*.eml | wc -l)" 2 "the server got two messages"
+
 # AUTH with the password from password_file; STARTTLS; SMTPS. The lab's own
 # CA (a self-signed certificate for 127.0.0.1) is mail.ca_file.
 smtp_stop
@@ -206,4 +269,70 @@ run_kreg -c kreg-smtps.yaml mail send --retry
 like "$OUT" "mail 1: sent" "SMTPS: sent"
 is "$(ls "$SCRATCH"/smtp-smtps/*.eml 2>/dev/null | wc -l)" 1 "the SMTPS server took it"
 no_sanitizer_report "no sanitizer report"
+
+# mail.confirmed through the daemon: untold, it detects and confirms a drop
+# on a sim host, writes the confirmed mail at once, bisects, and the
+# culprit's mail threads under it. Each mail goes out once.
+smtp_stop
+. "$KREG_SRC/tests/integration/daemon-lib.sh"
+trap 'smtp_stop; _daemon_cleanup' EXIT
+ROOT=$(up_init)
+write_atom job.yaml
+cat > kreg-daemon.yaml <<YAML
+data_dir: $DATA_DIR-daemon
+repos:
+  - name: src
+    url: $UP
+    branches: [main]
+    poll_interval: 1
+hosts:
+  - name: simhost
+    backend: sim
+    seed: 7
+    capacity: 2
+    metrics:
+      - { metric: fio.read_iops, base: 10000, noise: 5% }
+jobs:
+  - file: job.yaml
+    runs: 3
+mail:
+  smtp_url: smtp://127.0.0.1:$SMTP_PORT
+  from: "kreg robot <kreg@lab.example.org>"
+  cc: ["Lab List <lab@example.org>"]
+  confirmed: true
+YAML
+DATA_DIR=$DATA_DIR-daemon
+export KREG_CONFIG="$SCRATCH/kreg-daemon.yaml"
+smtp_start "$SCRATCH/smtp-daemon"
+daemon_start
+wait_for 60 "the daemon tests the first head (the baseline)" idle_at "$ROOT"
+for i in 1 2 3; do
+	SHA=$(up_commit $i)
+	up_push
+	wait_for 60 "head $i pushed: tested" idle_at "$SHA"
+done
+is "$(sql "SELECT count(*) FROM outbox")" 0 "no regression, no mail"
+for i in 6 7; do up_commit $i >/dev/null; done
+CULPRIT=$(up_commit 8 "Sim-Effect: fio.read_iops -20%")
+for i in 9 10; do HEAD=$(up_commit $i); done
+up_push
+mailed() { [ "$(ls "$SCRATCH"/smtp-daemon/*.eml 2>/dev/null | wc -l)" -ge 2 ]; }
+wait_for 180 "the daemon confirms, bisects and mails the drop" mailed
+wait_for 60 "and goes idle" idle_at "$HEAD"
+daemon_stop
+is "$(sql "SELECT kind || ':' || mail_key || ':' || state FROM outbox ORDER BY id" | tr '\n' ' ')" \
+	"confirmed:r1:sent bisected:r1.culprit.${CULPRIT:0:12}:sent " \
+	"the daemon's outbox: the confirmed mail, then the culprit's, both sent"
+D1=$SCRATCH/smtp-daemon/1.eml D2=$SCRATCH/smtp-daemon/2.eml
+like "$(mail_header "$D1" Subject)" "^\[src:main\] ${SHA:0:10}\.\.${HEAD:0:10}: fio.read_iops -[0-9.]+% regression \(not bisected yet\)$" \
+	"the first mail: the confirmed range, not bisected yet"
+is "$(tail -n +2 "$SCRATCH/smtp-daemon/1.env" | tr '\n' ' ')" "lab@example.org " "to the lab's list only"
+is "$(mail_header "$D2" In-Reply-To)" "$(mail_header "$D1" Message-ID)" "the culprit's mail threads under it"
+like "$(mail_header "$D2" Subject)" "^Re: \[src:main\] ${CULPRIT:0:10}: fio.read_iops -[0-9.]+% regression$" \
+	"and names the culprit"
+is "$(tail -n +2 "$SCRATCH/smtp-daemon/2.env" | sort | tr '\n' ' ')" "lab@example.org test@example.org " \
+	"to the culprit's author and the list"
+is "$(ls "$SCRATCH"/smtp-daemon/*.eml | wc -l)" 2 "two messages, each once"
+is "$(sql "SELECT state FROM regressions")" "reported" "the regression is reported"
+no_sanitizer_in_logs "no sanitizer report from the daemon or its workers"
 done_testing

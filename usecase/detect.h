@@ -3,6 +3,8 @@
  * along the commit's first-parent line, and act on the answers:
  *
  *   - more runs of a commit: returned, for the caller to queue;
+ *   - a change where the level creeps (a drift through the commit called,
+ *     no step near it: stats/segment.h): nothing suspected, a progress line;
  *   - a change: a `regressions` row, 'suspected' with confirmation runs of
  *     its bad commit asked for, 'confirmed' when the detector still calls
  *     it once they are in ('not_reproduced' when it does not);
@@ -32,6 +34,7 @@ typedef struct {
 	int64_t *bisections;		/* bisections started (to be stepped) */
 	size_t nbisections;
 	int suspected, confirmed, refuted;	/* regression rows moved */
+	int drifts;			/* changes called that were a drift, not a step */
 } kreg_detect_outcome;
 
 /* Detect after the runs of (commit_id, job_id, host_id); a bisection it

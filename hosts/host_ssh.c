@@ -503,10 +503,9 @@ static const char run_script[] =
 	"# kreg-disk, when the job needs a file system on the target device:\n"
 	"# DEVICE FS MOUNTPOINT, formatted and mounted before, unmounted after.\n"
 	"cd \"$(dirname \"$0\")\" || exit 125\n"
-	"# ssh servers start a command in a session of its own: its process group\n"
-	"# is everything the job starts, which kreg kills after a timeout.\n"
-	"read -r _ _ _ _ pg _ < /proc/$$/stat\n"
-	"[ \"$pg\" = \"$$\" ] && echo \"$pg\" > kreg-pgid\n"
+	"# Job control: the program leads a process group of its own (kreg-pgid),\n"
+	"# everything it starts is in it, and kreg kills that after a timeout.\n"
+	"set -m 2>/dev/null\n"
 	"out=$(cat kreg-stdout)\n"
 	"mnt=\n"
 	"if [ -f kreg-disk ]; then\n"
@@ -522,7 +521,9 @@ static const char run_script[] =
 	"set --\n"
 	"while IFS= read -r a || [ -n \"$a\" ]; do set -- \"$@\" \"$a\"; done < argv\n"
 	"[ -d ../bin ] && PATH=$(cd ../bin && pwd):$PATH && export PATH\n"
-	"\"$@\" > \"$out\" 2>&1\n"
+	"\"$@\" > \"$out\" 2>&1 &\n"
+	"echo $! > kreg-pgid\n"
+	"wait $!\n"
 	"rc=$?\n"
 	"[ -n \"$mnt\" ] && umount \"$mnt\" 2>/dev/null\n"
 	"echo $rc > kreg-exit\n"
@@ -564,7 +565,8 @@ static int after_lost_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_resul
 
 	/* the job's process group, and everything it started */
 	kreg_ssh_disconnect(&st->ssh);
-	kreg_buf_printf(&cmd, "p=$(cat %s 2>/dev/null) && [ \"$p\" -gt 1 ] && kill -9 -\"$p\" 2>/dev/null; true",
+	kreg_buf_printf(&cmd, "p=$(cat %s 2>/dev/null) && [ \"$p\" -gt 1 ] && "
+			"{ kill -9 -\"$p\" 2>/dev/null || kill -9 \"$p\" 2>/dev/null; }; true",
 			q);
 	if ((error = kreg_ssh_exec(&st->ssh, &r, cmd.ptr, PROBE_TIMEOUT, NULL)) < 0)
 		goto done;

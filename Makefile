@@ -16,9 +16,11 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
+# libcurl is not linked: mail/smtp.c loads it when it first sends.
 PKGS := libgit2 sqlite3 libcurl yaml-0.1 jansson
+LINK_PKGS := libgit2 sqlite3 yaml-0.1 jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -27,7 +29,24 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wno-missing-field-initializers
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) -DKREG_VERSION='"$(VERSION)"' \
 	-DKREG_SHAREDIR='"$(SHAREDIR)"'
-LDLIBS := $(PKG_LIBS) -lm
+LDLIBS := $(PKG_LIBS) -lm -ldl
+
+# The release kreg (and the benchmarks) take libgit2, SQLite, libyaml,
+# jansson and what libgit2 needs from their static archives (Debian's -dev
+# packages ship them), not linked non-PIE: each daemon worker and poll is
+# a `kreg` process, and loading and relocating some twenty shared
+# libraries cost each one more than its work (README: performance).
+# STATIC=0 links them as shared libraries.
+STATIC ?= 1
+ifeq ($(STATIC),1)
+REL_LDFLAGS := -no-pie
+REL_LDLIBS := -Wl,-Bstatic -lgit2 -lmbedtls -lmbedx509 -lmbedcrypto -lhttp_parser -lssh2 \
+	-lcrypto -lpcre2-8 -lz -lsqlite3 -lyaml -ljansson -Wl,-Bdynamic \
+	-Wl,--as-needed -l:libgssapi_krb5.so.2 -Wl,--no-as-needed -lm -ldl
+else
+REL_LDFLAGS :=
+REL_LDLIBS := $(LDLIBS)
+endif
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -O1 -g
@@ -64,7 +83,7 @@ kreg: $(REL)/kreg
 
 $(REL)/kreg: $(call rel_objs,$(CMD_SRCS)) $(REL)/libkreg.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(REL_LDFLAGS) -o $@ $^ $(REL_LDLIBS)
 
 $(SAN)/kreg: $(call san_objs,$(CMD_SRCS)) $(SAN)/libkreg.a
 	@$(if $(Q),echo "  LD      $@")
@@ -97,7 +116,7 @@ $(SAN)/tests/%: $(SAN)/tests/unit/%.o $(call san_objs,$(TEST_HELPER_SRCS)) $(SAN
 $(REL)/tests/%: $(REL)/tests/bench/%.o $(REL)/libkreg.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(REL_LDFLAGS) -o $@ $^ $(REL_LDLIBS)
 
 # Fuzz targets: clang's libFuzzer over the whole library.
 FUZZ_CC ?= clang
@@ -147,7 +166,7 @@ fuzz: $(FUZZ_BINS)
 # Debian packages kreg needs to build, test and run; only missing ones are installed.
 DEB_BUILD := build-essential pkg-config libgit2-dev libsqlite3-dev libcurl4-openssl-dev \
 	libyaml-dev libjansson-dev libcmocka-dev clang libclang-rt-14-dev
-DEB_RUN := git sqlite3 fio dbench qemu-system-x86 busybox-static cpio openssh-client \
+DEB_RUN := libcurl4 git sqlite3 fio dbench qemu-system-x86 busybox-static cpio openssh-client \
 	e2fsprogs xfsprogs btrfs-progs f2fs-tools
 DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
 DEB_TEST := python3 python3-aiosmtpd perl dropbear-bin kexec-tools openssl python3-html5lib chromium \

@@ -1,13 +1,75 @@
-/* libcurl's SMTP (see smtp.h). */
+/* libcurl's SMTP (see smtp.h).
+ *
+ * libcurl is loaded here, when a message is first sent, not linked: with
+ * the thirty libraries it brings (TLS, Kerberos, LDAP, IDN, HTTP/2) it
+ * cost every `kreg` process some 15 ms to start, the daemon's workers and
+ * polls most of all, and only `kreg mail send` uses it (README: performance). */
 #include "mail/smtp.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define CURL_LIBRARY "libcurl.so.4"
+
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode rc);
+	void (*easy_cleanup)(CURL *c);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+	void (*slist_free_all)(struct curl_slist *list);
+} cu;
+
+/* Each symbol through a void * as dlsym returns it (POSIX: a function
+ * pointer converts so). */
+#define CURL_SYM(field, sym)                                                    \
+	do {                                                                   \
+		void *p_ = dlsym(h, name = (sym));                             \
+		if (!p_)                                                       \
+			goto missing;                                          \
+		memcpy(&cu.field, &p_, sizeof(p_));                            \
+	} while (0)
+
+static int load_curl(void)
+{
+	static int loaded;
+	void *h;
+	const char *name = "";
+
+	if (loaded)
+		return 0;
+	if (!(h = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL))) {
+		kreg_error_set("cannot send mail: libcurl (%s) does not load: %s (install libcurl4)",
+			       CURL_LIBRARY, dlerror());
+		return KREG_ERROR;
+	}
+	CURL_SYM(global_init, "curl_global_init");
+	CURL_SYM(easy_init, "curl_easy_init");
+	CURL_SYM(easy_setopt, "curl_easy_setopt");
+	CURL_SYM(easy_perform, "curl_easy_perform");
+	CURL_SYM(easy_getinfo, "curl_easy_getinfo");
+	CURL_SYM(easy_strerror, "curl_easy_strerror");
+	CURL_SYM(easy_cleanup, "curl_easy_cleanup");
+	CURL_SYM(slist_append, "curl_slist_append");
+	CURL_SYM(slist_free_all, "curl_slist_free_all");
+	/* kept loaded for the life of the process, as a linked library is */
+	loaded = 1;
+	return 0;
+missing:
+	kreg_error_set("cannot send mail: %s has no %s", CURL_LIBRARY, name);
+	dlclose(h);
+	return KREG_ERROR;
+}
 
 typedef struct {
 	const char *data;
@@ -75,46 +137,48 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 		kreg_error_set("mail.smtp_url is not set: nowhere to send (dry_run writes the outbox only)");
 		return KREG_EINVAL;
 	}
+	if (load_curl() < 0)
+		return KREG_ERROR;
 	if (cfg->password_file && read_password(&password, cfg->password_file) < 0)
 		return KREG_ERROR;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!(c = curl_easy_init())) {
+	cu.global_init(CURL_GLOBAL_DEFAULT);
+	if (!(c = cu.easy_init())) {
 		kreg_error_set("libcurl: cannot start a session");
 		goto done;
 	}
 	mail_from = kreg_asprintf("<%s>", from);
 	for (size_t i = 0; i < nrcpts; i++) {
 		char *r = kreg_asprintf("<%s>", rcpts[i]);
-		list = curl_slist_append(list, r);
+		list = cu.slist_append(list, r);
 		free(r);
 	}
-	curl_easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	curl_easy_setopt(c, CURLOPT_MAIL_FROM, mail_from);
-	curl_easy_setopt(c, CURLOPT_MAIL_RCPT, list);
+	cu.easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
+	cu.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	cu.easy_setopt(c, CURLOPT_MAIL_FROM, mail_from);
+	cu.easy_setopt(c, CURLOPT_MAIL_RCPT, list);
 	/* one recipient the server refuses does not stop the others */
-	curl_easy_setopt(c, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
-	curl_easy_setopt(c, CURLOPT_READFUNCTION, read_cb);
-	curl_easy_setopt(c, CURLOPT_READDATA, &rd);
-	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
-	curl_easy_setopt(c, CURLOPT_DEBUGDATA, &last);
-	curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->timeout * 1000 / 2));
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
+	cu.easy_setopt(c, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
+	cu.easy_setopt(c, CURLOPT_READFUNCTION, read_cb);
+	cu.easy_setopt(c, CURLOPT_READDATA, &rd);
+	cu.easy_setopt(c, CURLOPT_UPLOAD, 1L);
+	cu.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
+	cu.easy_setopt(c, CURLOPT_DEBUGDATA, &last);
+	cu.easy_setopt(c, CURLOPT_VERBOSE, 1L);
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->timeout * 1000 / 2));
+	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
 	if (cfg->tls)
-		curl_easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+		cu.easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 	if (cfg->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
+		cu.easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
 	if (cfg->username)
-		curl_easy_setopt(c, CURLOPT_USERNAME, cfg->username);
+		cu.easy_setopt(c, CURLOPT_USERNAME, cfg->username);
 	if (password)
-		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
+		cu.easy_setopt(c, CURLOPT_PASSWORD, password);
 
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	rc = cu.easy_perform(c);
+	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (rc == CURLE_OK) {
 		*outcome = KREG_SMTP_SENT;
 	} else {
@@ -124,15 +188,15 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 		if (code >= 400 && last.len)
 			*reason = kreg_asprintf("the server said: %s", last.ptr);
 		else if (code >= 400)
-			*reason = kreg_asprintf("SMTP %ld: %s", code, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+			*reason = kreg_asprintf("SMTP %ld: %s", code, errbuf[0] ? errbuf : cu.easy_strerror(rc));
 		else
-			*reason = kreg_asprintf("%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+			*reason = kreg_asprintf("%s", errbuf[0] ? errbuf : cu.easy_strerror(rc));
 	}
 	error = 0;
 done:
-	curl_slist_free_all(list);
+	cu.slist_free_all(list);
 	if (c)
-		curl_easy_cleanup(c);
+		cu.easy_cleanup(c);
 	if (password) {
 		memset(password, 0, strlen(password));
 		free(password);

@@ -234,9 +234,17 @@ static int do_run(job *j)
 	kreg_host_commit hc = { 0 };
 	kreg_run_atom_result r = { 0 };
 	run_ctx ctx = { .j = j };
+	char *mirror = NULL;
 	int error, prepared = 0;
 
-	if ((error = open_commit(j, &repo, &names)) < 0)
+	/* A run only hands the mirror's path on (a backend that reads the
+	 * tree opens it itself): libgit2 is not started for it here. A
+	 * mirror not made yet is made. */
+	if ((error = kreg_db_work_names(j->db, &names, j->w.job_id, j->w.host_id,
+					j->w.commit_id)) < 0)
+		goto done;
+	if (names.repo && !(mirror = kreg_repo_mirror_path(j->cfg, names.repo)) &&
+	    (error = kreg_repo_open(&repo, j->cfg, names.repo)) < 0)
 		goto done;
 	if ((error = kreg_host_open(&host, j->cfg, j->db, names.host)) < 0) {
 		/* The host left the configuration: nothing to run it on. */
@@ -256,7 +264,7 @@ static int do_run(job *j)
 		log_info("work %lld: run %lld of an earlier attempt marked infra_failed",
 			 (long long)j->w.id, (long long)j->w.run_id);
 	hc.repo = names.repo;
-	hc.repo_path = kreg_repo_path(repo);
+	hc.repo_path = mirror ? mirror : repo ? kreg_repo_path(repo) : NULL;
 	hc.sha = names.sha;
 	hc.kconfig = j->w.config_name;
 	hc.atom = atom;
@@ -299,6 +307,7 @@ done:
 	kreg_atom_free(atom);
 	kreg_host_close(host);
 	kreg_repo_close(repo);
+	free(mirror);
 	kreg_work_names_free(&names);
 	return error;
 }

@@ -142,6 +142,28 @@ done:
 	return error;
 }
 
+char *kreg_repo_mirror_path(const kreg_config *cfg, const char *name)
+{
+	const kreg_repo_cfg *rc = kreg_config_repo(cfg, name);
+	char *sub, *path, *head;
+	int there;
+
+	if (!rc)
+		return NULL;
+	sub = kreg_asprintf("repos/%s.git", rc->name);
+	path = kreg_config_data_path(cfg, sub);
+	/* a mirror is renamed into place whole (create_mirror) */
+	head = kreg_path_join(path, "HEAD");
+	there = kreg_path_exists(head);
+	free(head);
+	free(sub);
+	if (!there) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name)
 {
 	const kreg_repo_cfg *rc = kreg_config_repo(cfg, name);

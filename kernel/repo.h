@@ -19,6 +19,10 @@ void kreg_repo_close(kreg_repo *r);
 git_repository *kreg_repo_git(kreg_repo *r);
 const char *kreg_repo_path(const kreg_repo *r);	/* the mirror's path */
 const kreg_repo_cfg *kreg_repo_config(const kreg_repo *r);
+/* The path of the configured repo's mirror when it is there (the caller's,
+ * freed with free()), else NULL: without starting libgit2, for a process
+ * that only hands the path on (a daemon worker's run). */
+char *kreg_repo_mirror_path(const kreg_config *cfg, const char *name);
 
 /* Fetch every watched branch (all heads when none are named). */
 int kreg_repo_fetch(kreg_repo *r);

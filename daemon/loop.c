@@ -145,12 +145,20 @@ static lane *lane_of(loop *d, int64_t host_id)
 	return NULL;
 }
 
-/* In the child: `kreg [-c FILE] [-v] work ARGS...`, output to logs/LOG. */
-static void exec_kreg(loop *d, const char *const *args, const char *log)
+/* Start `kreg [-c FILE] [-v] work ARGS...` with its output to logs/LOG;
+ * the child's pid, or -1 with errno set. Everything the child needs is
+ * made here: it is started with vfork (the daemon's memory is neither
+ * copied nor marked copy-on-write for each worker) and does nothing but
+ * system calls before exec. */
+static pid_t start_kreg(loop *d, const char *const *args, const char *log)
 {
 	const char *argv[18];
-	char *logs = kreg_config_data_path(d->cfg, "logs"), *path;
-	int argc = 0, fd;
+	char *logs = kreg_config_data_path(d->cfg, "logs");
+	char *path = kreg_path_join(logs, log);
+	const char *self = d->o->self;
+	const sigset_t *mask = &d->old_mask;
+	int argc = 0;
+	pid_t pid;
 
 	argv[argc++] = "kreg";
 	if (d->o->config_path) {
@@ -170,44 +178,48 @@ static void exec_kreg(loop *d, const char *const *args, const char *log)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;
 
-	/* A worker does not outlive the daemon: a killed daemon's items are
-	 * taken back at once by the next one. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	setpgid(0, 0);
-	sigprocmask(SIG_SETMASK, &d->old_mask, NULL);
-	path = kreg_path_join(logs, log);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
+	pid = vfork();
+	if (pid == 0) {
+		static const char msg[] = "kreg daemon: cannot start ";
+		int fd;
+
+		/* A worker does not outlive the daemon: a killed daemon's
+		 * items are taken back at once by the next one. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(self, (char *const *)argv);
+		/* no stdio in a vfork child: the message by write(2) */
+		(void)!write(2, msg, sizeof(msg) - 1);
+		(void)!write(2, self, strlen(self));
+		(void)!write(2, "\n", 1);
+		_exit(127);
 	}
-	execv(d->o->self, (char *const *)argv);
-	fprintf(stderr, "kreg daemon: cannot start %s: %s\n", d->o->self, strerror(errno));
-	_exit(127);
-}
-
-static void exec_worker(loop *d, const kreg_work *w)
-{
-	char id[32], attempt[16], log[64];
-	const char *args[] = { id, "--lease", d->owner, "--attempt", attempt, NULL };
-
-	snprintf(id, sizeof(id), "%lld", (long long)w->id);
-	snprintf(attempt, sizeof(attempt), "%d", w->attempts);
-	snprintf(log, sizeof(log), "work-%lld.log", (long long)w->id);
-	exec_kreg(d, args, log);
+	free(path);
+	free(logs);
+	return pid;
 }
 
 static int spawn(loop *d, const kreg_work *w)
 {
-	pid_t pid = fork();
+	char id[32], attempt[16], log[64];
+	const char *args[] = { id, "--lease", d->owner, "--attempt", attempt, NULL };
+	pid_t pid;
 
+	snprintf(id, sizeof(id), "%lld", (long long)w->id);
+	snprintf(attempt, sizeof(attempt), "%d", w->attempts);
+	snprintf(log, sizeof(log), "work-%lld.log", (long long)w->id);
+	pid = start_kreg(d, args, log);
 	if (pid < 0) {
 		log_error("cannot start a worker for work %lld: %s", (long long)w->id, strerror(errno));
 		kreg_db_work_release(d->db, w->id, d->owner);
 		return KREG_ERROR;
 	}
-	if (pid == 0)
-		exec_worker(d, w);
 	KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
 	d->kids[d->nkids++] = (child){ .pid = pid, .work_id = w->id, .host_id = w->host_id,
 				       .attempt = w->attempts };
@@ -217,58 +229,82 @@ static int spawn(loop *d, const kreg_work *w)
 	return 0;
 }
 
-/* Fill every lane that has room. Returns how many items were started. */
+/* An item claimed, to be started once the claims are committed. */
+typedef struct {
+	kreg_work w;
+	int *slots;		/* the count of its lane, kind or build slots */
+} claimed;
+
+/* Fill every lane that has room: the claims in one transaction (one
+ * lock of the database for all lanes, not one per lane), then a worker
+ * for each. Returns how many items were started. */
 static int claim(loop *d)
 {
 	int64_t now = kreg_now();
 	int started = 0, found;
+	claimed *got = NULL;
+	size_t ngot = 0, agot = 0;
 	kreg_work w;
 
+	if (kreg_db_begin(d->db) < 0)
+		goto fail;
 	for (size_t i = 0; i < d->nlanes; i++) {
 		lane *l = &d->lanes[i];
 		int ok;
 
 		while (l->running < l->capacity) {
 			if (kreg_db_host_claimable(d->db, &ok, l->host_id, now, 60) < 0)
-				goto fail;
+				goto rollback;
 			if (!ok)
 				break;
 			if (kreg_db_work_claim(d->db, &w, &found, l->host_id, NULL, d->owner, now,
 					       LEASE) < 0)
-				goto fail;
+				goto rollback;
 			if (!found)
 				break;
-			if (spawn(d, &w) == 0) {
-				l->running++;
-				started++;
-			}
-			kreg_work_free(&w);
+			KREG_ARRAY_GROW(got, ngot + 1, agot);
+			got[ngot++] = (claimed){ .w = w, .slots = &l->running };
+			l->running++;
 		}
 	}
 	while (d->builds < BUILD_SLOTS) {
 		if (kreg_db_work_claim(d->db, &w, &found, 0, "build", d->owner, now, LEASE) < 0)
-			goto fail;
+			goto rollback;
 		if (!found)
 			break;
-		if (spawn(d, &w) == 0) {
-			d->builds++;
-			started++;
-		}
-		kreg_work_free(&w);
+		KREG_ARRAY_GROW(got, ngot + 1, agot);
+		got[ngot++] = (claimed){ .w = w, .slots = &d->builds };
+		d->builds++;
 	}
 	while (d->others < OTHER_SLOTS) {
 		if (kreg_db_work_claim(d->db, &w, &found, 0, NULL, d->owner, now, LEASE) < 0)
-			goto fail;
+			goto rollback;
 		if (!found)
 			break;
-		if (spawn(d, &w) == 0) {
-			d->others++;
-			started++;
-		}
-		kreg_work_free(&w);
+		KREG_ARRAY_GROW(got, ngot + 1, agot);
+		got[ngot++] = (claimed){ .w = w, .slots = &d->others };
+		d->others++;
 	}
+	if (kreg_db_commit(d->db) < 0)
+		goto undo;
+	for (size_t i = 0; i < ngot; i++) {
+		if (spawn(d, &got[i].w) == 0)
+			started++;
+		else
+			(*got[i].slots)--;
+		kreg_work_free(&got[i].w);
+	}
+	free(got);
 	d->claim_failed = 0;
 	return started;
+rollback:
+	kreg_db_rollback(d->db);
+undo:
+	for (size_t i = 0; i < ngot; i++) {
+		(*got[i].slots)--;
+		kreg_work_free(&got[i].w);
+	}
+	free(got);
 fail:
 	if (!d->claim_failed)
 		log_error("cannot claim work: %s", kreg_error_last());
@@ -466,17 +502,16 @@ static void poll_repos(loop *d, double now)
 		if (busy)
 			continue;
 		d->next_poll[i] = now + (rc->poll_interval > 0 ? rc->poll_interval : 60);
-		pid = fork();
-		if (pid < 0) {
-			log_error("repo %s: cannot start its poll: %s", rc->name, strerror(errno));
-			continue;
-		}
-		if (pid == 0) {
+		{
 			const char *args[] = { "--poll", rc->name, NULL };
 			char log[64];
 
 			snprintf(log, sizeof(log), "poll-%zu.log", i);
-			exec_kreg(d, args, log);
+			pid = start_kreg(d, args, log);
+		}
+		if (pid < 0) {
+			log_error("repo %s: cannot start its poll: %s", rc->name, strerror(errno));
+			continue;
 		}
 		KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
 		d->kids[d->nkids++] = (child){ .pid = pid, .work_id = (int64_t)i, .kind = "poll" };

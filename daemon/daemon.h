@@ -32,6 +32,14 @@ int kreg_daemon_lock(int *fd, const char *db_path);
  * many items it queued (may be NULL). */
 int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_cfg *rc,
 			  int *planned);
+/* The cheap look before a fetch, for a repo whose url is a local path
+ * (a path or file://): a stamp of its branch refs as the file system has
+ * them (refs/heads, packed-refs, reftable). An unchanged stamp: no branch
+ * moved, appeared or went since, and the fetch is not needed. 1 with
+ * *stamp set; 0 when the url is not local or its layout is one this does
+ * not read (a worktree, a .git file, too many refs): then fetch. */
+int kreg_daemon_repo_stamp(const kreg_repo_cfg *rc, uint64_t *stamp);
+
 /* Plan: the builds and runs of commit_id (of repo rc) for every job and
  * host configured: one build per (tree, kernel config), `runs` runs of
  * each atom on each host. */

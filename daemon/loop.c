@@ -4,7 +4,9 @@
  * child left unfinished goes back to the queue. */
 #include "daemon/daemon.h"
 
+#include "db/commits.h"
 #include "db/results.h"
+#include "db/watch.h"
 #include "db/work.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -39,6 +41,9 @@ typedef struct {
 	int64_t work_id, host_id;
 	int attempt;
 	char kind[8];
+	uint64_t stamp;		/* poll: the repo's stamp taken before it was started */
+	int stamped;
+	unsigned generation;	/* poll: of the configuration it was started under */
 } child;
 
 typedef struct {
@@ -59,7 +64,10 @@ typedef struct {
 	size_t nlanes;
 	int builds, others;
 	double *next_poll;	/* per repo, monotonic */
+	uint64_t *stamp;	/* per repo: its stamp at the last poll that went well */
+	unsigned char *stamped;	/* per repo: stamp[] holds one */
 	size_t nrepos;
+	unsigned generation;	/* counts the configurations loaded (SIGHUP) */
 	double next_renew;
 	int stopping, killed;
 	double stop_deadline;
@@ -132,8 +140,14 @@ static int setup_lanes(loop *d)
 	d->lanes = lanes;
 	d->nlanes = d->cfg->nhosts;
 	free(d->next_poll);
+	free(d->stamp);
+	free(d->stamped);
 	d->nrepos = d->cfg->nrepos;
 	d->next_poll = kreg_calloc(d->nrepos ? d->nrepos : 1, sizeof(double));
+	/* a new configuration fetches every repo once (a branch may be new) */
+	d->stamp = kreg_calloc(d->nrepos ? d->nrepos : 1, sizeof(*d->stamp));
+	d->stamped = kreg_calloc(d->nrepos ? d->nrepos : 1, 1);
+	d->generation++;
 	return 0;
 }
 
@@ -322,10 +336,19 @@ static void child_over(loop *d, child *c, int status)
 	else
 		snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
 	if (!strcmp(c->kind, "poll")) {
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+		int ok = WIFEXITED(status) && !WEXITSTATUS(status);
+		size_t i = (size_t)c->work_id;
+
+		if (!ok)
 			log_warn("repo %s: poll failed (%s): see logs/poll-%lld.log",
-				 (size_t)c->work_id < d->cfg->nrepos ? d->cfg->repos[c->work_id].name : "?",
+				 i < d->cfg->nrepos ? d->cfg->repos[i].name : "?",
 				 how, (long long)c->work_id);
+		/* What the fetch saw is recorded: the stamp taken before it
+		 * stands for it (a push during the fetch changes the next one). */
+		if (c->generation == d->generation && i < d->nrepos) {
+			d->stamp[i] = c->stamp;
+			d->stamped[i] = ok && c->stamped;
+		}
 		return;
 	}
 	if (!strcmp(c->kind, "build"))
@@ -484,6 +507,26 @@ static int space_left(loop *d)
 	return (unsigned long long)sv.f_bavail * sv.f_frsize >= LOW_SPACE;
 }
 
+/* A due repo whose url is a local path and whose branch refs have not
+ * changed since its last good fetch is not fetched again: the poll is
+ * recorded and that is all (no process, no libgit2). */
+static int unchanged(loop *d, size_t i, uint64_t *stamp, int *stamped)
+{
+	const kreg_repo_cfg *rc = &d->cfg->repos[i];
+	int64_t repo_id;
+
+	*stamped = kreg_daemon_repo_stamp(rc, stamp);
+	if (!*stamped || !d->stamped[i] || d->stamp[i] != *stamp)
+		return 0;
+	if (kreg_db_repo_id(d->db, &repo_id, rc->name, rc->url) < 0 ||
+	    kreg_db_repo_polled(d->db, repo_id, NULL) < 0) {
+		log_error("repo %s: %s", rc->name, kreg_error_last());
+		return 0;
+	}
+	log_debug("repo %s: polled: no branch moved (%s)", rc->name, rc->url);
+	return 1;
+}
+
 /* Each due repo is fetched by a child of its own (`kreg work --poll`):
  * the loop never waits on a remote, and what the git library keeps per
  * fetch goes with the child. */
@@ -491,7 +534,8 @@ static void poll_repos(loop *d, double now)
 {
 	for (size_t i = 0; i < d->nrepos && i < d->cfg->nrepos; i++) {
 		const kreg_repo_cfg *rc = &d->cfg->repos[i];
-		int busy = 0;
+		uint64_t stamp = 0;
+		int busy = 0, stamped = 0;
 		pid_t pid;
 
 		if (d->next_poll[i] > now)
@@ -502,6 +546,8 @@ static void poll_repos(loop *d, double now)
 		if (busy)
 			continue;
 		d->next_poll[i] = now + (rc->poll_interval > 0 ? rc->poll_interval : 60);
+		if (unchanged(d, i, &stamp, &stamped))
+			continue;
 		{
 			const char *args[] = { "--poll", rc->name, NULL };
 			char log[64];
@@ -514,7 +560,9 @@ static void poll_repos(loop *d, double now)
 			continue;
 		}
 		KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
-		d->kids[d->nkids++] = (child){ .pid = pid, .work_id = (int64_t)i, .kind = "poll" };
+		d->kids[d->nkids++] = (child){ .pid = pid, .work_id = (int64_t)i, .kind = "poll",
+					       .stamp = stamp, .stamped = stamped,
+					       .generation = d->generation };
 	}
 }
 
@@ -697,6 +745,8 @@ done:
 	free(d.cfg_text);
 	free(d.lanes);
 	free(d.next_poll);
+	free(d.stamp);
+	free(d.stamped);
 	kreg_db_close(d.db);
 	kreg_config_free(d.cfg);
 	if (lock_fd >= 0)

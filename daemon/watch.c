@@ -11,10 +11,13 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
+#include "lib/util.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int needs_build(const kreg_host_cfg *hc)
 {
@@ -276,4 +279,121 @@ done:
 	free(branches);
 	kreg_repo_close(r);
 	return error;
+}
+
+/* The stamp of a local repository: each entry under refs/heads (and the
+ * reftable folder of a repository that keeps its refs so) hashed with its
+ * inode, size and modification time, summed so the order readdir gives
+ * does not count; packed-refs beside it. A ref is updated by renaming a
+ * new file over it (a new inode, a new time, its folder's time), so a push,
+ * a force-push, a new or deleted branch each change the stamp. */
+#define STAMP_MAX_ENTRIES 100000
+#define STAMP_MAX_DEPTH 16
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t stat_hash(const char *name, const struct stat *st)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int64_t v[5] = { (int64_t)st->st_ino, (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
+			 (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_mode };
+
+	h = fnv(h, name, strlen(name) + 1);
+	return fnv(h, v, sizeof(v));
+}
+
+/* 0 with the folder's entries added to *sum; <0 when it cannot be read
+ * or is too big to look at cheaply (then the repo is fetched). */
+static int stamp_dir(const char *dir, uint64_t *sum, size_t *entries, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int error = 0;
+
+	if (depth > STAMP_MAX_DEPTH || !(d = opendir(dir)))
+		return KREG_ERROR;
+	while (!error && (e = readdir(d))) {
+		struct stat st;
+		char *path;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++*entries > STAMP_MAX_ENTRIES) {
+			error = KREG_ERROR;
+			break;
+		}
+		path = kreg_path_join(dir, e->d_name);
+		if (lstat(path, &st) < 0)
+			error = KREG_ERROR;	/* gone meanwhile: it moves, fetch */
+		else {
+			*sum += stat_hash(path, &st);
+			if (S_ISDIR(st.st_mode))
+				error = stamp_dir(path, sum, entries, depth + 1);
+		}
+		free(path);
+	}
+	closedir(d);
+	return error;
+}
+
+static uint64_t stamp_file(const char *dir, const char *name)
+{
+	char *path = kreg_path_join(dir, name);
+	struct stat st;
+	uint64_t h = 0;
+
+	if (lstat(path, &st) == 0)
+		h = stat_hash(path, &st);
+	free(path);
+	return h;
+}
+
+int kreg_daemon_repo_stamp(const kreg_repo_cfg *rc, uint64_t *stamp)
+{
+	const char *path = rc->url;
+	char *gitdir = NULL, *sub = NULL;
+	struct stat st;
+	uint64_t sum = 0;
+	size_t entries = 0;
+	int local = 0;
+
+	if (!strncmp(path, "file://", 7))
+		path += 7;
+	if (path[0] != '/')
+		return 0;	/* a remote: only a fetch can tell */
+	sub = kreg_path_join(path, ".git");
+	if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+		gitdir = sub;
+		sub = NULL;
+	} else if (lstat(sub, &st) == 0) {
+		goto done;	/* a .git file: a worktree elsewhere */
+	} else {
+		gitdir = kreg_strdup(path);
+	}
+	free(sub);
+	sub = kreg_path_join(gitdir, "commondir");
+	if (lstat(sub, &st) == 0)
+		goto done;	/* a linked worktree: its refs are shared elsewhere */
+	free(sub);
+	sub = kreg_path_join(gitdir, "refs/heads");
+	if (stamp_dir(sub, &sum, &entries, 0) < 0)
+		goto done;
+	free(sub);
+	sub = kreg_path_join(gitdir, "reftable");
+	if (lstat(sub, &st) == 0 && stamp_dir(sub, &sum, &entries, 0) < 0)
+		goto done;
+	sum += stamp_file(gitdir, "packed-refs");
+	*stamp = sum;
+	local = 1;
+done:
+	free(sub);
+	free(gitdir);
+	return local;
 }

@@ -5,11 +5,12 @@
 #               wall time, runs a second, the CPU of the daemon and all its
 #               workers per run (claim, fork/exec, store, detect), and the
 #               daemon's RSS sampled every tenth of the runs stored
-#   idle poll   50 repos with nothing new, polled every KREG_BENCH_POLL_S
+#   idle poll   50 local repos with nothing new, polled every KREG_BENCH_POLL_S
 #               (default 5) seconds for KREG_BENCH_IDLE_S (default 60): CPU
 #               of the daemon and its fetch children per poll, and what it
 #               comes to in % of one core at the default poll_interval (300 s)
-#               and at 60 s
+#               and at 60 s; then the CPU of one fetch with nothing new (what
+#               each poll of a remote url costs)
 # Work files in build/bench-daemon (removed first; KEEP=1 keeps them after).
 set -u
 : "${KREG:?set KREG to the kreg binary}" "${KREG_SRC:?set KREG_SRC to the source tree}"
@@ -102,16 +103,30 @@ for _ in $(seq 1 600); do
 	sleep 0.2
 done
 sleep "$POLL_S"
-polls() { cat "$W"/data/logs/poll-*.log | grep -c ": polled$"; }
-c0=$(cpu_ticks "$DPID"); p0=$(date +%s.%N); n0=$(polls)
+# a poll is a fetch by a child (logs/poll-N.log) or, for a local repo whose
+# refs did not move, the daemon's look at them (its own log)
+polls() { cat "$W"/data/logs/poll-*.log "$W"/idle.log | grep -c ": polled\(: no branch moved.*\)\?$"; }
+fetches() { cat "$W"/data/logs/poll-*.log | grep -c ": polled$"; }
+c0=$(cpu_ticks "$DPID"); p0=$(date +%s.%N); n0=$(polls); f0=$(fetches)
 sleep "$IDLE_S"
-c1=$(cpu_ticks "$DPID"); p1=$(date +%s.%N); n1=$(polls)
+c1=$(cpu_ticks "$DPID"); p1=$(date +%s.%N); n1=$(polls); f1=$(fetches)
 kill -TERM "$DPID"; wait "$DPID"; DPID=
 awk -v c0="$c0" -v c1="$c1" -v t="$TICK" -v a="$p0" -v b="$p1" -v r=$REPOS -v p="$POLL_S" \
-    -v n0="$n0" -v n1="$n1" 'BEGIN {
+    -v n0="$n0" -v n1="$n1" -v f0="$f0" -v f1="$f1" 'BEGIN {
 	cpu = (c1 - c0) / t; wall = b - a; polls = n1 - n0
 	per = cpu / polls
-	printf "idle poll: %d repos every %d s for %.0f s: %d polls, %.2f s CPU (%.1f%% of a core), %.1f ms a poll\n",
-	       r, p, wall, polls, cpu, cpu * 100 / wall, per * 1000
+	printf "idle poll: %d repos every %d s for %.0f s: %d polls (%d fetched), %.2f s CPU (%.1f%% of a core), %.2f ms a poll\n",
+	       r, p, wall, polls, f1 - f0, cpu, cpu * 100 / wall, per * 1000
 	printf "idle poll: %d repos at poll_interval 300 s: %.3f%% of a core; at 60 s: %.2f%%\n",
 	       r, per * r / 300 * 100, per * r / 60 * 100 }'
+# A remote (ssh://, https://) has no cheap look: each poll is a fetch, in a
+# `kreg work --poll` process. Its cost with nothing new, by the same fetch
+# of a local repo forced 20 times:
+/usr/bin/time -f "%U %S" -o fetch.time bash -c \
+	'for _ in $(seq 1 20); do "$0" -c "$1" work --poll r1 || exit 1; done' "$KREG" "$W/idle.yaml" \
+	>> fetch.log 2>&1
+read -r fu fs < fetch.time
+awk -v u="$fu" -v s="$fs" -v r=$REPOS 'BEGIN {
+	per = (u + s) / 20
+	printf "fetch poll (what a remote costs): %.1f ms CPU a poll; %d repos at poll_interval 300 s: %.2f%% of a core\n",
+	       per * 1000, r, per * r / 300 * 100 }'

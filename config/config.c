@@ -512,7 +512,8 @@ static int ncpus(void)
 }
 
 /* A job file: as written relative to the config file, else in job_path,
- * else in the shipped jobs directory. */
+ * else among the shipped jobs (lib/shared.h: installed, or the source
+ * tree's jobs/). */
 static void resolve_job(loader *ld, kreg_config *c, kreg_job_cfg *j, int line, int col)
 {
 	char *p;
@@ -526,10 +527,16 @@ static void resolve_job(loader *ld, kreg_config *c, kreg_job_cfg *j, int line, i
 			if (i < c->njob_path) {
 				p = kreg_path_join(c->job_path[i], j->file);
 			} else {
-				char *d = kreg_path_join(KREG_SHAREDIR, "jobs");
+				/* the shipped jobs: lib/shared.h's rule, as for
+				 * kconfig files (installed, or the source tree's) */
+				char *shipped = kreg_asprintf("jobs/%s", j->file);
 
-				p = kreg_path_join(d, j->file);
-				free(d);
+				p = kreg_shared_file(shipped, shipped);
+				if (!p) {
+					kreg_error_clear();
+					p = kreg_path_join(KREG_SHAREDIR, shipped);
+				}
+				free(shipped);
 			}
 		}
 		if (access(p, R_OK) < 0) {
@@ -538,9 +545,10 @@ static void resolve_job(loader *ld, kreg_config *c, kreg_job_cfg *j, int line, i
 		}
 	}
 	if (access(p, R_OK) < 0)
-		schema_problem_at(ld, line, col, "jobs[%zu].file: cannot find '%s' (looked in the config's directory%s)",
-			   (size_t)(j - c->jobs), j->file, c->njob_path ? ", job_path and " KREG_SHAREDIR "/jobs" :
-			   " and " KREG_SHAREDIR "/jobs");
+		schema_problem_at(ld, line, col, "jobs[%zu].file: cannot find '%s' (looked in the config's "
+				  "directory%s the shipped jobs, " KREG_SHAREDIR "/jobs or jobs/ of the "
+				  "source tree kreg runs from)", (size_t)(j - c->jobs), j->file,
+				  c->njob_path ? ", job_path and" : " and");
 	free(j->file);
 	j->file = p;
 }

@@ -122,7 +122,7 @@ static void add_maintainers(kreg_mail_rcpts *v, git_repository *repo,
 		goto done;
 	}
 	if (kreg_mail_commit_files(&files, &nfiles, repo, &oid) < 0 ||
-	    kreg_maintainers_match(m, (const char *const *)files, nfiles, &res) < 0) {
+	    kreg_maintainers_match(m, &res, (const char *const *)files, nfiles) < 0) {
 		log_warn("mail: %s", kreg_error_last());
 		goto done;
 	}

@@ -686,26 +686,13 @@ done:
 	return res ? res : kreg_strdup("its dependencies could not be read");
 }
 
-/* Make the .config in conf_dir; install it in obj_dir when it differs (so an
- * unchanged config leaves make nothing to do). *why says what went wrong
- * when the config cannot be made (a build failure, not kreg's). */
-static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropped)
+/* The config made for this config hash at another tree still holds when no
+ * Kconfig file (or config target) changed in between: 1 then. */
+static int config_holds(build_ctx *b, const char *made_path, const char *conf_path)
 {
-	kreg_run_result r;
-	kreg_buf conf = KREG_BUF_INIT, frag = KREG_BUF_INIT, made = KREG_BUF_INIT;
-	char *conf_path = kreg_path_join(b->conf_dir, ".config"), *made_path = NULL;
-	char tree_sha[41];
-	char *obj_conf = kreg_path_join(b->obj_dir, ".config");
-	char desc[128];
-	int error = KREG_ERROR;
+	kreg_buf made = KREG_BUF_INIT;
+	int holds = 0;
 
-	*why = NULL;
-	made_path = kreg_path_join(b->conf_dir, "kreg-made");
-	git_oid_tostr(tree_sha, sizeof(tree_sha), git_tree_id(b->tree));
-	if (kreg_mkdir_p(b->conf_dir, 0755) < 0 || kreg_mkdir_p(b->obj_dir, 0755) < 0)
-		goto done;
-	/* The config made for this config hash at another tree still holds
-	 * when no Kconfig file (or config target) changed in between. */
 	if (kreg_buf_read_file(&made, made_path) == 0 && made.len == 16 + 1 + 40 + 1 &&
 	    !strncmp(made.ptr, b->config_hash, 16) && kreg_path_exists(conf_path)) {
 		char old_sha[41];
@@ -715,33 +702,49 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		if (!kconfig_changed(b->repo, old_sha, b->tree)) {
 			log_append(b->log, "kreg: no Kconfig change since %s: the config made then holds\n",
 				   old_sha);
-			goto install;
+			holds = 1;
 		}
 	}
-	kreg_error_clear();
-	unlink(made_path);
-	if (kreg_kconfig_base_is_target(b->kc->base)) {
-		const char *t[] = { b->kc->base, NULL };
+	kreg_buf_free(&made);
+	return holds;
+}
 
-		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
-			goto done;
-		if (!r.exited || r.status) {
-			*why = kreg_asprintf("make %s: %s", b->kc->base,
-					     kreg_run_describe(&r, desc, sizeof(desc)));
-			error = 0;
-			goto done;
-		}
-	} else {
-		char *p = resolve_file(b->kc->base);
+/* make target in conf_dir: *why when it fails. */
+static int conf_make(build_ctx *b, const char *target, char **why)
+{
+	const char *t[] = { target, NULL };
+	kreg_run_result r;
+	char desc[128];
+	int error;
 
-		error = copy_file(p, conf_path);
-		free(p);
-		if (error < 0)
-			goto done;
-	}
-	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
-		goto done;
-	for (size_t i = 0; i < b->kc->nfragments; i++) {
+	if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
+		return error;
+	if (!r.exited || r.status)
+		*why = kreg_asprintf("make %s: %s", target, kreg_run_describe(&r, desc, sizeof(desc)));
+	return 0;
+}
+
+/* The base config at conf_path: its make target, or a copy of its file. */
+static int make_base(build_ctx *b, const char *conf_path, char **why)
+{
+	char *p;
+	int error;
+
+	if (kreg_kconfig_base_is_target(b->kc->base))
+		return conf_make(b, b->kc->base, why);
+	p = resolve_file(b->kc->base);
+	error = copy_file(p, conf_path);
+	free(p);
+	return error;
+}
+
+/* conf with every fragment merged in, in order, then the job's needs. */
+static int merge_fragments(build_ctx *b, kreg_buf *conf)
+{
+	kreg_buf frag = KREG_BUF_INIT;
+	int error = 0;
+
+	for (size_t i = 0; i < b->kc->nfragments && !error; i++) {
 		char *p = resolve_file(b->kc->fragments[i]);
 		char *merged;
 
@@ -749,37 +752,32 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		error = kreg_buf_read_file(&frag, p);
 		free(p);
 		if (error < 0)
-			goto done;
-		merged = kreg_build_merge_config(kreg_buf_cstr(&conf), kreg_buf_cstr(&frag));
-		kreg_buf_clear(&conf);
-		kreg_buf_puts(&conf, merged);
+			break;
+		merged = kreg_build_merge_config(kreg_buf_cstr(conf), kreg_buf_cstr(&frag));
+		kreg_buf_clear(conf);
+		kreg_buf_puts(conf, merged);
 		free(merged);
 	}
-	if (b->needs && *b->needs) {
-		char *merged = kreg_build_merge_config(kreg_buf_cstr(&conf), b->needs);
+	if (!error && b->needs && *b->needs) {
+		char *merged = kreg_build_merge_config(kreg_buf_cstr(conf), b->needs);
 
 		log_append(b->log, "kreg: the job needs:\n%s", b->needs);
-		kreg_buf_clear(&conf);
-		kreg_buf_puts(&conf, merged);
+		kreg_buf_clear(conf);
+		kreg_buf_puts(conf, merged);
 		free(merged);
 	}
-	if ((error = kreg_write_file_atomic(conf_path, conf.ptr, conf.len)) < 0)
-		goto done;
-	{
-		const char *t[] = { "olddefconfig", NULL };
+	kreg_buf_free(&frag);
+	return error;
+}
 
-		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
-			goto done;
-		if (!r.exited || r.status) {
-			*why = kreg_asprintf("make olddefconfig: %s",
-					     kreg_run_describe(&r, desc, sizeof(desc)));
-			error = 0;
-			goto done;
-		}
-	}
-	kreg_buf_clear(&conf);
-	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
-		goto done;
+/* The fragments' options olddefconfig did not keep in conf: added to
+ * *dropped, and *why when there are any. */
+static int fragments_kept(build_ctx *b, const char *conf, char **why, char ***dropped,
+			  size_t *ndropped)
+{
+	kreg_buf frag = KREG_BUF_INIT;
+	int error = 0;
+
 	for (size_t i = 0; i < b->kc->nfragments; i++) {
 		char *p = resolve_file(b->kc->fragments[i]);
 		char **d = NULL;
@@ -790,7 +788,7 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		free(p);
 		if (error < 0)
 			goto done;
-		kreg_build_check_config(&d, &nd, kreg_buf_cstr(&conf), kreg_buf_cstr(&frag));
+		kreg_build_check_config(&d, &nd, conf, kreg_buf_cstr(&frag));
 		for (size_t j = 0; j < nd; j++) {
 			*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
 			(*dropped)[(*ndropped)++] = d[j];
@@ -807,42 +805,81 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		*why = kreg_asprintf("kernel config '%s': fragment options not kept by olddefconfig: %s",
 				     b->kc->name, w.ptr);
 		kreg_buf_free(&w);
-		error = 0;
+	}
+done:
+	kreg_buf_free(&frag);
+	return error;
+}
+
+/* The options the job needs that olddefconfig did not keep in conf, each
+ * with what it depends on: added to *dropped, and *why when there are any. */
+static void needs_kept(build_ctx *b, const char *conf, char **why, char ***dropped,
+		       size_t *ndropped)
+{
+	kreg_buf w = KREG_BUF_INIT;
+	char **d = NULL;
+	size_t nd = 0;
+
+	if (!b->needs || !*b->needs)
+		return;
+	kreg_build_check_config(&d, &nd, conf, b->needs);
+	for (size_t j = 0; j < nd; j++) {
+		const char *opt = d[j] + (d[j][0] == '#' ? 2 : 0) + 7;
+		size_t len = strspn(opt, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		char *dep = kconfig_depends(b, opt, len, conf);
+		char *full;
+
+		/* "CONFIG_X=y (now: not set)" -> "...(now: not set; depends on ...)" */
+		d[j][strlen(d[j]) - 1] = '\0';
+		full = kreg_asprintf("%s; %s)", d[j], dep);
+		free(dep);
+		free(d[j]);
+		log_append(b->log, "kreg: the job needs %s: olddefconfig did not keep it\n", full);
+		kreg_buf_printf(&w, "%s%s", j ? ", " : "", full);
+		*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
+		(*dropped)[(*ndropped)++] = full;
+	}
+	free(d);
+	if (nd)
+		*why = kreg_asprintf("kernel config '%s': options the job needs not kept by "
+				     "olddefconfig: %s", b->label, w.ptr);
+	kreg_buf_free(&w);
+}
+
+/* Make the .config in conf_dir; install it in obj_dir when it differs (so an
+ * unchanged config leaves make nothing to do). *why says what went wrong
+ * when the config cannot be made (a build failure, not kreg's). */
+static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropped)
+{
+	kreg_buf conf = KREG_BUF_INIT, made = KREG_BUF_INIT;
+	char *conf_path = kreg_path_join(b->conf_dir, ".config");
+	char *made_path = kreg_path_join(b->conf_dir, "kreg-made");
+	char *obj_conf = kreg_path_join(b->obj_dir, ".config");
+	char tree_sha[41];
+	int error = KREG_ERROR;
+
+	*why = NULL;
+	git_oid_tostr(tree_sha, sizeof(tree_sha), git_tree_id(b->tree));
+	if (kreg_mkdir_p(b->conf_dir, 0755) < 0 || kreg_mkdir_p(b->obj_dir, 0755) < 0)
 		goto done;
-	}
-	if (b->needs && *b->needs) {
-		kreg_buf w = KREG_BUF_INIT;
-		char **d = NULL;
-		size_t nd = 0;
-
-		kreg_build_check_config(&d, &nd, kreg_buf_cstr(&conf), b->needs);
-		for (size_t j = 0; j < nd; j++) {
-			const char *opt = d[j] + (d[j][0] == '#' ? 2 : 0) + 7;
-			size_t len = strspn(opt, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-			char *dep = kconfig_depends(b, opt, len, kreg_buf_cstr(&conf));
-			char *full;
-
-			/* "CONFIG_X=y (now: not set)" -> "...(now: not set; depends on ...)" */
-			d[j][strlen(d[j]) - 1] = '\0';
-			full = kreg_asprintf("%s; %s)", d[j], dep);
-			free(dep);
-			free(d[j]);
-			log_append(b->log, "kreg: the job needs %s: olddefconfig did not keep it\n", full);
-			kreg_buf_printf(&w, "%s%s", j ? ", " : "", full);
-			*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
-			(*dropped)[(*ndropped)++] = full;
-		}
-		free(d);
-		if (nd) {
-			*why = kreg_asprintf("kernel config '%s': options the job needs not kept by "
-					     "olddefconfig: %s", b->label, w.ptr);
-			kreg_buf_free(&w);
-			error = 0;
-			goto done;
-		}
-		kreg_buf_free(&w);
-	}
-	kreg_buf_clear(&made);
+	if (config_holds(b, made_path, conf_path))
+		goto install;
+	kreg_error_clear();
+	unlink(made_path);
+	/* base, fragments and needs; olddefconfig; what it did not keep */
+	if ((error = make_base(b, conf_path, why)) < 0 || *why ||
+	    (error = kreg_buf_read_file(&conf, conf_path)) < 0 ||
+	    (error = merge_fragments(b, &conf)) < 0 ||
+	    (error = kreg_write_file_atomic(conf_path, conf.ptr, conf.len)) < 0 ||
+	    (error = conf_make(b, "olddefconfig", why)) < 0 || *why)
+		goto done;
+	kreg_buf_clear(&conf);
+	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0 ||
+	    (error = fragments_kept(b, kreg_buf_cstr(&conf), why, dropped, ndropped)) < 0 || *why)
+		goto done;
+	needs_kept(b, kreg_buf_cstr(&conf), why, dropped, ndropped);
+	if (*why)
+		goto done;
 	kreg_buf_printf(&made, "%s %s\n", b->config_hash, tree_sha);
 	if ((error = kreg_write_file_atomic(made_path, made.ptr, made.len)) < 0)
 		goto done;
@@ -856,10 +893,9 @@ install:
 	}
 done:
 	kreg_buf_free(&made);
-	kreg_buf_free(&frag);
 	kreg_buf_free(&conf);
-	free(made_path);
 	free(obj_conf);
+	free(made_path);
 	free(conf_path);
 	return error;
 }

@@ -481,6 +481,27 @@ static void sim_model(void **state)
 	for (unsigned i = 0; i < 2000; i++)
 		sum += kreg_sim_draw(&m, 0.9, 42, "abc", "atom", i);
 	assert_true(fabs(sum / 2000 - 900) < 5);
+	/* a noise floor: at 4% of the level (a -96% effect) the spread is the
+	 * floor's, not 4% of the level's; no value below 0 */
+	{
+		kreg_sim_metric_cfg f = m;
+		double s1 = 0, s2 = 0, lo = INFINITY;
+
+		f.noise_floor = 10;
+		for (unsigned i = 0; i < 2000; i++) {
+			double v = kreg_sim_draw(&f, 0.04, 42, "abc", "atom", i);
+
+			s1 += v;
+			s2 += v * v;
+			lo = v < lo ? v : lo;
+		}
+		assert_true(fabs(s1 / 2000 - 40) < 1.5);
+		assert_true(fabs(sqrt(s2 / 2000 - (s1 / 2000) * (s1 / 2000)) - 10) < 1);
+		assert_true(lo > 0);
+		/* without a floor, the draws are as they were */
+		f.noise_floor = 0;
+		assert_true(kreg_sim_draw(&f, 1, 42, "abc", "atom", 3) == kreg_sim_draw(&m, 1, 42, "abc", "atom", 3));
+	}
 	for (int i = 0; i < 1000; i++) {
 		char sha[16];
 

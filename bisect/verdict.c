@@ -27,7 +27,7 @@ static double median_inplace(double *v, size_t n)
 
 size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale)
 {
-	double *tmp, med;
+	double *tmp, med, own;
 	size_t k = 0;
 
 	if (n < 3 || scale <= 0) {
@@ -37,7 +37,17 @@ size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale)
 	tmp = kreg_malloc(n * sizeof(*tmp));
 	memcpy(tmp, v, n * sizeof(*tmp));
 	med = median_inplace(tmp, n);
+	/* The commit's own spread (1.4826 x its median absolute deviation)
+	 * when it is wider than the pooled scale: a side that is noisier than
+	 * the rest (after a -96% drop to a device's noise floor, or the good
+	 * side on the absolute scale) keeps its runs instead of losing all of
+	 * them as outliers; at least half of them are always kept. */
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(v[i] - med);
+	own = 1.4826 * median_inplace(tmp, n);
 	free(tmp);
+	if (own > scale)
+		scale = own;
 	for (size_t i = 0; i < n; i++)
 		if (fabs(v[i] - med) <= KREG_BISECT_OUTLIER_K * scale)
 			kept[k++] = v[i];

@@ -37,20 +37,27 @@ size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale)
 	tmp = kreg_malloc(n * sizeof(*tmp));
 	memcpy(tmp, v, n * sizeof(*tmp));
 	med = median_inplace(tmp, n);
-	/* The commit's own spread (1.4826 x its median absolute deviation)
-	 * when it is wider than the pooled scale: a side that is noisier than
-	 * the rest (after a -96% drop to a device's noise floor, or the good
-	 * side on the absolute scale) keeps its runs instead of losing all of
-	 * them as outliers; at least half of them are always kept. */
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = fabs(v[i] - med);
-	own = 1.4826 * median_inplace(tmp, n);
-	free(tmp);
-	if (own > scale)
-		scale = own;
 	for (size_t i = 0; i < n; i++)
 		if (fabs(v[i] - med) <= KREG_BISECT_OUTLIER_K * scale)
 			kept[k++] = v[i];
+	/* Most of a commit's runs are not outliers: when the pooled scale
+	 * would drop more than half, it belongs to a quieter side (the bad
+	 * side on the absolute scale after a -96% drop, or the good side on
+	 * the log scale when the bad one sits at a device's noise floor), and
+	 * the commit is screened with its own robust spread instead (1.4826 x
+	 * its median absolute deviation), which keeps at least half. */
+	if (2 * k < n) {
+		for (size_t i = 0; i < n; i++)
+			tmp[i] = fabs(v[i] - med);
+		own = 1.4826 * median_inplace(tmp, n);
+		if (own > scale)
+			scale = own;
+		k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (fabs(v[i] - med) <= KREG_BISECT_OUTLIER_K * scale)
+				kept[k++] = v[i];
+	}
+	free(tmp);
 	return k;
 }
 

@@ -36,8 +36,8 @@ void kreg_bisect_noise_estimate(kreg_bisect_noise *out, const kreg_bisect_values
 				size_t nsets);
 
 /* Copy to kept[] the values of v[n] within KREG_BISECT_OUTLIER_K * scale of
- * their median, scale widened to their own robust spread when that is wider
- * (all of them when n < 3; at least half always). Returns how many. */
+ * their median (all of them when n < 3); when that would drop more than half,
+ * with their own robust spread instead if it is wider. Returns how many. */
 size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale);
 
 /* One side's reference: the mean and count of its screened samples. */

@@ -184,10 +184,10 @@ static void verdict_statistics(void **state)
 	double kept[3];
 
 	(void)state;
-	kreg_bisect_noise_estimate(&noise, sets, 2);
+	kreg_bisect_noise_estimate(&noise, sets, 2, 0);
 	assert_true(noise.scale > 5 && noise.scale < 12);
 	assert_int_equal((int)noise.df, 8);
-	assert_int_equal(kreg_bisect_screen(kept, out, 3, noise.scale), 2);
+	assert_int_equal(kreg_bisect_screen(kept, out, 3, noise.scale, 0), 2);
 	/* a commit far noisier than the pooled scale (a -96% drop down to a
 	 * device's noise floor, on the log scale) keeps its runs: before,
 	 * all 6 were screened out and the step stayed pending with mean 0 */
@@ -196,10 +196,12 @@ static void verdict_statistics(void **state)
 					      log(71.3), log(630.7), log(474.9) };
 		double kept6[6];
 
-		assert_true(kreg_bisect_screen(kept6, floor_side, 6, 0.045) >= 5);
+		assert_true(kreg_bisect_screen(kept6, floor_side, 6, 0.045, 0) >= 5);
+		/* the pooled scale alone (before) keeps only 2 of them */
+		assert_int_equal(kreg_bisect_screen(kept6, floor_side, 6, 0.045, 1), 2);
 		/* one wild run among steady ones still goes */
 		assert_int_equal(kreg_bisect_screen(kept6, (const double[]){ 10, 10.1, 9.9, 10.05, 9.95, 30 },
-						    6, 0.1), 5);
+						    6, 0.1, 0), 5);
 	}
 	assert_true(kreg_bisect_llr(bad, 5, &rg, &rb, &noise) > 9);
 	assert_true(kreg_bisect_llr(good, 5, &rg, &rb, &noise) < -9);

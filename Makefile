@@ -139,10 +139,16 @@ bench: kreg $(BENCH_BINS)
 		KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash $$s || exit 1; done
 
 FUZZ_SECONDS ?= 300
+# One target at a time; a crash does not stop the campaign: its input is kept
+# in build/fuzz-crashes/TARGET/ and make fails at the end naming the targets.
 fuzz: $(FUZZ_BINS)
-	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz-corpus/$$n; \
+	@fail=; for f in $(FUZZ_BINS); do n=$$(basename $$f); \
+		mkdir -p build/fuzz-corpus/$$n build/fuzz-crashes/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus/$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; done
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=build/fuzz-crashes/$$n/ \
+			build/fuzz-corpus/$$n tests/fuzz/corpus/$${n#fuzz_} || fail="$$fail $$n"; done; \
+	if [ -n "$$fail" ]; then echo "fuzz: crashes in$$fail (inputs in build/fuzz-crashes/)"; exit 1; fi
 
 # Debian packages kreg needs to build, test and run; only missing ones are installed.
 DEB_BUILD := build-essential pkg-config libgit2-dev libsqlite3-dev libcurl4-openssl-dev \

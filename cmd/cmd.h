@@ -24,6 +24,11 @@ typedef int (*kreg_cmd_fn)(int argc, char **argv);
  * built-in default when none is named and none is found. Prints the
  * problems and returns <0 on failure. */
 int kreg_cmd_load_config(kreg_config **out);
+/* The same with the text read from text_path instead of the file: the
+ * daemon's workers get the configuration the daemon has loaded (a file
+ * edited since, maybe broken, waits for its SIGHUP). Relative paths and
+ * messages still go by the -c file's name. */
+int kreg_cmd_load_config_text(kreg_config **out, const char *text_path);
 /* Open the configured database (created and migrated when flags say so). */
 int kreg_cmd_open_db(kreg_db **out, const kreg_config *cfg, unsigned flags);
 

@@ -1,6 +1,7 @@
 /* Shared plumbing of the commands: configuration, database, messages. */
 #include "cmd/cmd.h"
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/esc.h"
 #include "lib/log.h"
@@ -74,6 +75,28 @@ static void print_problems(const kreg_config_problems *p)
 	}
 }
 
+static int loaded(kreg_config **out, int error, kreg_config_problems *problems);
+
+int kreg_cmd_load_config_text(kreg_config **out, const char *text_path)
+{
+	kreg_config_problems problems = { 0 };
+	kreg_buf b = KREG_BUF_INIT;
+	int error;
+
+	if (!kreg_opts.config_path) {
+		kreg_cmd_error("a configuration text without its file (-c FILE)");
+		return KREG_EINVAL;
+	}
+	if ((error = kreg_buf_read_file_max(&b, text_path, KREG_CONFIG_MAX_FILE,
+					    "a configuration file")) < 0) {
+		kreg_cmd_error(NULL);
+		return error;
+	}
+	error = kreg_config_load_string(out, kreg_opts.config_path, b.ptr, b.len, &problems);
+	kreg_buf_free(&b);
+	return loaded(out, error, &problems);
+}
+
 int kreg_cmd_load_config(kreg_config **out)
 {
 	kreg_config_problems problems = { 0 };
@@ -97,13 +120,19 @@ int kreg_cmd_load_config(kreg_config **out)
 		return error;
 	}
 	error = kreg_config_load(out, path, &problems);
+	return loaded(out, error, &problems);
+}
+
+/* Problems printed, the log level the file asks for set. */
+static int loaded(kreg_config **out, int error, kreg_config_problems *problems)
+{
 	if (error < 0) {
-		if (problems.count)
-			print_problems(&problems);
+		if (problems->count)
+			print_problems(problems);
 		else
 			kreg_cmd_error(NULL);
 	}
-	kreg_config_problems_free(&problems);
+	kreg_config_problems_free(problems);
 	if (error == 0 && (*out)->log_level && !kreg_opts.verbose && !kreg_opts.quiet) {
 		int l = kreg_log_level_parse((*out)->log_level);
 

@@ -9,13 +9,23 @@
 #include <stdio.h>
 
 static const char usage[] =
-	"usage: kreg work ID --lease OWNER --attempt N\n"
-	"       kreg work --poll REPO\n"
+	"usage: kreg work ID --lease OWNER --attempt N [--config-text FILE]\n"
+	"       kreg work --poll REPO [--config-text FILE]\n"
 	"\n"
 	"Carries out work item ID, which the daemon claimed under OWNER as its\n"
 	"attempt N, and stores its result (the daemon starts it; by hand it is\n"
 	"refused unless the item is held so). --poll fetches the configured repo\n"
-	"REPO and plans its new heads (the daemon's watch, in a process of its own).\n";
+	"REPO and plans its new heads (the daemon's watch, in a process of its own).\n"
+	"--config-text FILE: the configuration's text is read from FILE (the one the\n"
+	"daemon has loaded), named and resolved as the -c file.\n";
+
+static const char *config_text;
+
+static int load_config(kreg_config **cfg)
+{
+	return config_text ? kreg_cmd_load_config_text(cfg, config_text) :
+			     kreg_cmd_load_config(cfg);
+}
 
 static int poll_repo(const char *name)
 {
@@ -24,7 +34,7 @@ static int poll_repo(const char *name)
 	const kreg_repo_cfg *rc;
 	int status = KREG_EXIT_FAIL;
 
-	if (kreg_cmd_load_config(&cfg) < 0)
+	if (load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
 	if (!(rc = kreg_config_repo(cfg, name))) {
 		kreg_cmd_error("no repo named '%s' in %s", name, cfg->path);
@@ -49,6 +59,7 @@ int cmd_work(int argc, char **argv)
 		{ "lease", required_argument, NULL, 'l' },
 		{ "attempt", required_argument, NULL, 'a' },
 		{ "poll", required_argument, NULL, 'p' },
+		{ "config-text", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *owner = NULL, *poll = NULL;
@@ -64,6 +75,7 @@ int cmd_work(int argc, char **argv)
 		switch (c) {
 		case 'l': owner = optarg; break;
 		case 'p': poll = optarg; break;
+		case 't': config_text = optarg; break;
 		case 'a':
 			if (kreg_parse_ll(&attempt, optarg, "--attempt") < 0 || attempt < 0)
 				return kreg_cmd_usage(usage, "--attempt: a whole number");
@@ -82,7 +94,7 @@ int cmd_work(int argc, char **argv)
 		return kreg_cmd_usage(usage, "work: '%s' is not a work item id", argv[optind]);
 	if (!owner || attempt < 0)
 		return kreg_cmd_usage(usage, "work: --lease and --attempt are needed");
-	if (kreg_cmd_load_config(&cfg) < 0)
+	if (load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
 	if (kreg_cmd_open_db(&db, cfg, 0) < 0)
 		goto done;

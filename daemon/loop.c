@@ -6,6 +6,7 @@
 
 #include "db/results.h"
 #include "db/work.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
@@ -64,6 +65,8 @@ typedef struct {
 	double stop_deadline;
 	int paused;		/* data_dir full */
 	int claim_failed;	/* a database error while claiming: wait a little */
+	char *cfg_text;		/* <data_dir>/daemon.yaml: the text of the configuration
+				   loaded, which workers read (NULL: the built-in default) */
 } loop;
 
 int kreg_daemon_lock(int *fd, const char *db_path)
@@ -145,7 +148,7 @@ static lane *lane_of(loop *d, int64_t host_id)
 /* In the child: `kreg [-c FILE] [-v] work ARGS...`, output to logs/LOG. */
 static void exec_kreg(loop *d, const char *const *args, const char *log)
 {
-	const char *argv[16];
+	const char *argv[18];
 	char *logs = kreg_config_data_path(d->cfg, "logs"), *path;
 	int argc = 0, fd;
 
@@ -159,6 +162,10 @@ static void exec_kreg(loop *d, const char *const *args, const char *log)
 	else if (d->o->verbose == 1)
 		argv[argc++] = "-v";
 	argv[argc++] = "work";
+	if (d->cfg_text) {
+		argv[argc++] = "--config-text";
+		argv[argc++] = d->cfg_text;
+	}
 	for (size_t i = 0; args[i] && argc < 15; i++)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;
@@ -341,16 +348,37 @@ static void reap(loop *d)
 	}
 }
 
+/* The configuration's text as loaded, for the workers: a file edited
+ * since (and maybe broken) reaches them only through a SIGHUP that takes it. */
+static int keep_text(loop *d, const kreg_buf *text)
+{
+	if (!d->cfg_text)
+		return 0;
+	if (kreg_write_file_atomic(d->cfg_text, text->ptr, text->len) < 0) {
+		log_error("%s", kreg_error_last());
+		return KREG_ERROR;
+	}
+	return 0;
+}
+
 static void reload(loop *d)
 {
 	kreg_config_problems problems = { 0 };
 	kreg_config *cfg = NULL;
+	kreg_buf text = KREG_BUF_INIT;
+	int error;
 
 	if (!d->o->config_path) {
 		log_warn("SIGHUP: no configuration file to reload (built-in default)");
 		return;
 	}
-	if (kreg_config_load(&cfg, d->o->config_path, &problems) < 0) {
+	error = kreg_buf_read_file_max(&text, d->o->config_path, KREG_CONFIG_MAX_FILE,
+				       "a configuration file");
+	if (error == 0)
+		error = kreg_config_load_string(&cfg, d->o->config_path, text.ptr, text.len,
+						&problems);
+	if (error < 0) {
+		kreg_buf_free(&text);
 		for (size_t i = 0; i < problems.count; i++)
 			log_error("%s:%d:%d: %s", problems.items[i].file, problems.items[i].line,
 				  problems.items[i].col, problems.items[i].message);
@@ -362,6 +390,13 @@ static void reload(loop *d)
 		return;
 	}
 	kreg_config_problems_free(&problems);
+	if (keep_text(d, &text) < 0) {
+		log_error("SIGHUP: cannot keep the configuration for the workers; keeping the one loaded before");
+		kreg_buf_free(&text);
+		kreg_config_free(cfg);
+		return;
+	}
+	kreg_buf_free(&text);
 	if (strcmp(cfg->database, d->cfg->database))
 		log_warn("SIGHUP: the database moved to %s; it is taken at the next start",
 			 cfg->database);
@@ -463,7 +498,7 @@ static int once_done(loop *d, int *wait_ms)
 	if (d->nkids)
 		return 0;
 	if (kreg_db_work_pending(d->db, &queued, &running) < 0 ||
-	    kreg_db_work_next_time(d->db, &when) < 0) {
+	    kreg_db_work_next_time(d->db, kreg_now(), &when) < 0) {
 		log_error("%s", kreg_error_last());
 		return 1;
 	}
@@ -473,7 +508,7 @@ static int once_done(loop *d, int *wait_ms)
 		*wait_ms = (int)(when - kreg_now()) * 1000;
 		return 0;
 	}
-	/* Queued, past their backoff, and still not claimed: they wait for a
+	/* None waits out a backoff, and none was claimed: they wait for a
 	 * host that is down or an item that cannot end. */
 	log_warn("--once: %d queued item%s cannot run now (a host down?); stopping", queued,
 		 queued == 1 ? "" : "s");
@@ -571,6 +606,17 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	}
 	if ((error = kreg_daemon_lock(&lock_fd, cfg->database)) < 0)
 		goto done;
+	if (o->config_path) {
+		kreg_buf text = KREG_BUF_INIT;
+
+		d.cfg_text = kreg_config_data_path(cfg, "daemon.yaml");
+		if ((error = kreg_buf_read_file_max(&text, o->config_path, KREG_CONFIG_MAX_FILE,
+						    "a configuration file")) == 0)
+			error = keep_text(&d, &text);
+		kreg_buf_free(&text);
+		if (error < 0)
+			goto done;
+	}
 	if ((error = kreg_db_open(&d.db, cfg->database, KREG_DB_CREATE | KREG_DB_MIGRATE)) < 0)
 		goto done;
 	gethostname(host, sizeof(host) - 1);
@@ -613,6 +659,7 @@ done:
 		sigprocmask(SIG_SETMASK, &d.old_mask, NULL);
 	}
 	free(d.kids);
+	free(d.cfg_text);
 	free(d.lanes);
 	free(d.next_poll);
 	kreg_db_close(d.db);

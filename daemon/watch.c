@@ -248,9 +248,15 @@ int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_c
 	if (!error)
 		error = kreg_repo_fetch(r);
 	if (error < 0) {
-		char msg[1024];
+		char msg[1024], url[512];
+		const char *at = strchr(rc->url, '@'), *scheme = strstr(rc->url, "://");
 
-		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+		/* The url as configured, without a password it may carry. */
+		if (scheme && at && at > scheme)
+			snprintf(url, sizeof(url), "%.*s%s", (int)(scheme + 3 - rc->url), rc->url, at + 1);
+		else
+			snprintf(url, sizeof(url), "%s", rc->url);
+		snprintf(msg, sizeof(msg), "%s (url %s)", kreg_error_last(), url);
 		log_warn("%s (retried in %.0f s)", msg, rc->poll_interval);
 		kreg_db_repo_polled(db, repo_id, msg);
 		kreg_error_set("%s", msg);
@@ -262,6 +268,8 @@ int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_c
 		error = watch_branch(cfg, db, r, repo_id, branches[i], planned);
 	if (!error)
 		error = kreg_db_repo_polled(db, repo_id, NULL);
+	if (!error)
+		log_debug("repo %s: polled", rc->name);
 done:
 	for (size_t i = 0; i < nbranches; i++)
 		free(branches[i]);

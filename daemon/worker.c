@@ -17,6 +17,7 @@
 #include "mail/outbox.h"
 #include "usecase/bisect_driver.h"
 #include "usecase/detect.h"
+#include "usecase/run.h"
 #include "web/web.h"
 
 #include <stdio.h>
@@ -46,24 +47,29 @@ static int finish(job *j, const char *state, const char *error)
 }
 
 /* Once the last run of (commit, job, host) is over, the detector looks. */
-static int after_run(job *j)
+static int after_run_on(job *j, int64_t host_id)
 {
 	int total, open, error;
 	char *key;
 
 	if ((error = kreg_db_work_group(j->db, &total, &open, j->w.commit_id, j->w.job_id,
-					j->w.host_id)) < 0 || open)
+					host_id)) < 0 || open || !total)
 		return error;
 	key = kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)j->w.commit_id,
-			    (long long)j->w.job_id, (long long)j->w.host_id, total);
+			    (long long)j->w.job_id, (long long)host_id, total);
 	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = j->w.commit_id,
-			    .job_id = j->w.job_id, .host_id = j->w.host_id,
+			    .job_id = j->w.job_id, .host_id = host_id,
 			    .config_name = j->w.config_name, .seq = total,
 			    .priority = KREG_PRIO_DETECT };
 
 	error = kreg_db_work_add(j->db, NULL, NULL, &d);
 	free(key);
 	return error;
+}
+
+static int after_run(job *j)
+{
+	return after_run_on(j, j->w.host_id);
 }
 
 static int open_commit(job *j, kreg_repo **repo, kreg_work_names *names)
@@ -77,57 +83,144 @@ static int open_commit(job *j, kreg_repo **repo, kreg_work_names *names)
 	return 0;
 }
 
-/* Store a run's end; the item ends with it (or goes back for a retry). */
-static int store_run(job *j, int64_t run_id, kreg_host_result *res)
-{
-	int held, error, down = 0, gave_up = 0;
-	const char *status = kreg_run_status_name(res->status);
+/* What storing a run did to its item and host, said once it is committed. */
+typedef struct {
+	job *j;
+	int down, gave_up;
+	char *moved_to;		/* the host the item was moved to for its retry */
+} run_ctx;
 
-	if ((error = kreg_db_begin(j->db)) < 0)
+static int host_configured(const char *name, void *arg)
+{
+	const kreg_config *cfg = arg;
+
+	for (size_t i = 0; i < cfg->nhosts; i++)
+		if (!strcmp(cfg->hosts[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* An infrastructure failure is retried on another host of the same
+ * backend when one is up and has the job planned (the least busy such
+ * host), at once; else on the same host after a backoff. */
+static int retry_run(run_ctx *c, const char *why)
+{
+	job *j = c->j;
+	int64_t other = 0;
+	int error;
+
+	if (j->attempt < MAX_ATTEMPTS &&
+	    (error = kreg_db_work_other_host(j->db, &other, &c->moved_to, j->w.id, host_configured,
+					     (void *)j->cfg)) < 0)
 		return error;
-	if ((error = kreg_db_work_held(j->db, &held, j->w.id, j->owner, j->attempt)) < 0)
-		goto rollback;
-	if (!held) {
-		/* Taken back meanwhile: the run is not this item's result. */
-		error = kreg_db_run_finish(j->db, run_id, "infra_failed",
-					   "its work item was taken back before it was stored", NULL);
-		if (error < 0)
-			goto rollback;
-		if ((error = kreg_db_commit(j->db)) < 0)
+	if (other) {
+		if ((error = kreg_db_work_move(j->db, j->w.id, j->owner, j->attempt, why, other,
+					       kreg_now())) < 0)
 			return error;
-		kreg_error_set("work item %lld: taken back before its run was stored", (long long)j->w.id);
+		/* Its old host may have no open run of the group left. */
+		return after_run(j);
+	}
+	if ((error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, why, kreg_now(),
+					RETRY_BASE, MAX_ATTEMPTS, &c->gave_up)) < 0)
+		return error;
+	return c->gave_up ? after_run(j) : 0;
+}
+
+/* The item's part of a run's end, in the transaction that stores the run:
+ * the host's health, then the item done (the detector called when it was
+ * the group's last) or, for an infrastructure failure, put back for a
+ * retry. KREG_ENOTFOUND when the item was taken back meanwhile: the run is
+ * then not this item's result. */
+static int book(run_ctx *c, kreg_run_status status, const char *why)
+{
+	job *j = c->j;
+	int held, error;
+
+	if ((error = kreg_db_work_held(j->db, &held, j->w.id, j->owner, j->attempt)) < 0)
+		return error;
+	if (!held) {
+		kreg_error_set("work item %lld: taken back before its run was stored",
+			       (long long)j->w.id);
 		return KREG_ENOTFOUND;
 	}
-	if ((error = kreg_db_run_finish(j->db, run_id, status, res->error, &res->samples)) < 0 ||
-	    (error = kreg_db_run_set_kernel(j->db, run_id, res->kernel)) < 0)
-		goto rollback;
-	if (res->status == KREG_RUN_INFRA_FAILED) {
+	if (status == KREG_RUN_INFRA_FAILED) {
 		if ((error = kreg_db_host_health(j->db, j->w.host_id, 1, HOST_DOWN_AFTER, kreg_now(),
-						 HOST_PROBE, &down)) < 0 ||
-		    (error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, res->error,
-						kreg_now(), RETRY_BASE, MAX_ATTEMPTS, &gave_up)) < 0)
-			goto rollback;
-		if (gave_up && (error = after_run(j)) < 0)
-			goto rollback;
-	} else {
-		if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, HOST_DOWN_AFTER, kreg_now(),
-						 HOST_PROBE, NULL)) < 0 ||
-		    (error = finish(j, "done", res->error)) < 0 || (error = after_run(j)) < 0)
-			goto rollback;
+						 HOST_PROBE, &c->down)) < 0)
+			return error;
+		return retry_run(c, why);
 	}
-	if ((error = kreg_db_commit(j->db)) < 0)
+	if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, HOST_DOWN_AFTER, kreg_now(),
+					 HOST_PROBE, NULL)) < 0 ||
+	    (error = finish(j, "done", why)) < 0)
 		return error;
-	log_info("work %lld: run %lld: %s%s%s", (long long)j->w.id, (long long)run_id, status,
-		 res->error ? ": " : "", res->error ? res->error : "");
-	if (down)
+	return after_run(j);
+}
+
+static int run_stored(kreg_db *db, const kreg_run_atom_result *r, void *arg)
+{
+	(void)db;
+	return book(arg, r->status, r->error);
+}
+
+/* The runs row is named in the item as it is made: a worker killed while
+ * the host runs leaves it to the next attempt to close. */
+static int run_started(kreg_db *db, int64_t run_id, void *arg)
+{
+	run_ctx *c = arg;
+	int held, error;
+
+	if ((error = kreg_db_work_held(db, &held, c->j->w.id, c->j->owner, c->j->attempt)) < 0)
+		return error;
+	if (!held) {
+		kreg_error_set("work item %lld: taken back before its run started",
+			       (long long)c->j->w.id);
+		return KREG_ENOTFOUND;
+	}
+	return kreg_db_work_set_run(db, c->j->w.id, run_id);
+}
+
+static void run_logged(run_ctx *c, const kreg_run_atom_result *r)
+{
+	job *j = c->j;
+
+	log_info("work %lld: run %lld: %s%s%s", (long long)j->w.id, (long long)r->run_id,
+		 kreg_run_status_name(r->status), r->error ? ": " : "", r->error ? r->error : "");
+	if (c->down)
 		log_warn("host %lld: %d infrastructure failures in a row: marked down, probed again in %d s",
 			 (long long)j->w.host_id, HOST_DOWN_AFTER, HOST_PROBE);
-	if (gave_up)
+	if (c->gave_up)
 		log_warn("work %lld: gave up after %d attempts: %s", (long long)j->w.id, j->attempt,
-			 res->error ? res->error : "");
+			 r->error ? r->error : "");
+	else if (c->moved_to)
+		log_warn("work %lld: retried on host %s (the same backend)", (long long)j->w.id,
+			 c->moved_to);
+}
+
+/* kreg_run_atom failed on kreg's side after the run row was made (the run
+ * is stored as infra_failed with why): the item is retried like any
+ * infrastructure failure, unless it was taken back. */
+static int run_lost(run_ctx *c, kreg_run_atom_result *r, int error)
+{
+	char msg[1024];
+	int rc;
+
+	snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+	if (error == KREG_ENOTFOUND || (rc = kreg_db_begin(c->j->db)) < 0)
+		goto fail;
+	free(c->moved_to);
+	c->moved_to = NULL;
+	c->down = c->gave_up = 0;
+	if ((rc = book(c, KREG_RUN_INFRA_FAILED, msg)) < 0) {
+		kreg_db_rollback(c->j->db);
+		goto fail;
+	}
+	if ((rc = kreg_db_commit(c->j->db)) < 0)
+		goto fail;
+	r->status = KREG_RUN_INFRA_FAILED;
+	run_logged(c, r);
 	return 0;
-rollback:
-	kreg_db_rollback(j->db);
+fail:
+	kreg_error_set("%s", msg);
 	return error;
 }
 
@@ -138,10 +231,9 @@ static int do_run(job *j)
 	kreg_host *host = NULL;
 	kreg_atom *atom = NULL;
 	kreg_host_kernel kernel = { 0 };
-	kreg_host_result res = { 0 };
 	kreg_host_commit hc = { 0 };
-	char *sub = NULL, *dir = NULL, *atom_path = NULL;
-	int64_t run_id = 0;
+	kreg_run_atom_result r = { 0 };
+	run_ctx ctx = { .j = j };
 	int error, prepared = 0;
 
 	if ((error = open_commit(j, &repo, &names)) < 0)
@@ -186,47 +278,24 @@ static int do_run(job *j)
 		goto done;
 	}
 	{
-		kreg_db_run_key key = { .job_id = j->w.job_id, .host_id = j->w.host_id,
-					.commit_id = j->w.commit_id, .build_id = kernel.build_id,
-					.kernel = kernel.artifact };
+		kreg_run_atom_what what = { .atom = atom, .atom_name = names.job,
+					    .job_id = j->w.job_id, .host_id = j->w.host_id,
+					    .commit_id = j->w.commit_id, .commit = &hc,
+					    .kernel = &kernel, .run_index = (unsigned)j->w.seq };
+		kreg_run_atom_opts opts = { .store_with = run_stored, .started = run_started,
+					    .arg = &ctx };
 
-		if ((error = kreg_db_begin(j->db)) < 0)
-			goto done;
-		if ((error = kreg_db_run_start(j->db, &run_id, &key)) < 0 ||
-		    (error = kreg_db_work_set_run(j->db, j->w.id, run_id)) < 0) {
-			kreg_db_rollback(j->db);
-			goto done;
-		}
-		if ((error = kreg_db_commit(j->db)) < 0)
-			goto done;
+		error = kreg_run_atom(&r, j->cfg, j->db, host, &what, &opts);
 	}
-	sub = kreg_asprintf("runs/%lld", (long long)run_id);
-	dir = kreg_config_data_path(j->cfg, sub);
-	atom_path = kreg_path_join(dir, "atom.yaml");
-	if (kreg_mkdir_p(dir, 0755) < 0 || kreg_db_run_set_output(j->db, run_id, dir) < 0 ||
-	    kreg_write_file_atomic(atom_path, atom->yaml, strlen(atom->yaml)) < 0) {
-		res.status = KREG_RUN_INFRA_FAILED;
-		res.error = kreg_strdup(kreg_error_last());
-	} else {
-		kreg_host_request req = { .atom = atom, .atom_name = names.job, .commit = &hc,
-					  .kernel = &kernel, .out_dir = dir,
-					  .run_index = (unsigned)j->w.seq };
-
-		if (kreg_host_run(host, &res, &req) < 0) {
-			res.status = KREG_RUN_INFRA_FAILED;
-			free(res.error);
-			res.error = kreg_strdup(kreg_error_last());
-			kreg_samples_clear(&res.samples);
-		}
-	}
-	error = store_run(j, run_id, &res);
+	if (error < 0 && r.run_id)
+		error = run_lost(&ctx, &r, error);
+	else if (error == 0)
+		run_logged(&ctx, &r);
 done:
-	kreg_host_result_free(&res);
+	free(ctx.moved_to);
+	kreg_run_atom_result_free(&r);
 	if (prepared)
 		kreg_host_kernel_free(&kernel);
-	free(atom_path);
-	free(dir);
-	free(sub);
 	kreg_atom_free(atom);
 	kreg_host_close(host);
 	kreg_repo_close(repo);
@@ -291,19 +360,22 @@ static int queue_more(job *j, int64_t commit_id, int runs, const char *kconfig)
 	if ((error = kreg_db_work_group(j->db, &total, &open, commit_id, j->w.job_id,
 					j->w.host_id)) < 0)
 		return error;
-	for (int k = 0; k < runs; k++) {
+	/* A run moved here from another host took the next number: the
+	 * numbers of the group may have gaps, so a taken key is skipped. */
+	for (int seq = total, made = 0; made < runs; seq++) {
 		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)commit_id,
-					  (long long)j->w.job_id, (long long)j->w.host_id,
-					  total + k);
+					  (long long)j->w.job_id, (long long)j->w.host_id, seq);
 		kreg_work_new r = { .kind = "run", .key = key, .commit_id = commit_id,
 				    .job_id = j->w.job_id, .host_id = j->w.host_id,
-				    .config_name = kconfig, .seq = total + k,
+				    .config_name = kconfig, .seq = seq,
 				    .priority = KREG_PRIO_CONFIRM };
+		int added = 0;
 
-		error = kreg_db_work_add(j->db, NULL, NULL, &r);
+		error = kreg_db_work_add(j->db, NULL, &added, &r);
 		free(key);
 		if (error < 0)
 			return error;
+		made += added;
 	}
 	return 0;
 }

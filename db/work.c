@@ -318,6 +318,71 @@ int kreg_db_work_retry(kreg_db *db, int64_t id, const char *owner, int attempt,
 	return sqlite3_changes(db->h) ? 0 : lost(db, id);
 }
 
+int kreg_db_work_other_host(kreg_db *db, int64_t *host_id, char **name, int64_t id,
+			    int (*configured)(const char *name, void *arg), void *arg)
+{
+	static const char sql[] =
+		"SELECT h.id, h.name FROM work w JOIN hosts f ON f.id = w.host_id "
+		"JOIN hosts h ON h.backend = f.backend AND h.id != f.id AND h.state = 'up' "
+		"WHERE w.id = ?1 AND w.kind = 'run' AND EXISTS (SELECT 1 FROM work x "
+		"WHERE x.commit_id = w.commit_id AND x.job_id = w.job_id AND x.host_id = h.id "
+		"AND x.kind = 'run') ORDER BY (SELECT count(*) FROM work y WHERE "
+		"y.state IN ('queued', 'running') AND y.host_id = h.id), h.id";
+	sqlite3_stmt *st;
+	int rc;
+
+	*host_id = 0;
+	if (name)
+		*name = NULL;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(st, 1);
+
+		if (configured && !configured(n, arg))
+			continue;
+		*host_id = sqlite3_column_int64(st, 0);
+		if (name)
+			*name = kreg_strdup(n);
+		break;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kreg_db__error(db, "cannot look for another host");
+	return 0;
+}
+
+int kreg_db_work_move(kreg_db *db, int64_t id, const char *owner, int attempt,
+		      const char *error, int64_t host_id, int64_t now)
+{
+#define NEXT_SEQ "(SELECT coalesce(max(x.seq), -1) + 1 FROM work x WHERE x.commit_id = " \
+		 "work.commit_id AND x.job_id = work.job_id AND x.host_id = ?4 AND x.kind = 'run')"
+	static const char sql[] =
+		"UPDATE work SET host_id = ?4, seq = " NEXT_SEQ ", key = 'run:' || commit_id || "
+		"':' || job_id || ':' || ?4 || ':' || " NEXT_SEQ ", state = 'queued', error = ?5, "
+		"lease_owner = NULL, lease_expires = NULL, not_before = ?6, updated = ?6 "
+		"WHERE id = ?2 AND kind = 'run' AND state = 'running' AND lease_owner = ?1 "
+		"AND attempts = ?3";
+#undef NEXT_SEQ
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, owner);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int(st, 3, attempt);
+	sqlite3_bind_int64(st, 4, host_id);
+	kreg_db__bind_text(st, 5, error);
+	sqlite3_bind_int64(st, 6, now);
+	rc = kreg_db__step_done(db, st, "cannot move work to another host");
+	sqlite3_reset(st);
+	if (rc < 0)
+		return rc;
+	return sqlite3_changes(db->h) ? 0 : lost(db, id);
+}
+
 int kreg_db_work_release(kreg_db *db, int64_t id, const char *owner)
 {
 	static const char sql[] = "UPDATE work SET state = 'queued', lease_owner = NULL, "
@@ -376,15 +441,16 @@ int kreg_db_work_pending(kreg_db *db, int *queued, int *running)
 	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
 }
 
-int kreg_db_work_next_time(kreg_db *db, int64_t *when)
+int kreg_db_work_next_time(kreg_db *db, int64_t now, int64_t *when)
 {
 	static const char sql[] = "SELECT coalesce(min(not_before), 0) FROM work "
-				  "WHERE state = 'queued'";
+				  "WHERE state = 'queued' AND not_before > ?1";
 	sqlite3_stmt *st;
 	int rc;
 
 	if (kreg_db__cached(db, &st, sql) < 0)
 		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, now);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*when = sqlite3_column_int64(st, 0);

@@ -91,6 +91,19 @@ int kreg_db_work_finish(kreg_db *db, int64_t id, const char *owner, int attempt,
  * (may be NULL). */
 int kreg_db_work_retry(kreg_db *db, int64_t id, const char *owner, int attempt,
 		       const char *error, int64_t now, int base, int max_attempts, int *gave_up);
+/* After an infrastructure failure of run item id on its host: another
+ * host of the same backend that has run items of the same commit and job
+ * (the job is planned there), is up, and, when configured is not NULL,
+ * is still configured (configured(name, arg) != 0); the one with the
+ * fewest items queued or running. *host_id 0 when there is none; *name
+ * (may be NULL) is the caller's. */
+int kreg_db_work_other_host(kreg_db *db, int64_t *host_id, char **name, int64_t id,
+			    int (*configured)(const char *name, void *arg), void *arg);
+/* Put a held run item back on host_id at once, without backoff, as the
+ * next planned run of its commit and job there (seq and key follow); its
+ * attempt stays counted. KREG_ENOTFOUND when no longer held. */
+int kreg_db_work_move(kreg_db *db, int64_t id, const char *owner, int attempt,
+		      const char *error, int64_t host_id, int64_t now);
 /* Put a held item back without counting the attempt (a daemon stopping). */
 int kreg_db_work_release(kreg_db *db, int64_t id, const char *owner);
 /* The runs row a run item is storing. */
@@ -102,9 +115,9 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
 		       int64_t host_id);
 /* Items still queued (*queued) and running (*running). */
 int kreg_db_work_pending(kreg_db *db, int *queued, int *running);
-/* The earliest not_before of the queued items (0 when none): when a
- * waiting daemon should look again. */
-int kreg_db_work_next_time(kreg_db *db, int64_t *when);
+/* The earliest not_before after now of the queued items (0 when none is
+ * waiting out a backoff): when a waiting daemon should look again. */
+int kreg_db_work_next_time(kreg_db *db, int64_t now, int64_t *when);
 
 /* For status: each (kind, state) and its count. */
 typedef int (*kreg_db_work_count_cb)(const char *kind, const char *state, int64_t count,

@@ -97,6 +97,31 @@ static int store(kreg_db *db, const kreg_run_atom_result *out, const char *kerne
 	return kreg_db_commit(db);
 }
 
+/* The runs row, and what the caller records with it: one transaction. */
+static int start(kreg_db *db, int64_t *run_id, const kreg_db_run_key *key,
+		 const kreg_run_atom_opts *opts)
+{
+	int error;
+
+	if (!opts->started)
+		return kreg_db_run_start(db, run_id, key);
+	if ((error = kreg_db_begin(db)) < 0)
+		return error;
+	if ((error = kreg_db_run_start(db, run_id, key)) < 0 ||
+	    (error = opts->started(db, *run_id, opts->arg)) < 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+		kreg_db_rollback(db);
+		kreg_error_set("%s", msg);
+		*run_id = 0;
+		return error;
+	}
+	if ((error = kreg_db_commit(db)) < 0)
+		*run_id = 0;
+	return error;
+}
+
 int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		  const kreg_run_atom_what *what, const kreg_run_atom_opts *opts)
 {
@@ -115,7 +140,7 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 		opts = &defaults;
 	memset(out, 0, sizeof(*out));
 	memset(&res, 0, sizeof(res));
-	if ((error = kreg_db_run_start(db, &out->run_id, &key)) < 0)
+	if ((error = start(db, &out->run_id, &key, opts)) < 0)
 		return error;
 	if ((error = make_output(out, cfg, db, what)) < 0)
 		goto failed;

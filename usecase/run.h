@@ -43,7 +43,11 @@ typedef struct {
 	/* Called inside the transaction that finishes the run, so what the
 	 * caller stores with it (a bisection step's count) moves with it. */
 	int (*store_with)(kreg_db *db, const kreg_run_atom_result *r, void *arg);
-	void *arg;
+	/* Called inside the transaction that makes the runs row, before the
+	 * host runs: a worker names the row in its work item there, so a run
+	 * its crash leaves behind is found by the next attempt. NULL: none. */
+	int (*started)(kreg_db *db, int64_t run_id, void *arg);
+	void *arg;			/* handed to store_with and started */
 } kreg_run_atom_opts;
 
 /* What one run is: the rows it hangs on and the kernel it boots. */

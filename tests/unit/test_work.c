@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "db/commits.h"
 #include "db/db.h"
 #include "db/results.h"
 #include "db/work.h"
@@ -279,6 +280,71 @@ static void hosts_go_down_and_are_probed(void **state)
 	assert_int_equal(ok, 1);
 }
 
+static int h3_gone(const char *name, void *arg)
+{
+	(void)arg;
+	return strcmp(name, "h3") != 0;
+}
+
+/* An infrastructure failure on h1: the item goes to the least busy other
+ * host of the backend that has the job planned and is up, as its next run. */
+static void moves_to_another_host_of_the_backend(void **state)
+{
+	fixture *f = *state;
+	kreg_commit_row c = { .sha = "1111111111111111111111111111111111111111",
+			      .tree = "2222222222222222222222222222222222222222" };
+	int64_t repo_id, job_id, h3, other, id;
+	int seqs[] = { 0, 1, 0, 1, 2 }, added;
+	int64_t hosts[5];
+	char key[64], *name = NULL;
+	kreg_work w;
+
+	assert_int_equal(kreg_db_host_id(f->db, &h3, "h3", "sim", 1, 0), 0);
+	hosts[0] = hosts[1] = f->host1;
+	hosts[2] = hosts[3] = hosts[4] = h3;
+	assert_int_equal(kreg_db_repo_id(f->db, &repo_id, "src", "/src"), 0);
+	c.repo_id = repo_id;
+	assert_int_equal(kreg_db_commit_put(f->db, &c.id, &c), 0);
+	assert_int_equal(kreg_db_job_id(f->db, &job_id, "a", "t", "", "a\n"), 0);
+	for (int i = 0; i < 5; i++) {
+		kreg_work_new n = { .kind = "run", .key = key, .commit_id = c.id, .job_id = job_id,
+				    .host_id = hosts[i], .seq = seqs[i] };
+
+		snprintf(key, sizeof(key), "run:%lld:%lld:%lld:%d", (long long)c.id,
+			 (long long)job_id, (long long)hosts[i], seqs[i]);
+		assert_int_equal(kreg_db_work_add(f->db, NULL, &added, &n), 0);
+	}
+	id = claim(f, f->host1, NULL, 100);
+	assert_true(id > 0);
+	/* h2 has no run of the job: only h3 is a candidate */
+	assert_int_equal(kreg_db_work_other_host(f->db, &other, &name, id, NULL, NULL), 0);
+	assert_int_equal(other, h3);
+	assert_string_equal(name, "h3");
+	free(name);
+	/* not configured any more: none */
+	assert_int_equal(kreg_db_work_other_host(f->db, &other, NULL, id, h3_gone, NULL), 0);
+	assert_int_equal(other, 0);
+	assert_int_equal(kreg_db_host_health(f->db, h3, 1, 1, 100, 60, NULL), 0);
+	assert_int_equal(kreg_db_work_other_host(f->db, &other, NULL, id, NULL, NULL), 0);
+	assert_int_equal(other, 0);	/* h3 is down */
+	assert_int_equal(kreg_db_host_health(f->db, h3, 0, 1, 100, 60, NULL), 0);
+
+	assert_int_equal(kreg_db_work_move(f->db, id, "me", 1, "hung", h3, 100), 0);
+	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
+	assert_string_equal(w.state, "queued");
+	assert_int_equal(w.host_id, h3);
+	assert_int_equal(w.seq, 3);	/* after h3's 0, 1, 2 */
+	snprintf(key, sizeof(key), "run:%lld:%lld:%lld:3", (long long)c.id, (long long)job_id,
+		 (long long)h3);
+	assert_string_equal(w.key, key);
+	assert_int_equal(w.attempts, 1);
+	assert_int_equal(w.not_before, 100);	/* at once: no backoff */
+	kreg_work_free(&w);
+	/* no longer held: refused */
+	assert_int_equal(kreg_db_work_move(f->db, id, "me", 1, "hung", h3, 100), KREG_ENOTFOUND);
+	kreg_db_commit_free(&c);
+}
+
 static void claim_stays_fast_shaped(void **state)
 {
 	/* 20,000 queued on one host, most of them in backoff: the claim takes
@@ -311,6 +377,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(release_does_not_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(groups_and_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(hosts_go_down_and_are_probed, setup, teardown),
+		cmocka_unit_test_setup_teardown(moves_to_another_host_of_the_backend, setup, teardown),
 		cmocka_unit_test_setup_teardown(claim_stays_fast_shaped, setup, teardown),
 	};
 

@@ -26,8 +26,10 @@
 #include <time.h>
 
 /* A trend shows at most this many points; longer histories are averaged
- * in buckets of consecutive commits. */
+ * in buckets of consecutive commits, but for the newest SINGLE_POINTS,
+ * which stay a point each (the results people look for first). */
 #define MAX_POINTS 400
+#define SINGLE_POINTS 100
 /* Change points are looked for among the newest commits with runs. */
 #define CP_WINDOW 500
 /* The trend table lists the newest commits. */
@@ -249,7 +251,7 @@ static void pct(kreg_buf *b, double change)
  * same as last time is not made again ---- */
 
 /* Bumped when a page's form changes without its inputs changing. */
-#define WEB_FORMAT 1
+#define WEB_FORMAT 2
 
 static uint64_t hstr(uint64_t h, const char *s)
 {
@@ -769,16 +771,21 @@ static void line_metrics(line_metric *lm, size_t nb, const line_t *l, const pair
 
 /* The points of a history (downsampled) with the markers of the commits
  * in marks_at (line indices) mapped to the points that hold them. */
-static web_point *make_points(const line_t *l, const tested *t, size_t nt, size_t *npts)
+static web_point *make_points(const line_t *l, const tested *t, size_t nt, size_t *npts,
+			      size_t *bucket_out)
 {
-	size_t bucket = nt > MAX_POINTS ? (nt + MAX_POINTS - 1) / MAX_POINTS : 1;
-	web_point *pts = kreg_calloc(nt / bucket + 2, sizeof(*pts));
+	size_t single = nt > MAX_POINTS ? SINGLE_POINTS : nt;
+	size_t bucket = nt > MAX_POINTS ? (nt - single + MAX_POINTS - single - 1) /
+					  (MAX_POINTS - single) : 1;
+	web_point *pts = kreg_calloc(single + (nt - single) / bucket + 2, sizeof(*pts));
 	size_t n = 0;
 
-	/* buckets end at the newest commit: the newest points stay single
-	 * commits as long as possible */
+	*bucket_out = bucket;
+	/* from the newest: single commits, then buckets (the oldest may be
+	 * smaller) */
 	for (size_t end = nt; end > 0;) {
-		size_t start = end > bucket ? end - bucket : 0;
+		size_t size = nt - end < single ? 1 : bucket;
+		size_t start = end > size ? end - size : 0;
 		web_point *pt = &pts[n++];
 		double sum = 0;
 		size_t runs = 0;
@@ -860,7 +867,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 	const char *metric = metric_name(s, metric_id);
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
 	const tested *t = lm->t;
-	size_t nt = lm->nt, npts = 0, nmarks = 0, ncp = 0;
+	size_t nt = lm->nt, npts = 0, nmarks = 0, ncp = 0, bucket = 1;
 	web_point *pts = NULL;
 	web_marker *marks = NULL;
 	char **hrefs = NULL;
@@ -896,7 +903,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		free(page);
 		return 0;
 	}
-	pts = make_points(l, t, nt, &npts);
+	pts = make_points(l, t, nt, &npts, &bucket);
 	/* change points among the newest commits */
 	cp_from = nt > CP_WINDOW ? nt - CP_WINDOW : 0;
 	if (nt - cp_from >= 4) {
@@ -998,8 +1005,9 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 			"higher is better" : kreg_stats_direction(&s->so, metric) ==
 			KREG_DIR_LOWER ? "lower is better" : "direction unknown", nt);
 	if (npts < nt)
-		kreg_buf_printf(&b, ", shown as %zu points (each the runs of up to %zu commits)", npts,
-				(nt + MAX_POINTS - 1) / MAX_POINTS);
+		kreg_buf_printf(&b, ", shown as %zu points (the newest %d commits one a point, "
+				"older ones the runs of up to %zu commits a point)", npts, SINGLE_POINTS,
+				bucket);
 	kreg_buf_puts(&b, ".</p>\n");
 	web_svg_trend(&b, pts, npts, marks, nmarks, metric);
 	kreg_buf_puts(&b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, bar: "
@@ -1440,6 +1448,9 @@ static void regression_chart(kreg_buf *b, const site *s, const kreg_report_regre
 		kreg_buf_puts(b, "<h2>Trend</h2>\n<p class=\"sub\">The metric along the first-parent "
 			      "line up to the bad commit (the newest 120 commits).</p>\n");
 		web_svg_trend(b, pts, n, marks, nmarks, r->metric);
+		kreg_buf_puts(b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, "
+			      "bar: smallest to largest run, <span class=\"k-culprit\">the culprit</span>, "
+			      "<span class=\"k-cp\">the last good commit</span>.</p>\n");
 	}
 	free(pts);
 	kreg_db_history_free(&h);

@@ -75,12 +75,12 @@ ok "the head pushed after the bisection has its commit page, from a report item 
 lab_check text "$WEB/index.html"
 like "$CHECK_OUT" "${NEXT:0:12}" "and the index shows it as the branch's head"
 # Coalesced: every run, detection, bisect step and mail asked for the
-# site, a burst of them got one item (db/work.h).
+# site; results close together got one item (db/work.h; how many depends
+# on the machine's pace: tests/unit/test_work_report.c checks the rule).
 RESULTS=$(sql "SELECT count(*) FROM work WHERE kind IN ('run', 'detect', 'bisect', 'mail')")
 REPORTS=$(sql "SELECT count(*) FROM work WHERE kind = 'report'")
 echo "# $RESULTS results, $REPORTS report items"
-ok "bursts of results coalesced: $REPORTS report items for $RESULTS results" \
-	test "$((REPORTS * 2))" -le "$RESULTS"
+ok "results coalesced: $REPORTS report items for $RESULTS results" test "$REPORTS" -lt "$RESULTS"
 like "$(cat "$SCRATCH/daemon.log" "$DATA_DIR"/logs/*.log 2>/dev/null)" \
 	"site $WEB: [0-9]+ pages, [0-9]+ written" "the worker says where the site went"
 REG=$WEB/regression-r1.html

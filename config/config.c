@@ -356,6 +356,7 @@ static const field detect_fields[] = {
 	{ .key = "confirm", .type = T_DOUBLE, .off = O(kreg_detect_cfg, confirm), .def = "0.0001", .min = 0, .max = 0.5 },
 	{ .key = "suggest", .type = T_DOUBLE, .off = O(kreg_detect_cfg, suggest), .def = "0.05", .min = 0, .max = 0.5 },
 	{ .key = "step_runs", .type = T_INT, .off = O(kreg_detect_cfg, step_runs), .def = "3", .min = 1, .max = 1000 },
+	{ .key = "baseline_runs", .type = T_INT, .off = O(kreg_detect_cfg, baseline_runs), .def = "0", .min = 0, .max = 1000 },
 };
 SCHEMA(detect_schema, kreg_detect_cfg, detect_fields, detect_check);
 

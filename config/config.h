@@ -142,6 +142,7 @@ typedef struct {
 	double confirm;		/* level that calls a change, default 0.0001 */
 	double suggest;		/* level that asks for more runs, default 0.05 */
 	int step_runs;		/* runs asked for at once, default 3 */
+	int baseline_runs;	/* runs of the first head seen, at least; 0: the job's */
 } kreg_detect_cfg;
 
 typedef struct {

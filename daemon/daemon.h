@@ -34,9 +34,10 @@ int kreg_daemon_poll_repo(const kreg_config *cfg, kreg_db *db, const kreg_repo_c
 			  int *planned);
 /* Plan: the builds and runs of commit_id (of repo rc) for every job and
  * host configured: one build per (tree, kernel config), `runs` runs of
- * each atom on each host. */
+ * each atom on each host (at least detect.baseline_runs when baseline is
+ * set: the first head seen). */
 int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_id,
-			    int priority, int *planned);
+			    int priority, int baseline, int *planned);
 
 /* The worker: carry out work item id, held under (owner, attempt), and
  * store its result. 0 when the item is over or was put back for a retry

@@ -22,9 +22,8 @@ static int needs_build(const kreg_host_cfg *hc)
 }
 
 /* The builds and runs of one atom at a commit on one host. */
-static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_job_cfg *jc,
-		     const kreg_commit_row *c, int64_t job_id, const char *kconfig, int priority,
-		     int *planned)
+static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row *c,
+		     int64_t job_id, const char *kconfig, int priority, int runs, int *planned)
 {
 	int64_t host_id, build_id = 0;
 	int error, added;
@@ -43,7 +42,7 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_job_cfg *j
 			return error;
 		*planned += added;
 	}
-	for (int n = 0; n < (jc->runs > 0 ? jc->runs : 3); n++) {
+	for (int n = 0; n < runs; n++) {
 		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)c->id,
 					  (long long)job_id, (long long)host_id, n);
 		kreg_work_new r = { .kind = "run", .key = key, .commit_id = c->id, .job_id = job_id,
@@ -60,7 +59,7 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_job_cfg *j
 }
 
 int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_id,
-			    int priority, int *planned)
+			    int priority, int baseline, int *planned)
 {
 	kreg_commit_row c;
 	int error = 0, n = 0;
@@ -71,6 +70,7 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 		const kreg_job_cfg *jc = &cfg->jobs[i];
 		const char *kconfig = jc->kconfig ? jc->kconfig :
 				      cfg->build.nconfigs ? cfg->build.configs[0].name : NULL;
+		int runs = jc->runs > 0 ? jc->runs : 3;
 		kreg_atoms atoms = KREG_ATOMS_INIT;
 		kreg_job *job = NULL;
 
@@ -93,7 +93,9 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 						break;
 				if (jc->nhosts && k == jc->nhosts)
 					continue;
-				error = plan_host(db, hc, jc, &c, job_id, kconfig, priority, &n);
+				error = plan_host(db, hc, &c, job_id, kconfig, priority,
+						  baseline && cfg->detect.baseline_runs > runs ?
+						  cfg->detect.baseline_runs : runs, &n);
 			}
 		}
 next:
@@ -212,8 +214,9 @@ static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64
 	    (error = kreg_db_push_add(db, repo_id, branch, old, sha, forced,
 				      base_sha[0] ? base_sha : NULL)) < 0 ||
 	    (error = kreg_db_branch_set_head(db, repo_id, branch, sha)) < 0 ||
-	    (error = kreg_daemon_plan_commit(cfg, db, commit_id, KREG_PRIO_HEAD, planned)) < 0 ||
-	    (base_id && (error = kreg_daemon_plan_commit(cfg, db, base_id, KREG_PRIO_HEAD,
+	    (error = kreg_daemon_plan_commit(cfg, db, commit_id, KREG_PRIO_HEAD, !old,
+					     planned)) < 0 ||
+	    (base_id && (error = kreg_daemon_plan_commit(cfg, db, base_id, KREG_PRIO_HEAD, 0,
 							  planned)) < 0)) {
 		kreg_db_rollback(db);
 		goto done;

@@ -8,12 +8,14 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct kreg_repo {
@@ -100,6 +102,69 @@ static int set_remote(git_repository *git, const kreg_repo_cfg *rc)
 	return error;
 }
 
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Hard-link every file of from/ into to/ (made), and of from's
+ * subdirectories one level down (objects/xx/ and objects/pack/).
+ * 0 when all were linked, <0 at the first that was not (another file
+ * system, a permission): the caller then fetches them instead. */
+static int link_tree(const char *from, const char *to, int depth)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int error = 0;
+
+	if (!d || (mkdir(to, 0755) < 0 && errno != EEXIST)) {
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	while (!error && (e = readdir(d))) {
+		char *a, *b;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "info"))
+			continue;
+		a = kreg_path_join(from, e->d_name);
+		b = kreg_path_join(to, e->d_name);
+		if (is_dir(a))
+			error = depth > 0 ? link_tree(a, b, depth - 1) : 0;
+		else if (link(a, b) < 0 && errno != EEXIST)
+			error = -1;
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	return error;
+}
+
+/* A mirror of a repository on this machine starts with the source's
+ * objects hard-linked into it, as `git clone --local` does (git never
+ * rewrites an object file, it only adds and removes whole files), so the
+ * first fetch finds what it wants present and packs nothing: seconds
+ * instead of minutes for a kernel tree. Anything not linked is fetched. */
+static void seed_local(const kreg_repo_cfg *rc, const char *mirror)
+{
+	char *git_dir = kreg_path_join(rc->url, ".git"), *from, *to;
+
+	if (!is_dir(git_dir)) {
+		free(git_dir);
+		git_dir = kreg_strdup(rc->url);
+	}
+	from = kreg_path_join(git_dir, "objects");
+	to = kreg_path_join(mirror, "objects");
+	if (is_dir(from) && link_tree(from, to, 1) < 0)
+		log_info("repo %s: not all of %s could be linked: fetching the rest",
+			 rc->name, from);
+	free(to);
+	free(from);
+	free(git_dir);
+}
+
 /* Make the mirror: init, remote and fetch in a folder of its own beside it,
  * then rename it into place. A mirror is there whole or not at all, and a
  * failure removes only the folder this process made. Called with the lock. */
@@ -116,6 +181,8 @@ static int create_mirror(kreg_repo *r)
 		kreg_git_error("repo '%s': cannot create the mirror", r->rc->name);
 		goto done;
 	}
+	if (r->rc->url[0] == '/' || r->rc->url[0] == '.')
+		seed_local(r->rc, tmp);
 	if ((error = set_remote(r->git, r->rc)) < 0 || (error = kreg_repo_fetch(r)) < 0)
 		goto done;
 	git_repository_free(r->git);

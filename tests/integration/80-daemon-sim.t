@@ -7,7 +7,7 @@
 # `git commit` in the upstream repository.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
-plan 29
+plan 30
 
 ROOT=$(up_init)
 write_atom job.yaml
@@ -36,6 +36,9 @@ daemon_start
 wait_for 60 "the daemon tests the first head it sees (the baseline)" idle_at "$ROOT"
 is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$ROOT' AND r.status = 'ok'")" 3 \
 	"three runs of the baseline"
+
+ok "the mirror of a repository on this machine starts with its objects hard-linked" \
+	test -n "$(find "$DATA_DIR/repos/src.git/objects" -type f -links +1 | head -1)"
 
 run_kreg daemon --once
 like "$RC:$ERR" "^1:.*another kreg daemon \(pid $DPID\)" "a second daemon on the database says which pid holds it"

@@ -1,0 +1,69 @@
+#!/bin/bash
+# A lab's first push: the daemon has seen one head (the baseline) and then
+# a push brings a regression. With the job's 3 runs of the baseline the
+# detector cannot call anything (3 runs against 3 never reach the confirm
+# level) and waits for more history; with detect.baseline_runs: 10 the
+# first head gets 10 runs and the very first push is detected, confirmed
+# and bisected to the commit with the effect (what `kreg demo` relies on).
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/daemon-lib.sh"
+plan 9
+
+ROOT=$(up_init)
+write_atom job.yaml
+config() {  # baseline_runs
+	cat > kreg.yaml <<YAML
+data_dir: $DATA_DIR
+repos:
+  - name: src
+    url: $UP
+    branches: [main]
+    poll_interval: 1
+hosts:
+  - name: simhost
+    backend: sim
+    seed: 11
+    capacity: 2
+    metrics:
+      - { metric: fio.read_iops, base: 10000, noise: 5% }
+jobs:
+  - file: job.yaml
+    runs: 3
+detect:
+  baseline_runs: $1
+YAML
+}
+export KREG_CONFIG="$SCRATCH/kreg.yaml"
+runs_of() { sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$1' AND r.status = 'ok'"; }
+
+# Without: the job's 3 runs of the baseline, and the first push waits.
+config 0
+daemon_start
+wait_for 60 "the daemon tests the first head it sees" idle_at "$ROOT"
+is "$(runs_of "$ROOT")" 3 "the baseline gets the job's 3 runs"
+for i in 1 2; do up_commit $i >/dev/null; done
+HEAD=$(up_commit 3 "Sim-Effect: fio.read_iops -30%")
+up_push
+wait_for 60 "the pushed head is tested" idle_at "$HEAD"
+is "$(sql "SELECT count(*) FROM regressions")" 0 \
+	"with 3 runs of the baseline only, the first push's -30% is not called (too little baseline)"
+daemon_stop
+
+# With baseline_runs: 10, a new lab judges its first push.
+rm -rf "$DATA_DIR" "$UP"
+ROOT=$(up_init)
+config 10
+daemon_start
+wait_for 60 "the daemon tests the first head it sees" idle_at "$ROOT"
+is "$(runs_of "$ROOT")" 10 "the baseline gets baseline_runs runs"
+for i in 1 2; do up_commit $i >/dev/null; done
+CULPRIT=$(up_commit 3 "Sim-Effect: fio.read_iops -30%")
+HEAD=$(up_commit 4)
+up_push
+bisected() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ]; }
+wait_for 180 "the first push's regression is confirmed and bisected" bisected
+is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id WHERE b.id = 1")" \
+	"$CULPRIT" "to the commit with the effect"
+daemon_stop
+no_sanitizer_in_logs "no sanitizer report from the daemon or its workers"
+done_testing

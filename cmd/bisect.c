@@ -4,6 +4,7 @@
 
 #include "usecase/bisect_driver.h"
 #include "db/bisect.h"
+#include "hosts/host.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -57,7 +58,7 @@ static int parse_id(int64_t *id, const char *s)
 
 static const char *sim_label(const kreg_db_bisection *b)
 {
-	return b->backend && !strcmp(b->backend, "sim") ? " (sim: simulated samples)" : "";
+	return kreg_host_backend_simulated(b->backend) ? " (sim: simulated samples)" : "";
 }
 
 static const char *outcome_of(const kreg_db_bisection *b)

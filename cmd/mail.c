@@ -94,7 +94,7 @@ static int mail_who(int argc, char **argv)
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	if (kreg_maintainers_match(m, (const char *const *)files, nfiles, &r) < 0) {
+	if (kreg_maintainers_match(m, &r, (const char *const *)files, nfiles) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}

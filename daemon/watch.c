@@ -6,6 +6,7 @@
 #include "db/results.h"
 #include "db/watch.h"
 #include "db/work.h"
+#include "hosts/host.h"
 #include "jobs/job.h"
 #include "kernel/repo.h"
 #include "lib/err.h"
@@ -15,11 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int needs_build(const kreg_host_cfg *hc)
-{
-	return hc->backend == KREG_BACKEND_QEMU || hc->backend == KREG_BACKEND_SSH;
-}
 
 /* The builds and runs of one atom at a commit on one host. */
 static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row *c,
@@ -31,7 +27,7 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 	if ((error = kreg_db_host_id(db, &host_id, hc->name, kreg_backend_name(hc->backend),
 				     hc->cpus, hc->memory)) < 0)
 		return error;
-	if (needs_build(hc)) {
+	if (kreg_host_cfg_needs_kernel(hc)) {
 		char *key = kreg_asprintf("build:%s:%s", c->tree, kconfig ? kconfig : "");
 		kreg_work_new b = { .kind = "build", .key = key, .commit_id = c->id,
 				    .config_name = kconfig, .priority = KREG_PRIO_BUILD };

@@ -325,8 +325,7 @@ static int do_build(job *j)
 	int error, prepared = 0;
 
 	for (size_t i = 0; i < j->cfg->nhosts && !pick; i++)
-		if (j->cfg->hosts[i].backend == KREG_BACKEND_QEMU ||
-		    j->cfg->hosts[i].backend == KREG_BACKEND_SSH)
+		if (kreg_host_cfg_needs_kernel(&j->cfg->hosts[i]))
 			pick = &j->cfg->hosts[i];
 	if (!pick) {
 		error = finish(j, "failed", "no configured host boots a built kernel any more");

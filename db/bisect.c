@@ -240,7 +240,7 @@ int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t
 	return kreg_db_commit(db);
 }
 
-int kreg_db_bisection_job_yaml(kreg_db *db, int64_t id, char **yaml)
+int kreg_db_bisection_job_yaml(kreg_db *db, char **yaml, int64_t id)
 {
 	sqlite3_stmt *st;
 	int rc, error = KREG_ERROR;
@@ -282,17 +282,17 @@ int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs)
 	return error;
 }
 
-int kreg_db_bisection_abandon_runs(kreg_db *db, int64_t id, int *count)
+int kreg_db_bisection_abandon_runs(kreg_db *db, int *count, int64_t id)
 {
 	/* only runs whose owner is dead: a live `kreg job run` or another
 	 * bisection on the same job, host and commits keeps its runs */
-	return kreg_db__reap_runs(db,
+	return kreg_db__reap_runs(db, count,
 				  "(job_id, host_id) = (SELECT job_id, host_id FROM bisections "
 				  "WHERE id = ?1) AND commit_id IN (SELECT commit_id FROM "
 				  "bisect_steps WHERE bisection_id = ?1 UNION SELECT good_commit_id "
 				  "FROM bisections WHERE id = ?1 UNION SELECT bad_commit_id FROM "
 				  "bisections WHERE id = ?1)",
-				  id, "the bisection was interrupted", count);
+				  id, "the bisection was interrupted");
 }
 
 int kreg_db_bisection_count_builds(kreg_db *db, int64_t id)

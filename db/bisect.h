@@ -42,7 +42,7 @@ int kreg_db_bisection_latest(kreg_db *db, int64_t *id);
 int kreg_db_bisection_finish(kreg_db *db, int64_t id, const char *state, int64_t culprit_id,
 			     const char *candidates, double confidence, const char *message);
 /* The canonical YAML of the bisection's job (the atom it runs). */
-int kreg_db_bisection_job_yaml(kreg_db *db, int64_t id, char **yaml);
+int kreg_db_bisection_job_yaml(kreg_db *db, char **yaml, int64_t id);
 /* Add to its cost. */
 int kreg_db_bisection_add_cost(kreg_db *db, int64_t id, int builds, int runs);
 /* Set its builds to the distinct commits its steps name (each is built, or
@@ -53,7 +53,7 @@ int kreg_db_bisection_count_builds(kreg_db *db, int64_t id);
  * owner is dead (a killed driver left them): they become infra_failed. A
  * live process's runs there (a `kreg job run`, another bisection) are left
  * alone. Call only while holding the bisection (its lock). */
-int kreg_db_bisection_abandon_runs(kreg_db *db, int64_t id, int *count);
+int kreg_db_bisection_abandon_runs(kreg_db *db, int *count, int64_t id);
 void kreg_db_bisection_free(kreg_db_bisection *b);
 void kreg_db_bisection_list_free(kreg_db_bisection *v, size_t n);
 

@@ -42,7 +42,7 @@ int kreg_db__bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* Reap the 'running' runs that `where` (SQL over runs, ?1 = arg) selects
  * and whose owner is dead: infra_failed with "abandoned: <why>". The
  * others are left alone. db/results.c. */
-int kreg_db__reap_runs(kreg_db *db, const char *where, int64_t arg, const char *why, int *count);
+int kreg_db__reap_runs(kreg_db *db, int *count, const char *where, int64_t arg, const char *why);
 /* Column text copied (NULL stays NULL). */
 char *kreg_db__column_strdup(sqlite3_stmt *st, int col);
 

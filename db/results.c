@@ -261,7 +261,7 @@ done:
 	return kreg_db_commit(db);
 }
 
-int kreg_db_runs_abandon(kreg_db *db, int64_t before, int *count)
+int kreg_db_runs_abandon(kreg_db *db, int *count, int64_t before)
 {
 	sqlite3_stmt *st;
 	int error;
@@ -328,7 +328,7 @@ static int dead_runs(kreg_db *db, running_run **out, size_t *n, const char *wher
 	return error;
 }
 
-int kreg_db__reap_runs(kreg_db *db, const char *where, int64_t arg, const char *why, int *count)
+int kreg_db__reap_runs(kreg_db *db, int *count, const char *where, int64_t arg, const char *why)
 {
 	sqlite3_stmt *st = NULL;
 	running_run *dead;
@@ -376,7 +376,7 @@ done:
 
 int kreg_db_runs_reap(kreg_db *db, int *count)
 {
-	return kreg_db__reap_runs(db, "1", 0, "its process ended before it finished", count);
+	return kreg_db__reap_runs(db, count, "1", 0, "its process ended before it finished");
 }
 
 int kreg_db_runs_stuck(kreg_db *db, kreg_db_stuck_run **out, size_t *n)

@@ -47,7 +47,7 @@ int kreg_db_run_finish(kreg_db *db, int64_t run_id, const char *status, const ch
 		       const kreg_samples *samples);
 /* Mark runs still 'running' that started before `before` as infra_failed
  * (a worker died). Returns how many. */
-int kreg_db_runs_abandon(kreg_db *db, int64_t before, int *count);
+int kreg_db_runs_abandon(kreg_db *db, int *count, int64_t before);
 
 /* Runs have an owner: the process that started them (pid, boot id, start
  * time: lib/owner.h). Mark every 'running' run whose owner is dead as

@@ -83,9 +83,28 @@ int kreg_host_needs_kernel(const kreg_host *h)
 	return h->ops->needs_kernel;
 }
 
+int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc)
+{
+	const struct kreg_host_ops *ops = ops_for(hc->backend);
+
+	return ops && ops->needs_kernel;
+}
+
 int kreg_host_simulated(const kreg_host *h)
 {
 	return h->ops->simulated;
+}
+
+int kreg_host_backend_simulated(const char *backend)
+{
+	static const struct kreg_host_ops *const all[] = {
+		&kreg_host_local_ops, &kreg_host_qemu_ops, &kreg_host_ssh_ops, &kreg_host_sim_ops,
+	};
+
+	for (size_t i = 0; backend && i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(all[i]->name, backend))
+			return all[i]->simulated;
+	return 0;
 }
 
 int kreg_host_check_metric(const kreg_host *h, const char *metric)

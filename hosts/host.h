@@ -77,9 +77,15 @@ void kreg_host_close(kreg_host *h);
 const kreg_host_cfg *kreg_host_config(const kreg_host *h);
 /* 1 when the backend runs on a kernel kreg builds (qemu, ssh). */
 int kreg_host_needs_kernel(const kreg_host *h);
+/* The same asked of a configured host without opening it (planning builds). */
+int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc);
 /* 1 when the host runs nothing and draws its samples from a model (sim):
  * it needs no job file, and what it gives is labelled simulated. */
 int kreg_host_simulated(const kreg_host *h);
+/* The same asked of a backend by the name stored with a run, a host or a
+ * bisection ("sim"), for what outlives the configuration; 0 for a name no
+ * backend has. */
+int kreg_host_backend_simulated(const char *backend);
 /* 0 when runs on this host can give a sample of metric; <0 (error set,
  * naming what it gives) when they cannot (a sim host draws only its
  * configured metrics). */

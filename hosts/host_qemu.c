@@ -320,20 +320,146 @@ static int job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg
 	return 0;
 }
 
+/* The initramfs of the run (req->out_dir/initrd.cpio: the guest image and
+ * the job) and the atom as run beside its output. 1 when the run cannot
+ * be (out says why: the job does not fit the host); 0 when ready. */
+static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *have_plan,
+		     const kreg_host_request *req, const char *image, const char *initrd, int cpus)
+{
+	const kreg_host_cfg *hc = h->hc;
+	kreg_image_file *files = NULL;
+	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT;
+	const char *fs = NULL;
+	size_t nfiles = 0;
+	int error;
+
+	/* Where the job writes: the test disk, formatted only when the job
+	 * names a file system; a directory in memory when the host has none. */
+	if (hc->disk && *hc->disk && (error = ensure_disk(hc)) < 0)
+		return error;
+	if (qemu_plan(h, plan, &fs, req->atom, cpus) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+		return 1;
+	}
+	*have_plan = 1;
+	if (fs && disk_too_small(out, hc, fs))
+		return 1;
+	/* The atom as run, beside its output. */
+	for (size_t i = 0; i < plan->nfiles; i++)
+		if ((error = write_run_file(req->out_dir, plan->files[i].name, plan->files[i].content,
+					    plan->files[i].len)) < 0)
+			goto done;
+	if ((error = job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
+			       hc->disk && *hc->disk)) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		error = 1;
+		goto done;
+	}
+	if ((error = write_run_file(req->out_dir, "argv", argv_text.ptr, argv_text.len)) < 0)
+		goto done;
+	error = kreg_image_with_files(initrd, image, files, nfiles);
+done:
+	for (size_t i = 0; i < nfiles; i++)
+		free(files[i].path);
+	free(files);
+	kreg_buf_free(&disk_line);
+	kreg_buf_free(&argv_text);
+	return error;
+}
+
+/* qemu's command line for a run, and the strings it points at. */
+typedef struct {
+	const char *argv[40];
+	kreg_buf append;
+	char *con_opt, *drive_opt, *mem, *smp, *esc;
+} qemu_cmd;
+
+static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpus,
+			  const char *bzimage, const char *initrd, const char *console)
+{
+	size_t n = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->esc = qemu_escape(console);
+	c->con_opt = kreg_asprintf("file,id=con,path=%s", c->esc);
+	c->mem = kreg_asprintf("%llu", (unsigned long long)((hc->memory ? hc->memory : DEFAULT_MEMORY) >> 20));
+	c->smp = kreg_asprintf("%d", cpus);
+	kreg_buf_puts(&c->append, "console=ttyS0 panic=-1 oops=panic rdinit=/init printk.time=1 random.trust_cpu=on");
+	if (hc->append && *hc->append)
+		kreg_buf_printf(&c->append, " %s", hc->append);
+
+	c->argv[n++] = qemu_binary(hc);
+	c->argv[n++] = "-accel";
+	c->argv[n++] = kvm ? "kvm" : "tcg";
+	/* RDRAND (host, or emulated with max) seeds the guest's RNG at once:
+	 * otherwise getrandom() waits seconds for entropy under TCG. */
+	c->argv[n++] = "-cpu";
+	c->argv[n++] = kvm ? "host" : "max";
+	c->argv[n++] = "-machine";
+	c->argv[n++] = "pc";
+	c->argv[n++] = "-m";
+	c->argv[n++] = c->mem;
+	c->argv[n++] = "-smp";
+	c->argv[n++] = c->smp;
+	c->argv[n++] = "-nodefaults";
+	c->argv[n++] = "-no-user-config";
+	c->argv[n++] = "-display";
+	c->argv[n++] = "none";
+	c->argv[n++] = "-no-reboot";
+	c->argv[n++] = "-kernel";
+	c->argv[n++] = bzimage;
+	c->argv[n++] = "-initrd";
+	c->argv[n++] = initrd;
+	c->argv[n++] = "-append";
+	c->argv[n++] = c->append.ptr;
+	c->argv[n++] = "-chardev";
+	c->argv[n++] = c->con_opt;
+	c->argv[n++] = "-serial";
+	c->argv[n++] = "chardev:con";
+	if (hc->disk && *hc->disk) {
+		char *d = qemu_escape(hc->disk);
+
+		c->drive_opt = kreg_asprintf("file=%s,format=raw,if=virtio,cache=writeback", d);
+		free(d);
+		c->argv[n++] = "-drive";
+		c->argv[n++] = c->drive_opt;
+	}
+	c->argv[n] = NULL;
+}
+
+static void qemu_cmd_free(qemu_cmd *c)
+{
+	kreg_buf_free(&c->append);
+	free(c->drive_opt);
+	free(c->smp);
+	free(c->mem);
+	free(c->con_opt);
+	free(c->esc);
+}
+
+/* The command line as run, beside the output (qemu.cmdline). */
+static void write_cmdline(const char *out_dir, const char *const *argv)
+{
+	kreg_buf cmd = KREG_BUF_INIT;
+
+	for (size_t i = 0; argv[i]; i++)
+		kreg_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
+	kreg_buf_putc(&cmd, '\n');
+	write_run_file(out_dir, "qemu.cmdline", cmd.ptr, cmd.len);
+	kreg_buf_free(&cmd);
+}
+
 static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
 {
 	const kreg_host_cfg *hc = h->hc;
 	kreg_plan plan;
-	kreg_image_file *files = NULL;
-	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT, append = KREG_BUF_INIT;
+	qemu_cmd cmd;
 	kreg_run_opts o = { 0 };
 	kreg_run_result r;
-	const char *fs = NULL, *accel;
-	const char *argv[40];
+	const char *accel;
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
-	char *con_opt = NULL, *drive_opt = NULL, *mem = NULL, *smp = NULL, *esc = NULL;
-	size_t nfiles = 0, n = 0;
-	int error = KREG_ERROR, kvm, have_plan = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
+	int error = KREG_ERROR, kvm, have_plan = 0, have_cmd = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
 	double start = kreg_now_mono();
 
 	memset(&plan, 0, sizeof(plan));
@@ -350,106 +476,27 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	image = kreg_image_path(h->cfg, hc);
 	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
 		goto done;
-	error = KREG_ERROR;
-
-	/* Where the job writes: the test disk, formatted only when the job
-	 * names a file system; a directory in memory when the host has none. */
-	if (hc->disk && *hc->disk && (error = ensure_disk(hc)) < 0)
-		goto done;
-	if (qemu_plan(h, &plan, &fs, req->atom, cpus) < 0) {
-		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-		kreg_error_clear();
-		error = 0;
-		goto done;
-	}
-	have_plan = 1;
-	if (fs && disk_too_small(out, hc, fs)) {
-		error = 0;
-		goto done;
-	}
-	have_plan = 1;
-	/* The atom as run, beside its output. */
-	for (size_t i = 0; i < plan.nfiles; i++)
-		if ((error = write_run_file(req->out_dir, plan.files[i].name, plan.files[i].content,
-					    plan.files[i].len)) < 0)
-			goto done;
-	if ((error = job_files(&files, &nfiles, &argv_text, &disk_line, &plan, fs,
-			       hc->disk && *hc->disk)) < 0) {
-		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-		error = 0;
-		goto done;
-	}
-	if ((error = write_run_file(req->out_dir, "argv", argv_text.ptr, argv_text.len)) < 0)
-		goto done;
 	initrd = kreg_path_join(req->out_dir, "initrd.cpio");
-	if ((error = kreg_image_with_files(initrd, image, files, nfiles)) < 0)
+	if ((error = stage_job(h, out, &plan, &have_plan, req, image, initrd, cpus)) != 0) {
+		if (error > 0)
+			error = 0;
 		goto done;
+	}
 
 	kvm = want_kvm(h, bzimage);
 	accel = kvm ? "kvm" : "tcg";
 	console = kreg_path_join(req->out_dir, "console.log");
 	qemu_log = kreg_path_join(req->out_dir, "qemu.log");
 	unlink(console);
-	esc = qemu_escape(console);
-	con_opt = kreg_asprintf("file,id=con,path=%s", esc);
-	mem = kreg_asprintf("%llu", (unsigned long long)((hc->memory ? hc->memory : DEFAULT_MEMORY) >> 20));
-	smp = kreg_asprintf("%d", cpus);
-	kreg_buf_puts(&append, "console=ttyS0 panic=-1 oops=panic rdinit=/init printk.time=1 random.trust_cpu=on");
-	if (hc->append && *hc->append)
-		kreg_buf_printf(&append, " %s", hc->append);
-
-	argv[n++] = qemu_binary(hc);
-	argv[n++] = "-accel";
-	argv[n++] = accel;
-	/* RDRAND (host, or emulated with max) seeds the guest's RNG at once:
-	 * otherwise getrandom() waits seconds for entropy under TCG. */
-	argv[n++] = "-cpu";
-	argv[n++] = kvm ? "host" : "max";
-	argv[n++] = "-machine";
-	argv[n++] = "pc";
-	argv[n++] = "-m";
-	argv[n++] = mem;
-	argv[n++] = "-smp";
-	argv[n++] = smp;
-	argv[n++] = "-nodefaults";
-	argv[n++] = "-no-user-config";
-	argv[n++] = "-display";
-	argv[n++] = "none";
-	argv[n++] = "-no-reboot";
-	argv[n++] = "-kernel";
-	argv[n++] = bzimage;
-	argv[n++] = "-initrd";
-	argv[n++] = initrd;
-	argv[n++] = "-append";
-	argv[n++] = append.ptr;
-	argv[n++] = "-chardev";
-	argv[n++] = con_opt;
-	argv[n++] = "-serial";
-	argv[n++] = "chardev:con";
-	if (hc->disk && *hc->disk) {
-		char *d = qemu_escape(hc->disk);
-
-		drive_opt = kreg_asprintf("file=%s,format=raw,if=virtio,cache=writeback", d);
-		free(d);
-		argv[n++] = "-drive";
-		argv[n++] = drive_opt;
-	}
-	argv[n] = NULL;
-	{
-		kreg_buf cmd = KREG_BUF_INIT;
-
-		for (size_t i = 0; i < n; i++)
-			kreg_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
-		kreg_buf_putc(&cmd, '\n');
-		write_run_file(req->out_dir, "qemu.cmdline", cmd.ptr, cmd.len);
-		kreg_buf_free(&cmd);
-	}
-	o.argv = argv;
+	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console);
+	have_cmd = 1;
+	write_cmdline(req->out_dir, cmd.argv);
+	o.argv = cmd.argv;
 	o.out_path = qemu_log;
 	o.timeout = req->timeout > 0 ? req->timeout : hc->timeout > 0 ? hc->timeout : DEFAULT_TIMEOUT;
 	o.kill_grace = 2;
 	log_info("host %s: booting %s (%s, %d cpu, %s MiB) for %s", hc->name, req->kernel->artifact,
-		 accel, cpus, mem, req->atom_name ? req->atom_name : "the job");
+		 accel, cpus, cmd.mem, req->atom_name ? req->atom_name : "the job");
 	error = kreg_run(&r, &o);
 	if (error < 0) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "qemu would not start: %s", kreg_error_last());
@@ -466,19 +513,10 @@ done:
 	if (initrd)
 		unlink(initrd);
 	out->seconds = kreg_now_mono() - start;
-	for (size_t i = 0; i < nfiles; i++)
-		free(files[i].path);
-	free(files);
 	if (have_plan)
 		kreg_plan_free(&plan);
-	kreg_buf_free(&append);
-	kreg_buf_free(&disk_line);
-	kreg_buf_free(&argv_text);
-	free(drive_opt);
-	free(smp);
-	free(mem);
-	free(con_opt);
-	free(esc);
+	if (have_cmd)
+		qemu_cmd_free(&cmd);
 	free(qemu_log);
 	free(console);
 	free(initrd);

@@ -734,8 +734,14 @@ done:
 	return error;
 }
 
+/* Where the run script mounts the job's file system: <work_dir>/mnt. */
+static char *mount_point(const kreg_host_cfg *hc)
+{
+	return kreg_path_join(hc->work_dir, "mnt");
+}
+
 /* Where the job writes: a target device gets the job's file system (made
- * and mounted on <work_dir>/mnt by the run script) or is used raw; a
+ * and mounted on mount_point() by the run script) or is used raw; a
  * directory or a file is used as it is. */
 static int plan_on(const kreg_host_cfg *hc, const kreg_config *cfg, kreg_plan *plan,
 		   const char **fs, const kreg_atom *atom, int cpus)
@@ -747,7 +753,7 @@ static int plan_on(const kreg_host_cfg *hc, const kreg_config *cfg, kreg_plan *p
 	*fs = NULL;
 	if (!hc->target || strncmp(hc->target, "/dev/", 5))
 		return kreg_job_plan(plan, atom, &po);
-	mnt = kreg_path_join(hc->work_dir, "mnt");
+	mnt = mount_point(hc);
 	error = kreg_host__plan_disk(plan, fs, atom, &po, hc->target, mnt);
 	free(mnt);
 	return error;
@@ -787,7 +793,7 @@ static int run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg
 	if (fs) {
 		char *line;
 
-		mnt = kreg_path_join(hc->work_dir, "mnt");
+		mnt = mount_point(hc);
 		line = kreg_asprintf("%s %s %s\n", hc->target, fs, mnt);
 
 		if (strchr(hc->target, ' ') || strchr(mnt, ' ')) {

@@ -81,6 +81,18 @@ static double marker_uptime(const char *line, const char *marker)
 	return v;
 }
 
+#define ALL ((size_t)-1)
+
+/* A copy of l when it holds one of pats (the first `anywhere` of them
+ * anywhere in it, the others at its start), else NULL. */
+static char *failure_line(const char *l, const char *const *pats, size_t anywhere)
+{
+	for (size_t k = 0; pats[k]; k++)
+		if (k < anywhere ? strstr(l, pats[k]) != NULL : starts(l, pats[k]))
+			return kreg_strdup(l);
+	return NULL;
+}
+
 void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 {
 	char *copy = kreg_strdup(text ? text : ""), *p = copy;
@@ -121,24 +133,10 @@ void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 			}
 			continue;
 		}
-		if (!out->kernel_failure) {
-			const char *l = strip_time(line);
-
-			for (size_t k = 0; kernel_failures[k]; k++)
-				if (k == 0 ? strstr(l, kernel_failures[k]) != NULL : starts(l, kernel_failures[k])) {
-					out->kernel_failure = kreg_strdup(l);
-					break;
-				}
-		}
-		if (!out->clock_failure && is_kernel_line(line)) {
-			const char *l = strip_time(line);
-
-			for (size_t k = 0; clock_failures[k]; k++)
-				if (strstr(l, clock_failures[k])) {
-					out->clock_failure = kreg_strdup(l);
-					break;
-				}
-		}
+		if (!out->kernel_failure)
+			out->kernel_failure = failure_line(strip_time(line), kernel_failures, 1);
+		if (!out->clock_failure && is_kernel_line(line))
+			out->clock_failure = failure_line(strip_time(line), clock_failures, ALL);
 		if (starts(line, KREG_GUEST_INIT) && !out->booted) {
 			const char *rel = line + strlen(KREG_GUEST_INIT);
 

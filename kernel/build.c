@@ -528,12 +528,31 @@ typedef struct {
 	char *obj_dir;		/* builds/<repo>/<config> */
 	char *conf_dir;		/* builds/<repo>/<config>.kconfig: where the config is made */
 	char *log;		/* the build log being written */
+	char *lock_path;	/* trees/<repo>.lock: one build of the tree at a time */
+	char *index_path;	/* trees/<repo>.index: what is checked out */
+	char *art_dir;		/* artifacts/<tree>-<config hash> */
+	char *tmp_dir;		/* where the artifact is made, renamed to art_dir */
+	double start;		/* when the build began (its row's) */
 	git_repository *repo;
 	git_tree *tree;		/* being built */
 	const char *config_hash;
 	const char *needs;	/* the job's needs beyond the fragments, or "" */
 	const char *label;	/* the config's name with its needs */
 } build_ctx;
+
+static void build_ctx_free(build_ctx *b)
+{
+	free(b->tmp_dir);
+	free(b->art_dir);
+	free(b->index_path);
+	free(b->lock_path);
+	free(b->log);
+	free(b->conf_dir);
+	free(b->obj_dir);
+	free(b->tree_dir);
+	git_tree_free(b->tree);
+	git_repository_free(b->repo);
+}
 
 static int run_make(kreg_run_result *r, build_ctx *b, const char *dir, const char *const *targets,
 		    double timeout)
@@ -667,26 +686,13 @@ done:
 	return res ? res : kreg_strdup("its dependencies could not be read");
 }
 
-/* Make the .config in conf_dir; install it in obj_dir when it differs (so an
- * unchanged config leaves make nothing to do). *why says what went wrong
- * when the config cannot be made (a build failure, not kreg's). */
-static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropped)
+/* The config made for this config hash at another tree still holds when no
+ * Kconfig file (or config target) changed in between: 1 then. */
+static int config_holds(build_ctx *b, const char *made_path, const char *conf_path)
 {
-	kreg_run_result r;
-	kreg_buf conf = KREG_BUF_INIT, frag = KREG_BUF_INIT, made = KREG_BUF_INIT;
-	char *conf_path = kreg_path_join(b->conf_dir, ".config"), *made_path = NULL;
-	char tree_sha[41];
-	char *obj_conf = kreg_path_join(b->obj_dir, ".config");
-	char desc[128];
-	int error = KREG_ERROR;
+	kreg_buf made = KREG_BUF_INIT;
+	int holds = 0;
 
-	*why = NULL;
-	made_path = kreg_path_join(b->conf_dir, "kreg-made");
-	git_oid_tostr(tree_sha, sizeof(tree_sha), git_tree_id(b->tree));
-	if (kreg_mkdir_p(b->conf_dir, 0755) < 0 || kreg_mkdir_p(b->obj_dir, 0755) < 0)
-		goto done;
-	/* The config made for this config hash at another tree still holds
-	 * when no Kconfig file (or config target) changed in between. */
 	if (kreg_buf_read_file(&made, made_path) == 0 && made.len == 16 + 1 + 40 + 1 &&
 	    !strncmp(made.ptr, b->config_hash, 16) && kreg_path_exists(conf_path)) {
 		char old_sha[41];
@@ -696,33 +702,49 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		if (!kconfig_changed(b->repo, old_sha, b->tree)) {
 			log_append(b->log, "kreg: no Kconfig change since %s: the config made then holds\n",
 				   old_sha);
-			goto install;
+			holds = 1;
 		}
 	}
-	kreg_error_clear();
-	unlink(made_path);
-	if (kreg_kconfig_base_is_target(b->kc->base)) {
-		const char *t[] = { b->kc->base, NULL };
+	kreg_buf_free(&made);
+	return holds;
+}
 
-		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
-			goto done;
-		if (!r.exited || r.status) {
-			*why = kreg_asprintf("make %s: %s", b->kc->base,
-					     kreg_run_describe(&r, desc, sizeof(desc)));
-			error = 0;
-			goto done;
-		}
-	} else {
-		char *p = resolve_file(b->kc->base);
+/* make target in conf_dir: *why when it fails. */
+static int conf_make(build_ctx *b, const char *target, char **why)
+{
+	const char *t[] = { target, NULL };
+	kreg_run_result r;
+	char desc[128];
+	int error;
 
-		error = copy_file(p, conf_path);
-		free(p);
-		if (error < 0)
-			goto done;
-	}
-	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
-		goto done;
-	for (size_t i = 0; i < b->kc->nfragments; i++) {
+	if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
+		return error;
+	if (!r.exited || r.status)
+		*why = kreg_asprintf("make %s: %s", target, kreg_run_describe(&r, desc, sizeof(desc)));
+	return 0;
+}
+
+/* The base config at conf_path: its make target, or a copy of its file. */
+static int make_base(build_ctx *b, const char *conf_path, char **why)
+{
+	char *p;
+	int error;
+
+	if (kreg_kconfig_base_is_target(b->kc->base))
+		return conf_make(b, b->kc->base, why);
+	p = resolve_file(b->kc->base);
+	error = copy_file(p, conf_path);
+	free(p);
+	return error;
+}
+
+/* conf with every fragment merged in, in order, then the job's needs. */
+static int merge_fragments(build_ctx *b, kreg_buf *conf)
+{
+	kreg_buf frag = KREG_BUF_INIT;
+	int error = 0;
+
+	for (size_t i = 0; i < b->kc->nfragments && !error; i++) {
 		char *p = resolve_file(b->kc->fragments[i]);
 		char *merged;
 
@@ -730,37 +752,32 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		error = kreg_buf_read_file(&frag, p);
 		free(p);
 		if (error < 0)
-			goto done;
-		merged = kreg_build_merge_config(kreg_buf_cstr(&conf), kreg_buf_cstr(&frag));
-		kreg_buf_clear(&conf);
-		kreg_buf_puts(&conf, merged);
+			break;
+		merged = kreg_build_merge_config(kreg_buf_cstr(conf), kreg_buf_cstr(&frag));
+		kreg_buf_clear(conf);
+		kreg_buf_puts(conf, merged);
 		free(merged);
 	}
-	if (b->needs && *b->needs) {
-		char *merged = kreg_build_merge_config(kreg_buf_cstr(&conf), b->needs);
+	if (!error && b->needs && *b->needs) {
+		char *merged = kreg_build_merge_config(kreg_buf_cstr(conf), b->needs);
 
 		log_append(b->log, "kreg: the job needs:\n%s", b->needs);
-		kreg_buf_clear(&conf);
-		kreg_buf_puts(&conf, merged);
+		kreg_buf_clear(conf);
+		kreg_buf_puts(conf, merged);
 		free(merged);
 	}
-	if ((error = kreg_write_file_atomic(conf_path, conf.ptr, conf.len)) < 0)
-		goto done;
-	{
-		const char *t[] = { "olddefconfig", NULL };
+	kreg_buf_free(&frag);
+	return error;
+}
 
-		if ((error = run_make(&r, b, b->conf_dir, t, 600)) < 0)
-			goto done;
-		if (!r.exited || r.status) {
-			*why = kreg_asprintf("make olddefconfig: %s",
-					     kreg_run_describe(&r, desc, sizeof(desc)));
-			error = 0;
-			goto done;
-		}
-	}
-	kreg_buf_clear(&conf);
-	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0)
-		goto done;
+/* The fragments' options olddefconfig did not keep in conf: added to
+ * *dropped, and *why when there are any. */
+static int fragments_kept(build_ctx *b, const char *conf, char **why, char ***dropped,
+			  size_t *ndropped)
+{
+	kreg_buf frag = KREG_BUF_INIT;
+	int error = 0;
+
 	for (size_t i = 0; i < b->kc->nfragments; i++) {
 		char *p = resolve_file(b->kc->fragments[i]);
 		char **d = NULL;
@@ -771,7 +788,7 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		free(p);
 		if (error < 0)
 			goto done;
-		kreg_build_check_config(&d, &nd, kreg_buf_cstr(&conf), kreg_buf_cstr(&frag));
+		kreg_build_check_config(&d, &nd, conf, kreg_buf_cstr(&frag));
 		for (size_t j = 0; j < nd; j++) {
 			*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
 			(*dropped)[(*ndropped)++] = d[j];
@@ -788,42 +805,81 @@ static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropp
 		*why = kreg_asprintf("kernel config '%s': fragment options not kept by olddefconfig: %s",
 				     b->kc->name, w.ptr);
 		kreg_buf_free(&w);
-		error = 0;
+	}
+done:
+	kreg_buf_free(&frag);
+	return error;
+}
+
+/* The options the job needs that olddefconfig did not keep in conf, each
+ * with what it depends on: added to *dropped, and *why when there are any. */
+static void needs_kept(build_ctx *b, const char *conf, char **why, char ***dropped,
+		       size_t *ndropped)
+{
+	kreg_buf w = KREG_BUF_INIT;
+	char **d = NULL;
+	size_t nd = 0;
+
+	if (!b->needs || !*b->needs)
+		return;
+	kreg_build_check_config(&d, &nd, conf, b->needs);
+	for (size_t j = 0; j < nd; j++) {
+		const char *opt = d[j] + (d[j][0] == '#' ? 2 : 0) + 7;
+		size_t len = strspn(opt, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		char *dep = kconfig_depends(b, opt, len, conf);
+		char *full;
+
+		/* "CONFIG_X=y (now: not set)" -> "...(now: not set; depends on ...)" */
+		d[j][strlen(d[j]) - 1] = '\0';
+		full = kreg_asprintf("%s; %s)", d[j], dep);
+		free(dep);
+		free(d[j]);
+		log_append(b->log, "kreg: the job needs %s: olddefconfig did not keep it\n", full);
+		kreg_buf_printf(&w, "%s%s", j ? ", " : "", full);
+		*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
+		(*dropped)[(*ndropped)++] = full;
+	}
+	free(d);
+	if (nd)
+		*why = kreg_asprintf("kernel config '%s': options the job needs not kept by "
+				     "olddefconfig: %s", b->label, w.ptr);
+	kreg_buf_free(&w);
+}
+
+/* Make the .config in conf_dir; install it in obj_dir when it differs (so an
+ * unchanged config leaves make nothing to do). *why says what went wrong
+ * when the config cannot be made (a build failure, not kreg's). */
+static int make_config(build_ctx *b, char **why, char ***dropped, size_t *ndropped)
+{
+	kreg_buf conf = KREG_BUF_INIT, made = KREG_BUF_INIT;
+	char *conf_path = kreg_path_join(b->conf_dir, ".config");
+	char *made_path = kreg_path_join(b->conf_dir, "kreg-made");
+	char *obj_conf = kreg_path_join(b->obj_dir, ".config");
+	char tree_sha[41];
+	int error = KREG_ERROR;
+
+	*why = NULL;
+	git_oid_tostr(tree_sha, sizeof(tree_sha), git_tree_id(b->tree));
+	if (kreg_mkdir_p(b->conf_dir, 0755) < 0 || kreg_mkdir_p(b->obj_dir, 0755) < 0)
 		goto done;
-	}
-	if (b->needs && *b->needs) {
-		kreg_buf w = KREG_BUF_INIT;
-		char **d = NULL;
-		size_t nd = 0;
-
-		kreg_build_check_config(&d, &nd, kreg_buf_cstr(&conf), b->needs);
-		for (size_t j = 0; j < nd; j++) {
-			const char *opt = d[j] + (d[j][0] == '#' ? 2 : 0) + 7;
-			size_t len = strspn(opt, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-			char *dep = kconfig_depends(b, opt, len, kreg_buf_cstr(&conf));
-			char *full;
-
-			/* "CONFIG_X=y (now: not set)" -> "...(now: not set; depends on ...)" */
-			d[j][strlen(d[j]) - 1] = '\0';
-			full = kreg_asprintf("%s; %s)", d[j], dep);
-			free(dep);
-			free(d[j]);
-			log_append(b->log, "kreg: the job needs %s: olddefconfig did not keep it\n", full);
-			kreg_buf_printf(&w, "%s%s", j ? ", " : "", full);
-			*dropped = kreg_reallocarray(*dropped, *ndropped + 1, sizeof(**dropped));
-			(*dropped)[(*ndropped)++] = full;
-		}
-		free(d);
-		if (nd) {
-			*why = kreg_asprintf("kernel config '%s': options the job needs not kept by "
-					     "olddefconfig: %s", b->label, w.ptr);
-			kreg_buf_free(&w);
-			error = 0;
-			goto done;
-		}
-		kreg_buf_free(&w);
-	}
-	kreg_buf_clear(&made);
+	if (config_holds(b, made_path, conf_path))
+		goto install;
+	kreg_error_clear();
+	unlink(made_path);
+	/* base, fragments and needs; olddefconfig; what it did not keep */
+	if ((error = make_base(b, conf_path, why)) < 0 || *why ||
+	    (error = kreg_buf_read_file(&conf, conf_path)) < 0 ||
+	    (error = merge_fragments(b, &conf)) < 0 ||
+	    (error = kreg_write_file_atomic(conf_path, conf.ptr, conf.len)) < 0 ||
+	    (error = conf_make(b, "olddefconfig", why)) < 0 || *why)
+		goto done;
+	kreg_buf_clear(&conf);
+	if ((error = kreg_buf_read_file(&conf, conf_path)) < 0 ||
+	    (error = fragments_kept(b, kreg_buf_cstr(&conf), why, dropped, ndropped)) < 0 || *why)
+		goto done;
+	needs_kept(b, kreg_buf_cstr(&conf), why, dropped, ndropped);
+	if (*why)
+		goto done;
 	kreg_buf_printf(&made, "%s %s\n", b->config_hash, tree_sha);
 	if ((error = kreg_write_file_atomic(made_path, made.ptr, made.len)) < 0)
 		goto done;
@@ -837,10 +893,9 @@ install:
 	}
 done:
 	kreg_buf_free(&made);
-	kreg_buf_free(&frag);
 	kreg_buf_free(&conf);
-	free(made_path);
 	free(obj_conf);
+	free(made_path);
 	free(conf_path);
 	return error;
 }
@@ -1031,11 +1086,23 @@ static int fragments_text(kreg_buf *out, const kreg_kconfig_cfg *kc)
 	return error;
 }
 
+/* out's status from why (taken): failed with the log's tail, or ok. */
+static void set_outcome(kreg_build_result *out, char **why)
+{
+	if (*why) {
+		out->status = KREG_BUILD_FAILED;
+		out->error = *why;
+		*why = NULL;
+		out->log_tail = file_tail(out->log, LOG_TAIL_LINES);
+	} else {
+		out->status = KREG_BUILD_OK;
+	}
+}
+
 /* --config-only: check the commit out and make its .config (no make of the
  * kernel, no builds row); the .config goes to
  * <data_dir>/configs/<tree>-<hash>.config. Called with the lock held. */
-static int config_only(kreg_build_result *out, build_ctx *b, const kreg_build_request *req,
-		       const char *index_path)
+static int config_only(kreg_build_result *out, build_ctx *b, const kreg_build_request *req)
 {
 	char *dir = data_path(b->cfg, "configs"), *tmp = NULL, *why = NULL, *from = NULL;
 	int error, rewritten = 0;
@@ -1048,7 +1115,7 @@ static int config_only(kreg_build_result *out, build_ctx *b, const kreg_build_re
 	b->log = kreg_strdup(tmp);
 	log_append(b->log, "kreg: making the config of %s commit %s, config %s (%s)\n", req->repo,
 		   out->sha, b->label, out->config_hash);
-	if ((error = checkout(b->repo, b->tree, b->tree_dir, index_path, &rewritten)) < 0)
+	if ((error = checkout(b->repo, b->tree, b->tree_dir, b->index_path, &rewritten)) < 0)
 		goto done;
 	if ((error = make_config(b, &why, &out->dropped, &out->ndropped)) < 0)
 		goto done;
@@ -1056,14 +1123,7 @@ static int config_only(kreg_build_result *out, build_ctx *b, const kreg_build_re
 	if (kreg_path_exists(from) && (error = copy_file(from, out->config)) < 0)
 		goto done;
 	out->log = kreg_strdup(b->log);
-	if (why) {
-		out->status = KREG_BUILD_FAILED;
-		out->error = why;
-		why = NULL;
-		out->log_tail = file_tail(out->log, LOG_TAIL_LINES);
-	} else {
-		out->status = KREG_BUILD_OK;
-	}
+	set_outcome(out, &why);
 	error = 0;
 done:
 	free(from);
@@ -1192,59 +1252,225 @@ done:
 	free(entry);
 }
 
-int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
-	       const kreg_build_request *req)
-{
-	git_repository *repo = NULL;
-	git_object *obj = NULL;
-	git_commit *commit = NULL;
-	git_tree *tree = NULL;
-	build_ctx b = { 0 };
-	char *lock_path = NULL, *index_path = NULL, *art_dir = NULL, *tmp_dir = NULL;
-	char *why = NULL, *image_rel = NULL, *extra = NULL;
-	double start = kreg_now_mono(), build_start;
-	int error = KREG_ERROR, lock_fd = -1, rewritten = 0, have_row = 0, shared = 0;
-	kreg_run_result r;
-	char desc[128];
+/* ---- kreg_build, step by step ---- */
 
-	memset(out, 0, sizeof(*out));
-	git_libgit2_init();
-	b.cfg = cfg;
-	b.config_hash = out->config_hash;
-	b.kc = req->kconfig ? req->kconfig : kreg_build_kconfig(cfg, NULL);
+/* The config of the build: the kconfig asked for (or the first, or kreg's
+ * own), the job's needs beyond its fragments (*extra, the caller's to free),
+ * its label and hash, in b and out. */
+static int build_config_of(build_ctx *b, kreg_build_result *out, char **extra,
+			   const kreg_config *cfg, const kreg_build_request *req)
+{
+	int error;
+
+	b->cfg = cfg;
+	b->config_hash = out->config_hash;
+	b->kc = req->kconfig ? req->kconfig : kreg_build_kconfig(cfg, NULL);
 	if (req->needs && *req->needs) {
 		kreg_buf frags = KREG_BUF_INIT;
 
-		error = fragments_text(&frags, b.kc);
-		extra = error < 0 ? NULL : kreg_build_needs_beyond(kreg_buf_cstr(&frags), req->needs);
+		error = fragments_text(&frags, b->kc);
+		*extra = error < 0 ? NULL : kreg_build_needs_beyond(kreg_buf_cstr(&frags), req->needs);
 		kreg_buf_free(&frags);
 		if (error < 0)
-			goto done;
+			return error;
 	}
-	b.needs = extra ? extra : "";
-	out->config_name = needs_label(b.kc->name, b.needs);
-	b.label = out->config_name;
-	if ((error = config_hash(out->config_hash, cfg, b.kc, b.needs)) < 0)
-		goto done;
-	if (git_repository_open(&repo, req->repo_path) < 0) {
-		error = git_fail("cannot open the repository", req->repo_path);
-		goto done;
-	}
-	if (git_revparse_single(&obj, repo, req->rev) < 0 ||
-	    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) < 0) {
+	b->needs = *extra ? *extra : "";
+	out->config_name = needs_label(b->kc->name, b->needs);
+	b->label = out->config_name;
+	return config_hash(out->config_hash, cfg, b->kc, b->needs);
+}
+
+/* The commit asked for: b->repo, b->tree and *commit opened, out's sha and
+ * tree filled. */
+static int open_commit(build_ctx *b, git_commit **commit, kreg_build_result *out,
+		       const kreg_build_request *req)
+{
+	git_object *obj = NULL;
+	int error = 0;
+
+	if (git_repository_open(&b->repo, req->repo_path) < 0)
+		return git_fail("cannot open the repository", req->repo_path);
+	if (git_revparse_single(&obj, b->repo, req->rev) < 0 ||
+	    git_object_peel((git_object **)commit, obj, GIT_OBJECT_COMMIT) < 0) {
 		git_fail("no such commit", req->rev);
 		kreg_error_set("%s: no commit '%s' in %s", req->repo, req->rev, req->repo_path);
 		error = KREG_ENOTFOUND;
-		goto done;
-	}
-	if (git_commit_tree(&tree, commit) < 0) {
+	} else if (git_commit_tree(&b->tree, *commit) < 0) {
 		error = git_fail("cannot read the tree", req->rev);
-		goto done;
+	} else {
+		git_oid_tostr(out->sha, sizeof(out->sha), git_commit_id(*commit));
+		git_oid_tostr(out->tree, sizeof(out->tree), git_tree_id(b->tree));
 	}
-	git_oid_tostr(out->sha, sizeof(out->sha), git_commit_id(commit));
-	git_oid_tostr(out->tree, sizeof(out->tree), git_tree_id(tree));
-	b.repo = repo;
-	b.tree = tree;
+	git_object_free(obj);
+	return error;
+}
+
+/* Where the build is made (On disk, DESIGN.md): the paths in b, the
+ * folders made. */
+static int make_dirs(build_ctx *b, const kreg_build_result *out, const char *repo)
+{
+	char *artifacts = data_path(b->cfg, "artifacts");
+	int error;
+
+	b->tree_dir = data_path(b->cfg, "trees/%s", repo);
+	b->obj_dir = data_path(b->cfg, "builds/%s/%s", repo, b->kc->name);
+	b->conf_dir = data_path(b->cfg, "builds/%s/%s.kconfig", repo, b->label);
+	b->lock_path = data_path(b->cfg, "trees/%s.lock", repo);
+	b->index_path = data_path(b->cfg, "trees/%s.index", repo);
+	b->art_dir = data_path(b->cfg, "artifacts/%s-%s", out->tree, out->config_hash);
+	b->tmp_dir = kreg_asprintf("%s.tmp", b->art_dir);
+	if ((error = kreg_mkdir_p(b->tree_dir, 0755)) >= 0 &&
+	    (error = kreg_mkdir_p(b->obj_dir, 0755)) >= 0)
+		error = kreg_mkdir_p(artifacts, 0755);
+	free(artifacts);
+	return error;
+}
+
+static double build_timeout(const kreg_config *cfg)
+{
+	return cfg->build.timeout > 0 ? cfg->build.timeout : 3600;
+}
+
+/* make the kernel's image: *why when it fails (timeout, make's first error). */
+static int make_kernel(build_ctx *b, char **why)
+{
+	const kreg_config *cfg = b->cfg;
+	char *jobs = kreg_asprintf("-j%d", cfg->build.make_jobs > 0 ? cfg->build.make_jobs :
+				   (int)sysconf(_SC_NPROCESSORS_ONLN));
+	const char *t[] = { jobs, build_target(cfg), NULL };
+	double timeout = build_timeout(cfg);
+	kreg_run_result r;
+	char desc[128];
+	int error;
+
+	error = run_make(&r, b, b->obj_dir, t, timeout);
+	free(jobs);
+	if (error < 0)
+		return error;
+	if (r.timed_out) {
+		*why = kreg_asprintf("make %s timed out after %.0f s", build_target(cfg), timeout);
+	} else if (!r.exited || r.status) {
+		char *first = log_first_error(b->log);
+
+		*why = kreg_asprintf("make %s failed (%s)%s%s", build_target(cfg),
+				     kreg_run_describe(&r, desc, sizeof(desc)),
+				     first ? ": " : "", first ? first : "");
+		free(first);
+	}
+	return 0;
+}
+
+/* The image make built (as `make image_name` names it) into the artifact
+ * as bzImage. */
+static int keep_image(build_ctx *b)
+{
+	kreg_run_opts o = { 0 };
+	kreg_run_result r;
+	char *odir = kreg_asprintf("O=%s", b->obj_dir);
+	char *arch = kreg_asprintf("ARCH=%s", build_arch(b->cfg));
+	const char *argv[] = { "make", "-s", "-C", b->tree_dir, odir, arch, "image_name", NULL };
+	char *image_rel = NULL, *img, *src = NULL, *dst = NULL;
+	int error;
+
+	o.argv = argv;
+	o.timeout = 60;
+	if ((error = kreg_run_capture(&r, &image_rel, &o)) < 0)
+		goto done;
+	img = image_rel;
+	while (*img && isspace((unsigned char)*img))
+		img++;
+	img[strcspn(img, "\n")] = '\0';
+	src = kreg_path_join(b->obj_dir, *img ? img : "arch/x86/boot/bzImage");
+	if (!kreg_str_endswith(src, "Image") || !kreg_path_exists(src)) {
+		free(src);
+		src = kreg_path_join(b->obj_dir, "arch/x86/boot/bzImage");
+	}
+	dst = kreg_path_join(b->tmp_dir, "bzImage");
+	error = copy_file(src, dst);
+done:
+	free(dst);
+	free(src);
+	free(image_rel);
+	free(arch);
+	free(odir);
+	return error;
+}
+
+/* The .config the kernel was built with (or, when make did not get that
+ * far, the one made) beside it; only a warning when it cannot be. */
+static void keep_config(build_ctx *b)
+{
+	char *from = kreg_path_join(b->obj_dir, ".config");
+	char *to = kreg_path_join(b->tmp_dir, ".config");
+
+	if (!kreg_path_exists(from)) {
+		free(from);
+		from = kreg_path_join(b->conf_dir, ".config");
+	}
+	if (kreg_path_exists(from) && copy_file(from, to) < 0)
+		log_warn("%s", kreg_error_last());
+	free(from);
+	free(to);
+}
+
+/* Check out, configure, make, keep the image, the modules and the .config
+ * in b->tmp_dir: *why when the commit does not build. */
+static int compile(build_ctx *b, kreg_build_result *out, char **why)
+{
+	int error, rewritten = 0;
+
+	if ((error = checkout(b->repo, b->tree, b->tree_dir, b->index_path, &rewritten)) < 0)
+		return error;
+	log_append(b->log, "kreg: checked out in %.1f s%s\n", kreg_now_mono() - b->start,
+		   rewritten ? " (every file written)" : "");
+	if ((error = make_config(b, why, &out->dropped, &out->ndropped)) < 0)
+		return error;
+	if (!*why && (error = make_kernel(b, why)) < 0)
+		return error;
+	if (!*why) {
+		if ((error = keep_image(b)) < 0)
+			return error;
+		*why = build_modules(b, b->tmp_dir, build_timeout(b->cfg));
+	}
+	keep_config(b);
+	return 0;
+}
+
+/* The artifact in its place (renamed whole), out and the builds row
+ * saying how the build went; *why is taken. */
+static int install(build_ctx *b, kreg_build_result *out, kreg_db *db, char **why)
+{
+	int error;
+
+	if ((error = kreg_rm_rf(b->art_dir)) < 0)
+		return error;
+	if (rename(b->tmp_dir, b->art_dir) < 0) {
+		kreg_error_errno("%s: cannot rename to %s", b->tmp_dir, b->art_dir);
+		return KREG_ERROR;
+	}
+	out->artifact = kreg_strdup(b->art_dir);
+	out->log = kreg_path_join(b->art_dir, "build.log");
+	set_outcome(out, why);
+	if (out->status == KREG_BUILD_OK)
+		out->bzimage = kreg_path_join(b->art_dir, "bzImage");
+	return kreg_db_build_finish(db, out->build_id, out->status == KREG_BUILD_OK ? "ok" : "failed",
+				    out->artifact, out->log_tail, out->error, out->build_seconds);
+}
+
+int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
+	       const kreg_build_request *req)
+{
+	git_commit *commit = NULL;
+	build_ctx b = { 0 };
+	char *why = NULL, *extra = NULL;
+	double start = kreg_now_mono();
+	int error = KREG_ERROR, lock_fd = -1, have_row = 0, shared = 0;
+
+	memset(out, 0, sizeof(*out));
+	git_libgit2_init();
+	if ((error = build_config_of(&b, out, &extra, cfg, req)) < 0 ||
+	    (error = open_commit(&b, &commit, out, req)) < 0)
+		goto done;
 
 	/* The fast path: built already. */
 	/* (a config alone is answered by a built kernel's, not by a failure) */
@@ -1252,28 +1478,11 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 		goto done;
 	if (error == 1)
 		goto done_ok;
-
-	b.tree_dir = data_path(cfg, "trees/%s", req->repo);
-	b.obj_dir = data_path(cfg, "builds/%s/%s", req->repo, b.kc->name);
-	b.conf_dir = data_path(cfg, "builds/%s/%s.kconfig", req->repo, b.label);
-	lock_path = data_path(cfg, "trees/%s.lock", req->repo);
-	index_path = data_path(cfg, "trees/%s.index", req->repo);
-	art_dir = data_path(cfg, "artifacts/%s-%s", out->tree, out->config_hash);
-	tmp_dir = kreg_asprintf("%s.tmp", art_dir);
-	if ((error = kreg_mkdir_p(b.tree_dir, 0755)) < 0 ||
-	    (error = kreg_mkdir_p(b.obj_dir, 0755)) < 0)
+	if ((error = make_dirs(&b, out, req->repo)) < 0)
 		goto done;
-	{
-		char *ad = data_path(cfg, "artifacts");
-
-		error = kreg_mkdir_p(ad, 0755);
-		free(ad);
-		if (error < 0)
-			goto done;
-	}
 
 	/* One build per repo work tree at a time, across processes. */
-	if ((error = lock_file(&lock_fd, lock_path)) < 0)
+	if ((error = lock_file(&lock_fd, b.lock_path)) < 0)
 		goto done;
 	/* Another process may have built it while we waited. */
 	if ((error = answer_from_cache(db, out, req->force || req->config_only)) < 0)
@@ -1281,7 +1490,7 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	if (error == 1)
 		goto done_ok;
 	if (req->config_only) {
-		error = config_only(out, &b, req, index_path);
+		error = config_only(out, &b, req);
 		goto done;
 	}
 
@@ -1292,128 +1501,32 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 					 b.label, out->config_hash)) < 0)
 		goto done;
 	have_row = 1;
-	build_start = kreg_now_mono();
+	b.start = kreg_now_mono();
 
-	if ((error = kreg_rm_rf(tmp_dir)) < 0 || (error = kreg_mkdir_p(tmp_dir, 0755)) < 0)
+	if ((error = kreg_rm_rf(b.tmp_dir)) < 0 || (error = kreg_mkdir_p(b.tmp_dir, 0755)) < 0)
 		goto done;
-	b.log = kreg_path_join(tmp_dir, "build.log");
+	b.log = kreg_path_join(b.tmp_dir, "build.log");
 	log_append(b.log, "kreg: building %s (%s) commit %s tree %s, config %s (%s)\n",
 		   req->repo, req->repo_path, out->sha, out->tree, b.label, out->config_hash);
 
-	if ((error = take_shared(out, tmp_dir, &why)) < 0)
+	if ((error = take_shared(out, b.tmp_dir, &why)) < 0)
 		goto done;
 	if (error == 1) {
 		shared = 1;
 		log_append(b.log, "kreg: taken from the shared cache ($KREG_BUILD_CACHE)\n");
-		goto install;
-	}
-	if ((error = checkout(repo, tree, b.tree_dir, index_path, &rewritten)) < 0)
-		goto done;
-	log_append(b.log, "kreg: checked out in %.1f s%s\n", kreg_now_mono() - build_start,
-		   rewritten ? " (every file written)" : "");
-	if ((error = make_config(&b, &why, &out->dropped, &out->ndropped)) < 0)
-		goto done;
-	if (!why) {
-		const char *t[3];
-		char *jobs = kreg_asprintf("-j%d", cfg->build.make_jobs > 0 ? cfg->build.make_jobs :
-					   (int)sysconf(_SC_NPROCESSORS_ONLN));
-		double timeout = cfg->build.timeout > 0 ? cfg->build.timeout : 3600;
-
-		t[0] = jobs;
-		t[1] = build_target(cfg);
-		t[2] = NULL;
-		error = run_make(&r, &b, b.obj_dir, t, timeout);
-		free(jobs);
-		if (error < 0)
-			goto done;
-		if (r.timed_out) {
-			why = kreg_asprintf("make %s timed out after %.0f s", build_target(cfg), timeout);
-		} else if (!r.exited || r.status) {
-			char *first = log_first_error(b.log);
-
-			why = kreg_asprintf("make %s failed (%s)%s%s", build_target(cfg),
-					    kreg_run_describe(&r, desc, sizeof(desc)),
-					    first ? ": " : "", first ? first : "");
-			free(first);
-		}
-	}
-	if (!why) {
-		kreg_run_opts o = { 0 };
-		char *odir = kreg_asprintf("O=%s", b.obj_dir);
-		char *arch = kreg_asprintf("ARCH=%s", build_arch(cfg));
-		const char *argv[] = { "make", "-s", "-C", b.tree_dir, odir, arch, "image_name", NULL };
-		char *img, *src;
-
-		o.argv = argv;
-		o.timeout = 60;
-		error = kreg_run_capture(&r, &image_rel, &o);
-		free(arch);
-		free(odir);
-		if (error < 0)
-			goto done;
-		img = image_rel;
-		while (*img && isspace((unsigned char)*img))
-			img++;
-		img[strcspn(img, "\n")] = '\0';
-		src = kreg_path_join(b.obj_dir, *img ? img : "arch/x86/boot/bzImage");
-		if (!kreg_str_endswith(src, "Image") || !kreg_path_exists(src)) {
-			free(src);
-			src = kreg_path_join(b.obj_dir, "arch/x86/boot/bzImage");
-		}
-		{
-			char *dst = kreg_path_join(tmp_dir, "bzImage");
-
-			error = copy_file(src, dst);
-			free(dst);
-		}
-		free(src);
-		if (error < 0)
-			goto done;
-		why = build_modules(&b, tmp_dir, cfg->build.timeout > 0 ? cfg->build.timeout : 3600);
-	}
-	{
-		char *from = kreg_path_join(b.obj_dir, ".config");
-		char *to = kreg_path_join(tmp_dir, ".config");
-
-		if (!kreg_path_exists(from)) {
-			free(from);
-			from = kreg_path_join(b.conf_dir, ".config");
-		}
-		if (kreg_path_exists(from) && copy_file(from, to) < 0)
-			log_warn("%s", kreg_error_last());
-		free(from);
-		free(to);
-	}
-	out->build_seconds = kreg_now_mono() - build_start;
-	log_append(b.log, "kreg: %s in %.1f s\n", why ? why : "built", out->build_seconds);
-install:
-	if ((error = kreg_rm_rf(art_dir)) < 0)
-		goto done;
-	if (rename(tmp_dir, art_dir) < 0) {
-		error = KREG_ERROR;
-		kreg_error_errno("%s: cannot rename to %s", tmp_dir, art_dir);
-		goto done;
-	}
-	out->artifact = kreg_strdup(art_dir);
-	out->log = kreg_path_join(art_dir, "build.log");
-	if (why) {
-		out->status = KREG_BUILD_FAILED;
-		out->error = why;
-		why = NULL;
-		out->log_tail = file_tail(out->log, LOG_TAIL_LINES);
 	} else {
-		out->status = KREG_BUILD_OK;
-		out->bzimage = kreg_path_join(art_dir, "bzImage");
+		if ((error = compile(&b, out, &why)) < 0)
+			goto done;
+		out->build_seconds = kreg_now_mono() - b.start;
+		log_append(b.log, "kreg: %s in %.1f s\n", why ? why : "built", out->build_seconds);
 	}
-	error = kreg_db_build_finish(db, out->build_id, out->status == KREG_BUILD_OK ? "ok" : "failed",
-				     out->artifact, out->log_tail, out->error, out->build_seconds);
-	if (error < 0)
+	if ((error = install(&b, out, db, &why)) < 0)
 		goto done;
 	have_row = 0;
 	if (shared)
 		out->cached = 1;
 	else
-		give_shared(out, art_dir, out->error);
+		give_shared(out, b.art_dir, out->error);
 done_ok:
 	error = 0;
 	if (out->artifact && !out->config)
@@ -1428,21 +1541,10 @@ done:
 	out->seconds = kreg_now_mono() - start;
 	if (lock_fd >= 0)
 		close(lock_fd);
-	free(image_rel);
 	free(why);
 	free(extra);
-	free(tmp_dir);
-	free(art_dir);
-	free(index_path);
-	free(lock_path);
-	free(b.log);
-	free(b.conf_dir);
-	free(b.obj_dir);
-	free(b.tree_dir);
-	git_tree_free(tree);
+	build_ctx_free(&b);
 	git_commit_free(commit);
-	git_object_free(obj);
-	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return error;
 }

@@ -772,8 +772,8 @@ static void free_keys(char **k, size_t n)
 	free(k);
 }
 
-int kreg_maintainers_match(kreg_maintainers *m, const char *const *files, size_t nfiles,
-			   kreg_maint_result *out)
+int kreg_maintainers_match(kreg_maintainers *m, kreg_maint_result *out,
+			   const char *const *files, size_t nfiles)
 {
 	collect c = { .r = out };
 	hit *hits = NULL;

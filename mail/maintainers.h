@@ -51,8 +51,8 @@ typedef struct {
 } kreg_maint_result;
 
 /* Who get_maintainer.pl names for these files (paths from the tree's top). */
-int kreg_maintainers_match(kreg_maintainers *m, const char *const *files, size_t nfiles,
-			   kreg_maint_result *out);
+int kreg_maintainers_match(kreg_maintainers *m, kreg_maint_result *out,
+			   const char *const *files, size_t nfiles);
 void kreg_maint_result_free(kreg_maint_result *r);
 
 /* get_maintainer.pl's parse_email + format_email: split "Name <addr>" and

@@ -1,6 +1,7 @@
 /* The regression e-mail (see message.h). */
 #include "mail/message.h"
 
+#include "hosts/host.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -183,7 +184,7 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 		     kreg_mail_kind kind, const char *old_culprit)
 {
 	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
-	const char *sim = r->backend && !strcmp(r->backend, "sim") ? " (sim: simulated samples)" : "";
+	const char *sim = kreg_host_backend_simulated(r->backend) ? " (sim: simulated samples)" : "";
 	char key[64];
 
 	kreg_report_regression_key(r, key, sizeof(key));
@@ -270,7 +271,7 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 	}
 	kreg_buf_putc(b, '\n');
 	kreg_buf_printf(b, "\tcompiler: %s\n", r->compiler ? r->compiler :
-			r->backend && !strcmp(r->backend, "sim") ? "none (sim: no kernel is built)" :
+			kreg_host_backend_simulated(r->backend) ? "none (sim: no kernel is built)" :
 			"unknown (the kernel was not built here)");
 	kreg_buf_puts(b, "\n\n");
 	if (kind != KREG_MAIL_FIXED) {

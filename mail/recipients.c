@@ -2,6 +2,7 @@
 #include "mail/recipients.h"
 
 #include "lib/err.h"
+#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -82,8 +83,8 @@ static git_mailmap *tree_mailmap(git_repository *repo, const char *sha)
 	if (git_revparse_single(&obj, repo, spec) == 0 && git_object_type(obj) == GIT_OBJECT_BLOB) {
 		git_blob *b = (git_blob *)obj;
 		if (git_mailmap_from_buffer(&mm, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b)) < 0) {
-			log_warn("mail: %.12s:.mailmap: %s; not used", sha,
-				 git_error_last() ? git_error_last()->message : "unreadable");
+			kreg_git_error("mail: %.12s:.mailmap", sha);
+			log_warn("%s; not used", kreg_error_last());
 			mm = NULL;
 		}
 	}
@@ -121,7 +122,7 @@ static void add_maintainers(kreg_mail_rcpts *v, git_repository *repo,
 		goto done;
 	}
 	if (kreg_mail_commit_files(&files, &nfiles, repo, &oid) < 0 ||
-	    kreg_maintainers_match(m, (const char *const *)files, nfiles, &res) < 0) {
+	    kreg_maintainers_match(m, &res, (const char *const *)files, nfiles) < 0) {
 		log_warn("mail: %s", kreg_error_last());
 		goto done;
 	}

@@ -606,7 +606,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	if (!d.sim) {
 		char *yaml = NULL;
 
-		if ((error = kreg_db_bisection_job_yaml(db, id, &yaml)) < 0)
+		if ((error = kreg_db_bisection_job_yaml(db, &yaml, id)) < 0)
 			goto done;
 		error = kreg_atom_load_string(&d.atom, d.b.job, yaml, strlen(yaml));
 		free(yaml);
@@ -619,7 +619,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	if ((error = kreg_bisect_graph_new(&d.graph, kreg_repo_git(d.repo), &d.good, &d.bad)) < 0)
 		goto done;
 	kreg_judge_bisect_params(&d.params, cfg, d.b.metric);
-	if ((error = kreg_db_bisection_abandon_runs(db, id, &abandoned)) < 0)
+	if ((error = kreg_db_bisection_abandon_runs(db, &abandoned, id)) < 0)
 		goto done;
 	say(&d, "bisection %lld: %s %.12s..%.12s, %zu commits, job %s, metric %s, host %s (%s%s)",
 	    (long long)id, d.b.repo, d.b.good_sha, d.b.bad_sha, kreg_bisect_graph_size(d.graph),

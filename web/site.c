@@ -7,6 +7,7 @@
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/report.h"
+#include "hosts/host.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
@@ -1326,7 +1327,7 @@ static int write_host(site *s, const kreg_db_report_host *h)
 	web_esc(&b, h->name, 200);
 	kreg_buf_puts(&b, "</h1>\n<dl>\n<dt>backend</dt><dd>");
 	web_esc(&b, h->backend, 50);
-	if (h->backend && !strcmp(h->backend, "sim"))
+	if (kreg_host_backend_simulated(h->backend))
 		kreg_buf_puts(&b, " (simulated samples: a seeded model, no kernel is run)");
 	kreg_buf_puts(&b, "</dd>\n<dt>state</dt><dd>");
 	web_esc(&b, h->state, 50);
@@ -1476,7 +1477,7 @@ static int write_regression(site *s, const kreg_report_regression *r)
 	web_esc_line(&b, kreg_buf_cstr(&subject), 0);
 	kreg_buf_puts(&b, "</h1>\n<p class=\"sub\">");
 	state_badge(&b, r->state);
-	if (r->backend && !strcmp(r->backend, "sim"))
+	if (kreg_host_backend_simulated(r->backend))
 		kreg_buf_puts(&b, " <span class=\"sim\">simulated samples (sim host)</span>");
 	kreg_buf_puts(&b, "</p>\n");
 

@@ -18,6 +18,8 @@
 #include "bisect/bisect.h"
 #include "bisect/graph.h"
 #include "hosts/host_sim.h"
+#include "lib/err.h"
+#include "lib/git.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
@@ -63,12 +65,18 @@ static uint64_t rnd(void)
 	return z ^ (z >> 31);
 }
 
+/* A failing libgit2 call (or kreg's, whose message is already set) ends the
+ * bench with its reason. */
+static void die(void)
+{
+	fprintf(stderr, "bench_bisect: %s\n", kreg_error_last());
+	exit(1);
+}
+
 static void die_git(const char *what)
 {
-	const git_error *e = git_error_last();
-
-	fprintf(stderr, "bench_bisect: %s: %s\n", what, e ? e->message : "?");
-	exit(1);
+	kreg_git_error("%s", what);
+	die();
 }
 
 static git_oid tree_id;
@@ -143,10 +151,8 @@ static void make_history(history *h, const char *dir, const char *name, int merg
 	h->good = root;
 	h->bad = tip;
 	h->load_ms = now();
-	if (kreg_bisect_graph_new(&h->g, h->repo, &root, &tip) < 0) {
-		fprintf(stderr, "bench_bisect: graph: %s\n", "cannot load");
-		exit(1);
-	}
+	if (kreg_bisect_graph_new(&h->g, h->repo, &root, &tip) < 0)
+		die();
 	h->load_ms = (now() - h->load_ms) * 1000;
 	h->hex = kreg_calloc(kreg_bisect_graph_size(h->g), sizeof(*h->hex));
 	for (size_t i = 0; i < kreg_bisect_graph_size(h->g); i++)
@@ -572,7 +578,7 @@ static void scale(const char *dir)
 		}
 		t0 = now();
 		if (kreg_bisect_graph_new(&g, repo, &root, &tip) < 0)
-			die_git("graph");
+			die();
 		t_load = now() - t0;
 		for (int i = 0; i < 8; i++) {
 			gv[i] = kreg_sim_draw(&m, 1, 1, "g", "a", (unsigned)i);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # One owner per fact: whether a kconfig base is a make target or a file, and
-# where kconfig files are found, are decided once (config/config.h,
-# lib/shared.h) for `kreg config check` and the build alike.
+# where kconfig files and shipped job files are found, are decided once
+# (config/config.h, lib/shared.h) for `kreg config check` and the build alike.
 . "$KREG_SRC/tests/lib.sh"
-plan 14
+plan 18
 
 conf() {
 	cat > kreg.yaml <<YAML
@@ -56,5 +56,26 @@ like "$ERR" "fragments\[0\]: cannot read 'kernel/nosuch.config': no such file" "
 conf ./kvm_guest.config kernel/qemu-guest.config
 run_kreg config check kreg.yaml
 is "$RC" 1 "base: ./kvm_guest.config is a file (a path), missing here"
+
+# A shipped job file: installed, or jobs/ of the source tree kreg runs from,
+# like the kconfig files above (it was the installed folder only).
+cat > kreg.yaml <<'YAML'
+data_dir: data
+hosts:
+  - { name: here, backend: local, target: /tmp }
+jobs:
+  - { file: fio-quick.yaml, hosts: [here] }
+YAML
+run_kreg config check kreg.yaml
+is "$RC" 0 "jobs: file: fio-quick.yaml is found among the shipped jobs"
+[ "$RC" = 0 ] || printf '# %s\n' "$ERR"
+run_kreg config show kreg.yaml
+file=$(printf '%s\n' "$OUT" | sed -n 's/^ *\(- \)\?file: //p')
+like "$file" "/jobs/fio-quick\.yaml$" "the source tree's jobs/fio-quick.yaml"
+ok "the file it names exists" test -r "$file"
+sed -i 's/fio-quick.yaml/nosuch-job.yaml/' kreg.yaml
+run_kreg config check kreg.yaml
+like "$ERR" "jobs\[0\]\.file: cannot find 'nosuch-job\.yaml' \(looked in the config's directory and the shipped jobs" \
+	"a job file that is nowhere is named, with where it was looked for"
 no_sanitizer_report "without a sanitizer report"
 done_testing

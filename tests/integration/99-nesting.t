@@ -8,6 +8,10 @@
 plan 10
 
 export KREG_DATA_DIR="$SCRATCH/data"
+# The '[' are left open: a loader that read the whole text first (libyaml,
+# as kreg did before the check) answers with its syntax error at the end,
+# so only a check made before loading gives the place of the first value
+# too deep (and at 200,000 deep the old way took minutes, not ms).
 deep() { printf '%s' "$1"; head -c "$2" /dev/zero | tr '\0' '['; echo; }
 
 deep 'suite: x

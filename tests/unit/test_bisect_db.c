@@ -97,7 +97,7 @@ static void bisection_lifecycle(void **state)
 	assert_int_equal(got.bad_sha[0], 'd');
 	assert_string_equal(got.culprit_sha, "");
 	kreg_db_bisection_free(&got);
-	assert_int_equal(kreg_db_bisection_job_yaml(f->db, id, &yaml), 0);
+	assert_int_equal(kreg_db_bisection_job_yaml(f->db, &yaml, id), 0);
 	assert_string_equal(yaml, "fio: {}\n");
 	free(yaml);
 
@@ -168,7 +168,7 @@ static void abandon_only_this_bisections_runs(void **state)
 	/* (r3's start reaped r1 and r2 already: a dead owner's runs go at the
 	 * next run's start) */
 
-	assert_int_equal(kreg_db_bisection_abandon_runs(f->db, id, &count), 0);
+	assert_int_equal(kreg_db_bisection_abandon_runs(f->db, &count, id), 0);
 	assert_int_equal(kreg_db_run_count(f->db, &counts, f->b.job_id, f->b.host_id, f->commits[1]), 0);
 	assert_int_equal(counts.infra_failed, 1);
 	assert_int_equal(counts.running, 1);

@@ -152,7 +152,7 @@ static void abandoned_runs_are_infra_failures(void **state)
 	key.job_id = job;
 	key.host_id = host;
 	assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
-	assert_int_equal(kreg_db_runs_abandon(f->db, kreg_now() + 10, &count), 0);
+	assert_int_equal(kreg_db_runs_abandon(f->db, &count, kreg_now() + 10), 0);
 	assert_int_equal(count, 1);
 	assert_int_equal(kreg_db_run_count(f->db, &c, job, host, 0), 0);
 	assert_int_equal(c.infra_failed, 1);

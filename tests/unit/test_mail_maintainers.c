@@ -65,7 +65,7 @@ static kreg_maint_result who(const char *const *files, size_t n)
 
 	assert_int_equal(kreg_maintainers_parse(&m, text, sizeof(text) - 1, "t", is_dir, NULL), 0);
 	assert_int_equal(kreg_maintainers_nsections(m), 5);
-	assert_int_equal(kreg_maintainers_match(m, files, n, &r), 0);
+	assert_int_equal(kreg_maintainers_match(m, &r, files, n), 0);
 	kreg_maintainers_free(m);
 	return r;
 }
@@ -191,7 +191,7 @@ static void mailmap_forms(void **state)
 	(void)state;
 	assert_int_equal(kreg_maintainers_parse(&m, text, sizeof(text) - 1, "t", is_dir, NULL), 0);
 	assert_int_equal(kreg_maintainers_mailmap(m, mm, sizeof(mm) - 1), 0);
-	assert_int_equal(kreg_maintainers_match(m, f, 2, &r), 0);
+	assert_int_equal(kreg_maintainers_match(m, &r, f, 2), 0);
 	assert_string_equal(r.items[0].formatted, "\"Doe, Jane\" <jane.doe@example.org>");
 	/* keys are matched exactly, as get_maintainer.pl's hash does */
 	assert_string_equal(r.items[1].formatted, "Jens Axboe <AXBOE@kernel.dk>");

@@ -247,7 +247,7 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 		sets[nsets].v = x->v;
 		sets[nsets++].n = x->c->nvalues;
 	}
-	kreg_bisect_noise_estimate(&m->noise, sets, nsets);
+	kreg_bisect_noise_estimate(&m->noise, sets, nsets, m->p->pooled_screen);
 	free(sets);
 	for (size_t i = 0; i < m->n; i++) {
 		node *x = &m->nodes[i];
@@ -255,7 +255,8 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 		if (!nvalues(x))
 			continue;
 		x->kept = kreg_malloc(x->c->nvalues * sizeof(double));
-		x->nkept = kreg_bisect_screen(x->kept, x->v, x->c->nvalues, m->noise.scale);
+		x->nkept = kreg_bisect_screen(x->kept, x->v, x->c->nvalues, m->noise.scale,
+					      m->p->pooled_screen);
 	}
 	m->a_search = -log(m->p->search_error);
 	m->a_verify = -log(m->p->verify_error);
@@ -897,6 +898,7 @@ int kreg_bisect_judge(kreg_bisect_judgement *out, const kreg_bisect_graph *g,
 		out->verdict = x->verdict;
 		out->llr = x->is_end ? 0 : x->llr;
 		out->n = nvalues(x);
+		out->kept = x->nkept;
 		out->log_scale = m.log_scale;
 		out->noise = m.noise.scale;
 		out->ref_good = x->ref_good;

@@ -87,6 +87,9 @@ typedef struct {
 	double min_confidence;	/* a culprit is named only this sure; else inconclusive */
 	int absolute_scale;	/* judge on the metric's own scale even when every
 				 * value is positive (the old way: the bench compares) */
+	int pooled_screen;	/* screen a commit's runs with the pooled noise alone,
+				 * even when it drops most of them (before the
+				 * per-side scale of issue 14: the bench compares) */
 } kreg_bisect_params;
 
 /* The defaults; from kreg.yaml: usecase/judge_opts.h. */
@@ -133,6 +136,7 @@ typedef struct {
 	double llr;		/* nats towards bad (> 0) or good (< 0) */
 	double mean;		/* of its samples */
 	size_t n;		/* samples */
+	size_t kept;		/* of them, kept by the outlier screen */
 	double noise;		/* pooled noise of the bisection: a stddev of the log
 				 * of the values (relative) when log_scale, else absolute */
 	int log_scale;		/* the values were judged as their logarithms (all

@@ -25,9 +25,9 @@ static double median_inplace(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale)
+size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale, int pooled_only)
 {
-	double *tmp, med;
+	double *tmp, med, own;
 	size_t k = 0;
 
 	if (n < 3 || scale <= 0) {
@@ -37,15 +37,32 @@ size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale)
 	tmp = kreg_malloc(n * sizeof(*tmp));
 	memcpy(tmp, v, n * sizeof(*tmp));
 	med = median_inplace(tmp, n);
-	free(tmp);
 	for (size_t i = 0; i < n; i++)
 		if (fabs(v[i] - med) <= KREG_BISECT_OUTLIER_K * scale)
 			kept[k++] = v[i];
+	/* Most of a commit's runs are not outliers: when the pooled scale
+	 * would drop more than half, it belongs to a quieter side (the bad
+	 * side on the absolute scale after a -96% drop, or the good side on
+	 * the log scale when the bad one sits at a device's noise floor), and
+	 * the commit is screened with its own robust spread instead (1.4826 x
+	 * its median absolute deviation), which keeps at least half. */
+	if (2 * k < n && !pooled_only) {
+		for (size_t i = 0; i < n; i++)
+			tmp[i] = fabs(v[i] - med);
+		own = 1.4826 * median_inplace(tmp, n);
+		if (own > scale)
+			scale = own;
+		k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (fabs(v[i] - med) <= KREG_BISECT_OUTLIER_K * scale)
+				kept[k++] = v[i];
+	}
+	free(tmp);
 	return k;
 }
 
 void kreg_bisect_noise_estimate(kreg_bisect_noise *out, const kreg_bisect_values *sets,
-				size_t nsets)
+				size_t nsets, int pooled_only)
 {
 	double *pairs = NULL, *kept = NULL, s0 = 0, ss = 0, df = 0, level = 0;
 	size_t np = 0, palloc = 0, kalloc = 0, nlevel = 0;
@@ -72,7 +89,7 @@ void kreg_bisect_noise_estimate(kreg_bisect_noise *out, const kreg_bisect_values
 		if (s->n < 2)
 			continue;
 		KREG_ARRAY_GROW(kept, s->n, kalloc);
-		k = kreg_bisect_screen(kept, s->v, s->n, s0);
+		k = kreg_bisect_screen(kept, s->v, s->n, s0, pooled_only);
 		if (k < 2)
 			continue;
 		for (size_t i = 0; i < k; i++)

@@ -31,13 +31,17 @@ typedef struct {
 
 /* Pooled noise of several commits' samples: a first scale from the median of
  * within-commit pairwise differences (robust), then the pooled standard
- * deviation of the samples that first scale does not call outliers. */
+ * deviation of the samples that first scale does not call outliers
+ * (kreg_bisect_screen, with pooled_only passed on). */
 void kreg_bisect_noise_estimate(kreg_bisect_noise *out, const kreg_bisect_values *sets,
-				size_t nsets);
+				size_t nsets, int pooled_only);
 
 /* Copy to kept[] the values of v[n] within KREG_BISECT_OUTLIER_K * scale of
- * their median (all of them when n < 3). Returns how many. */
-size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale);
+ * their median (all of them when n < 3); when that would drop more than half,
+ * with their own robust spread instead if it is wider (the per-side scale:
+ * the pooled one belongs to a quieter side), unless pooled_only (the screen
+ * before issue 14, kept for the bench). Returns how many. */
+size_t kreg_bisect_screen(double *kept, const double *v, size_t n, double scale, int pooled_only);
 
 /* One side's reference: the mean and count of its screened samples. */
 typedef struct {

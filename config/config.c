@@ -107,6 +107,7 @@ static const field sim_metric_fields[] = {
 	  .words = distribution_words },
 	{ .key = "outlier_rate", .type = T_RATIO, .off = O(kreg_sim_metric_cfg, outlier_rate), .def = "0", .min = 0, .max = 1 },
 	{ .key = "outlier_scale", .type = T_RATIO, .off = O(kreg_sim_metric_cfg, outlier_scale), .def = "0.3", .min = 0, .max = 100 },
+	{ .key = "noise_floor", .type = T_DOUBLE, .off = O(kreg_sim_metric_cfg, noise_floor), .def = "0", .min = 0, .max = HUGE_VAL },
 };
 SCHEMA(sim_metric_schema, kreg_sim_metric_cfg, sim_metric_fields, NULL);
 

@@ -58,6 +58,8 @@ typedef struct {
 	char *distribution;	/* "normal" (default), "lognormal" */
 	double outlier_rate;	/* fraction of runs that are outliers */
 	double outlier_scale;	/* an outlier is off by this factor, default 0.3 */
+	double noise_floor;	/* absolute stddev added to every run, whatever
+				 * the level (a slow device's floor); 0: none */
 } kreg_sim_metric_cfg;
 
 /* An effect tied to a commit: persists in every descendant. */

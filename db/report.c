@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bisection b2 is a hand one (no regressions row) of a's repo, job, host,
+ * metric and culprit: the newest such is the one shown for them all. */
+#define SAME_CULPRIT(a, b2) \
+	b2 ".regression_id IS NULL AND " b2 ".repo_id = " a ".repo_id AND " \
+	b2 ".job_id = " a ".job_id AND " b2 ".host_id = " a ".host_id AND " \
+	b2 ".metric_id = " a ".metric_id AND " b2 ".culprit_commit_id = " a ".culprit_commit_id"
+
 /* One select for both kinds: regressions rows, and the newest bisection of
  * each (repo, job, host, metric, culprit) found by a bisection without one. */
 #define REGRESSION_SELECT \
@@ -22,9 +29,7 @@
 	"SELECT 0, b.id, 'bisected', b.repo_id, b.job_id, b.host_id, b.metric_id, b.good_commit_id, " \
 	"b.bad_commit_id, b.culprit_commit_id, NULL, NULL, NULL, b.created, b.updated " \
 	"FROM bisections b WHERE b.regression_id IS NULL AND b.culprit_commit_id IS NOT NULL " \
-	"AND b.id = (SELECT max(b2.id) FROM bisections b2 WHERE b2.regression_id IS NULL " \
-	"AND b2.repo_id = b.repo_id AND b2.job_id = b.job_id AND b2.host_id = b.host_id " \
-	"AND b2.metric_id = b.metric_id AND b2.culprit_commit_id = b.culprit_commit_id)" \
+	"AND b.id = (SELECT max(b2.id) FROM bisections b2 WHERE " SAME_CULPRIT("b", "b2") ")" \
 	") x " \
 	"LEFT JOIN repos rp ON rp.id = x.repo_id JOIN jobs j ON j.id = x.job_id " \
 	"JOIN hosts h ON h.id = x.host_id JOIN metrics m ON m.id = x.metric_id " \
@@ -106,10 +111,8 @@ int kreg_db_report_regression_get(kreg_db *db, kreg_db_report_regression *out,
 	if (kreg_db__prepare(db, &st, regression_id > 0 ?
 			     REGRESSION_SELECT "WHERE x.rid = ?1" :
 			     REGRESSION_SELECT "WHERE x.rid = 0 AND x.bid = (SELECT max(b2.id) "
-			     "FROM bisections b1 JOIN bisections b2 ON b2.regression_id IS NULL "
-			     "AND b2.repo_id = b1.repo_id AND b2.job_id = b1.job_id "
-			     "AND b2.host_id = b1.host_id AND b2.metric_id = b1.metric_id "
-			     "AND b2.culprit_commit_id = b1.culprit_commit_id WHERE b1.id = ?2)") < 0)
+			     "FROM bisections b1 JOIN bisections b2 ON " SAME_CULPRIT("b1", "b2")
+			     " WHERE b1.id = ?2)") < 0)
 		return KREG_ERROR;
 	if (regression_id > 0)
 		sqlite3_bind_int64(st, 1, regression_id);

@@ -98,6 +98,17 @@ double kreg_sim_draw(const kreg_sim_metric_cfg *m, double factor, uint64_t seed,
 		v = m->base * factor * (1 + m->noise * z);
 	if (m->outlier_rate > 0 && unit(&s) < m->outlier_rate)
 		v *= unit(&s) < 0.5 ? 1 - scale : 1 + scale;
+	if (m->noise_floor > 0) {
+		/* drawn last, so the other draws stay as they were; a measured
+		 * rate is never below 0, so the floor's tail is cut at 1% of it */
+		double w1 = unit(&s), w2 = unit(&s);
+
+		if (w1 < 1e-300)
+			w1 = 1e-300;
+		v += m->noise_floor * sqrt(-2 * log(w1)) * cos(2 * M_PI * w2);
+		if (v < 0.01 * m->noise_floor)
+			v = 0.01 * m->noise_floor;
+	}
 	return v;
 }
 

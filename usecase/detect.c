@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "stats/detect.h"
+#include "stats/segment.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -78,6 +79,43 @@ static int level_start(kreg_db *db, size_t *since, const kreg_db_history *h, int
 	return 0;
 }
 
+/* Is the change the detector calls at index a drift rather than a step?
+ * Segment the history from since (stats/segment.h): when it finds no step
+ * within 2 commits of index and a drift runs through index, the level is
+ * creeping and no single commit is to blame, so nothing is suspected or
+ * bisected. A real step on a drift is a step once it has 2 commits behind
+ * it. Returns 1 with *out the drift, 0 otherwise. */
+static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, size_t since,
+			  size_t index)
+{
+	size_t n = sh->ncommits - since, *off = kreg_malloc((n + 1) * sizeof(*off));
+	kreg_stats_history sub = { n, off, sh->values + sh->offset[since] };
+	kreg_stats_segmentation seg;
+	int drift = 0;
+
+	for (size_t i = 0; i <= n; i++)
+		off[i] = sh->offset[since + i] - sh->offset[since];
+	if (kreg_stats_segment(&seg, &sub, NULL) == 0) {
+		int step = 0;
+
+		for (size_t i = 0; i < seg.nsteps; i++)
+			step |= since + seg.steps[i].index + 2 >= index &&
+				since + seg.steps[i].index <= index + 2;
+		for (size_t i = 0; i < seg.ndrifts && !step && !drift; i++)
+			if (since + seg.drifts[i].first <= index && index <= since + seg.drifts[i].last + 2) {
+				*out = seg.drifts[i];
+				out->first += since;
+				out->last += since;
+				drift = 1;
+			}
+		kreg_stats_segmentation_free(&seg);
+	} else {
+		kreg_error_clear();	/* no segmentation: the detector's call stands */
+	}
+	free(off);
+	return drift;
+}
+
 /* One metric: its detection, and the regression row it moves. */
 static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 			 const kreg_config *cfg, kreg_db *db, int64_t repo_id, const char *head,
@@ -88,6 +126,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_stats_history sh;
 	kreg_stats_detection det;
 	kreg_stats_detect_opts opts;
+	kreg_stats_drift drift;
 	kreg_db_regression reg;
 	kreg_stats_opts so;
 	int64_t metric_id, bad_id, base_id;
@@ -117,6 +156,28 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	if (det.action == KREG_DETECT_NONE || det.action == KREG_DETECT_WAIT)
 		say(progress, "detect: %s at %.12s: %s: %s", metric, head,
 		    kreg_stats_detect_action_name(det.action), det.reason);
+	/* A change called, or more runs asked to settle or place one, where
+	 * the level creeps: one drift, no commit to blame, nothing to run. */
+	if ((det.action == KREG_DETECT_CHANGE || det.action == KREG_DETECT_MORE_RUNS) &&
+	    drift_not_step(&drift, &sh, opts.since, det.index)) {
+		o->drifts++;
+		say(progress, "detect: %s at %.12s: a drift, not a step: %+.1f%% over %zu commits "
+		    "from %.12s (%+.2g%% a commit); nothing suspected", metric, head,
+		    100 * drift.change, drift.last - drift.first + 1, h.shas[drift.first],
+		    100 * drift.rel_slope);
+		/* a step suspected here before the drift showed, its
+		 * confirmation runs in: it was not a step */
+		if (kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, commit_id) == 0 &&
+		    !strcmp(reg.state, "suspected")) {
+			snprintf(reg.state, sizeof(reg.state), "not_reproduced");
+			if ((error = kreg_db_regression_update(db, &reg)) < 0)
+				goto done;
+			o->refuted++;
+			say(progress, "detect: %s at %.12s: the step suspected here is a drift: "
+			    "not reproduced", metric, head);
+		}
+		det.action = KREG_DETECT_WAIT;	/* nothing more to do */
+	}
 	switch (det.action) {
 	case KREG_DETECT_NONE:
 		/* A suspicion at this very commit that its own runs no longer

@@ -3,6 +3,10 @@
  * along the commit's first-parent line, and act on the answers:
  *
  *   - more runs of a commit: returned, for the caller to queue;
+ *   - a change, or more runs to settle or place one, where the level
+ *     creeps (a drift through that commit, no step near it:
+ *     stats/segment.h): nothing suspected or run, one progress line with
+ *     the drift and its slope; a suspicion at this commit is refuted;
  *   - a change: a `regressions` row, 'suspected' with confirmation runs of
  *     its bad commit asked for, 'confirmed' when the detector still calls
  *     it once they are in ('not_reproduced' when it does not);
@@ -32,6 +36,7 @@ typedef struct {
 	int64_t *bisections;		/* bisections started (to be stepped) */
 	size_t nbisections;
 	int suspected, confirmed, refuted;	/* regression rows moved */
+	int drifts;			/* calls that were a drift, not a step */
 } kreg_detect_outcome;
 
 /* Detect after the runs of (commit_id, job_id, host_id); a bisection it

@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "stats/changes.h"
 #include "stats/compare.h"
+#include "stats/segment.h"
 #include "stats/stats.h"
 #include "usecase/judge_opts.h"
 
@@ -874,6 +875,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 	char **hrefs = NULL;
 	size_t nhrefs = 0;
 	kreg_stats_change_point *cps = NULL;
+	kreg_stats_segmentation seg = { 0 };
 	size_t cp_from;
 	char *page = trend_page(l, p, metric_id);
 	int error;
@@ -887,6 +889,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 	hash = hstr(hash, p->host);
 	hash = hstr(hash, metric);
 	hash = hdetect(hash, &s->cfg->detect);
+	hash = hstr(hash, "steps and drifts: PELT");
 	hash = web_hmix(hash, lm->hash);
 	for (size_t r = 0; r < s->nregs; r++) {
 		const kreg_report_regression *rg = s->regs[r];
@@ -927,10 +930,18 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		h.ncommits = m;
 		h.offset = off;
 		h.values = vals;
-		if (kreg_stats_change_points(&cps, &ncp, &h, NULL) < 0) {
+		/* steps and drifts as kreg changes finds them (PELT, docs/stats.md) */
+		if (kreg_stats_segment(&seg, &h, NULL) < 0) {
 			kreg_error_clear();
-			cps = NULL;
-			ncp = 0;
+		} else {
+			cps = kreg_calloc(seg.nsteps + 1, sizeof(*cps));
+			for (size_t k = 0; k < seg.nsteps; k++, ncp++) {
+				const kreg_stats_step *st = &seg.steps[k];
+
+				cps[k] = (kreg_stats_change_point){ .index = st->index, .prev = st->prev,
+					.good = st->good, .bad = st->bad, .before = st->before,
+					.after = st->after, .change = st->change, .pvalue = st->pvalue };
+			}
 		}
 		free(off);
 		free(vals);
@@ -1034,6 +1045,23 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		}
 		kreg_buf_puts(&b, "</tbody></table></div>\n");
 	}
+	if (seg.ndrifts) {
+		/* a creep is one finding with its slope, not a staircase of steps */
+		kreg_buf_puts(&b, "<h2>Drifts</h2>\n<ul>\n");
+		for (size_t k = 0; k < seg.ndrifts; k++) {
+			const kreg_stats_drift *d = &seg.drifts[k];
+
+			kreg_buf_puts(&b, "<li>");
+			commit_link(&b, s, l->h.shas[t[cp_from + d->first].line_index]);
+			kreg_buf_puts(&b, "..");
+			commit_link(&b, s, l->h.shas[t[cp_from + d->last].line_index]);
+			kreg_buf_puts(&b, ": ");
+			pct(&b, d->change);
+			kreg_buf_printf(&b, " over %zu commits (%+.3g%% a commit), %.4g to %.4g</li>\n",
+					d->last - d->first + 1, 100 * d->rel_slope, d->from, d->to);
+		}
+		kreg_buf_puts(&b, "</ul>\n");
+	}
 
 	kreg_buf_puts(&b, "<h2>Newest commits</h2>\n<div class=\"scroll\"><table>\n<thead><tr>"
 		      "<th>commit</th><th>subject</th><th>mean</th><th>min</th><th>max</th>"
@@ -1059,6 +1087,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 	free(hrefs);
 	free(marks);
 	free(cps);
+	kreg_stats_segmentation_free(&seg);
 	free(pts);
 	free(page);
 	kreg_buf_free(&title);

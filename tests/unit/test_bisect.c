@@ -184,10 +184,25 @@ static void verdict_statistics(void **state)
 	double kept[3];
 
 	(void)state;
-	kreg_bisect_noise_estimate(&noise, sets, 2);
+	kreg_bisect_noise_estimate(&noise, sets, 2, 0);
 	assert_true(noise.scale > 5 && noise.scale < 12);
 	assert_int_equal((int)noise.df, 8);
-	assert_int_equal(kreg_bisect_screen(kept, out, 3, noise.scale), 2);
+	assert_int_equal(kreg_bisect_screen(kept, out, 3, noise.scale, 0), 2);
+	/* a commit far noisier than the pooled scale (a -96% drop down to a
+	 * device's noise floor, on the log scale) keeps its runs: before,
+	 * all 6 were screened out and the step stayed pending with mean 0 */
+	{
+		const double floor_side[] = { log(186.1), log(465.0), log(588.5),
+					      log(71.3), log(630.7), log(474.9) };
+		double kept6[6];
+
+		assert_true(kreg_bisect_screen(kept6, floor_side, 6, 0.045, 0) >= 5);
+		/* the pooled scale alone (before) keeps only 2 of them */
+		assert_int_equal(kreg_bisect_screen(kept6, floor_side, 6, 0.045, 1), 2);
+		/* one wild run among steady ones still goes */
+		assert_int_equal(kreg_bisect_screen(kept6, (const double[]){ 10, 10.1, 9.9, 10.05, 9.95, 30 },
+						    6, 0.1, 0), 5);
+	}
 	assert_true(kreg_bisect_llr(bad, 5, &rg, &rb, &noise) > 9);
 	assert_true(kreg_bisect_llr(good, 5, &rg, &rb, &noise) < -9);
 	assert_true(fabs(kreg_bisect_llr(mid, 3, &rg, &rb, &noise)) < 1);
@@ -481,6 +496,27 @@ static void sim_model(void **state)
 	for (unsigned i = 0; i < 2000; i++)
 		sum += kreg_sim_draw(&m, 0.9, 42, "abc", "atom", i);
 	assert_true(fabs(sum / 2000 - 900) < 5);
+	/* a noise floor: at 4% of the level (a -96% effect) the spread is the
+	 * floor's, not 4% of the level's; no value below 0 */
+	{
+		kreg_sim_metric_cfg f = m;
+		double s1 = 0, s2 = 0, lo = INFINITY;
+
+		f.noise_floor = 10;
+		for (unsigned i = 0; i < 2000; i++) {
+			double v = kreg_sim_draw(&f, 0.04, 42, "abc", "atom", i);
+
+			s1 += v;
+			s2 += v * v;
+			lo = v < lo ? v : lo;
+		}
+		assert_true(fabs(s1 / 2000 - 40) < 1.5);
+		assert_true(fabs(sqrt(s2 / 2000 - (s1 / 2000) * (s1 / 2000)) - 10) < 1);
+		assert_true(lo > 0);
+		/* without a floor, the draws are as they were */
+		f.noise_floor = 0;
+		assert_true(kreg_sim_draw(&f, 1, 42, "abc", "atom", 3) == kreg_sim_draw(&m, 1, 42, "abc", "atom", 3));
+	}
 	for (int i = 0; i < 1000; i++) {
 		char sha[16];
 

@@ -156,9 +156,9 @@ fuzz: $(FUZZ_BINS)
 DEB_BUILD := build-essential pkg-config libgit2-dev libsqlite3-dev libcurl4-openssl-dev \
 	libyaml-dev libjansson-dev libcmocka-dev clang libclang-rt-14-dev
 DEB_RUN := git sqlite3 fio dbench qemu-system-x86 busybox-static cpio openssh-client \
-	e2fsprogs xfsprogs btrfs-progs f2fs-tools
+	e2fsprogs xfsprogs btrfs-progs f2fs-tools python3-aiosmtpd
 DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
-DEB_TEST := python3 python3-aiosmtpd perl dropbear-bin kexec-tools openssl python3-html5lib chromium \
+DEB_TEST := python3 perl dropbear-bin kexec-tools openssl python3-html5lib chromium \
 	openssh-server
 DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST)
 deps:
@@ -172,6 +172,7 @@ deps:
 
 install: kreg
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/jobs $(DESTDIR)$(SHAREDIR)/kernel \
+		$(DESTDIR)$(SHAREDIR)/demo \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SYSCONFDIR)/kreg $(DESTDIR)$(UNITDIR)
 	install -m 755 kreg $(DESTDIR)$(BINDIR)/kreg
 	install -m 644 config/kreg.example.yaml $(DESTDIR)$(SHAREDIR)/kreg.example.yaml
@@ -179,6 +180,8 @@ install: kreg
 		install -m 644 config/kreg.example.yaml $(DESTDIR)$(SYSCONFDIR)/kreg/kreg.yaml
 	for f in $(wildcard jobs/*.yaml); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/jobs/; done
 	for f in $(wildcard config/kernel/*); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/kernel/; done
+	install -m 755 demo/kernel-demo.sh demo/series.sh $(DESTDIR)$(SHAREDIR)/demo/
+	install -m 755 tests/helpers/smtp-server.py $(DESTDIR)$(SHAREDIR)/demo/smtp-server.py
 	install -m 644 docs/kreg.1 $(DESTDIR)$(MANDIR)/man1/kreg.1
 	sed 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' docs/kreg.service.in > \
 		$(DESTDIR)$(UNITDIR)/kreg.service

@@ -1,6 +1,7 @@
 /* The outbox use case (see outbox.h). */
 #include "mail/outbox.h"
 
+#include "db/bisect.h"
 #include "db/outbox.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -147,6 +148,24 @@ static int queue_followups(kreg_db *db, const kreg_config *cfg, const kreg_mail_
 	return error;
 }
 
+/* 1 when the regression rides on a bisection started for another one:
+ * that one's mail names the culprit, and its table holds this metric's
+ * row too (one mail per culprit, as the 0-day robot sends). */
+static int rides_on(kreg_db *db, const kreg_report_entry *e, int *out)
+{
+	kreg_db_bisection b;
+	int error;
+
+	*out = 0;
+	if (!e->regression_id || !e->bisection_id)
+		return 0;
+	if ((error = kreg_db_bisection_get(db, &b, e->bisection_id)) < 0)
+		return error;
+	*out = b.regression_id && b.regression_id != e->regression_id;
+	kreg_db_bisection_free(&b);
+	return 0;
+}
+
 static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
 		     kreg_mail_stats *stats)
 {
@@ -160,9 +179,11 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		kreg_report_regression *r = NULL;
 		kreg_db_outbox first = { 0 };
 		char key[64];
-		int culprit = v[i].culprit_sha[0] != 0;
+		int culprit = v[i].culprit_sha[0] != 0, rider;
 
 		if (skip_state(v[i].state))
+			continue;
+		if (culprit && ((error = rides_on(db, &v[i], &rider)) < 0 || rider))
 			continue;
 		if (!culprit && !(cfg->mail.confirmed && v[i].regression_id &&
 				  confirmed_state(v[i].state)))

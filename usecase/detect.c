@@ -248,8 +248,19 @@ done:
 	return error;
 }
 
+/* Which of two regressions over one range a shared bisection runs on:
+ * a drop (of a higher-is-better metric: throughput, what a report's
+ * subject names, as LKP's do) before a rise (latency), then the bigger
+ * on a log scale (-90% is as big as +900%). */
+static int bigger(const to_bisect *a, const to_bisect *b)
+{
+	if ((a->change < 0) != (b->change < 0))
+		return a->change < 0;
+	return fabs(log1p(a->change)) > fabs(log1p(b->change));
+}
+
 /* The confirmed regressions over one range: one bisection, on the biggest
- * change, shared by the rest. */
+ * change (bigger()), shared by the rest. */
 static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db *db,
 			to_bisect *tb, size_t ntb, size_t first, const kreg_work_names *names,
 			const char *kconfig, FILE *progress)
@@ -261,7 +272,7 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 
 	for (size_t i = first; i < ntb; i++)
 		if (tb[i].base_id == tb[first].base_id && tb[i].bad_id == tb[first].bad_id &&
-		    fabs(tb[i].change) > fabs(tb[big].change))
+		    bigger(&tb[i], &tb[big]))
 			big = i;
 	if ((error = kreg_db_work_names(db, &base, 0, 0, tb[big].base_id)) < 0 ||
 	    (error = kreg_db_work_names(db, &bad, 0, 0, tb[big].bad_id)) < 0)

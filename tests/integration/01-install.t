@@ -1,7 +1,7 @@
 #!/bin/bash
 # make install honours PREFIX and DESTDIR and installs what a lab needs.
 . "$KREG_SRC/tests/lib.sh"
-plan 7
+plan 8
 
 # A copy of the tree keeps the check from racing the build in the source.
 make -s -C "$KREG_SRC" kreg >/dev/null 2>&1
@@ -15,4 +15,7 @@ ok "a configuration is put in /etc/kreg" test -f "$dest/etc/kreg/kreg.yaml"
 ok "the systemd unit is installed" test -f "$dest/opt/kreg/lib/systemd/system/kreg.service"
 like "$(cat "$dest/opt/kreg/lib/systemd/system/kreg.service")" "ExecStart=/opt/kreg/bin/kreg -c /etc/kreg/kreg.yaml daemon" \
 	"the unit runs the installed binary with the installed configuration"
+ok "the kernel demo's scripts, SMTP server and job are installed" test -x "$dest/opt/kreg/share/kreg/demo/kernel-demo.sh" \
+	-a -x "$dest/opt/kreg/share/kreg/demo/series.sh" -a -x "$dest/opt/kreg/share/kreg/demo/smtp-server.py" \
+	-a -f "$dest/opt/kreg/share/kreg/jobs/fio-blk-4k.yaml"
 done_testing

@@ -5,7 +5,7 @@
 . "$KREG_SRC/tests/lib.sh"
 plan 27
 
-run_kreg demo --dir "$SCRATCH/lab"
+run_kreg demo --sim --dir "$SCRATCH/lab"
 is "$RC" 0 "kreg demo exits 0"
 no_sanitizer_report "no sanitizer report"
 like "$OUT" "^\\$ kreg -c kreg.yaml job run atoms/fio-quick-.*--host local --runs 3" \
@@ -54,11 +54,11 @@ like "$(tr -d '\r' < "$eml")" "^ +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +-6[4-8]
 	"the body's comparison table: good, culprit, bad head"
 
 # A second demo replaces its own lab; a directory it did not make is left alone.
-run_kreg demo --dir "$SCRATCH/lab" --no-local
+run_kreg demo --sim --dir "$SCRATCH/lab" --no-local
 is "$RC" 0 "the demo runs again in its own lab"
 is "$(sqlite3 "$db" "SELECT count(*) FROM bisections")" 1 "with a fresh database"
 mkdir -p mine && echo precious > mine/file
-run_kreg demo --dir "$SCRATCH/mine" --no-local
+run_kreg demo --sim --dir "$SCRATCH/mine" --no-local
 like "$RC:$ERR" "^1:.*mine exists and was not made by kreg demo" "a foreign directory is refused"
 is "$(cat mine/file)" "precious" "and left as it was"
 done_testing

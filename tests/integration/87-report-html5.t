@@ -26,8 +26,8 @@ lab_check html5 "$SCRATCH/site"
 is "$?:$CHECK_OUT" "0:checked $n pages" "every page of the lab's site is valid HTML5 ($n pages)"
 
 # The demo's lab (its sim bisection, no local runs).
-run_kreg demo --dir "$SCRATCH/demo" --no-local
-is "$RC" 0 "kreg demo --no-local"
+run_kreg demo --sim --dir "$SCRATCH/demo" --no-local
+is "$RC" 0 "kreg demo --sim --no-local"
 run_kreg -c "$SCRATCH/demo/kreg.yaml" report
 is "$RC" 0 "kreg report on the demo's lab"
 DEMO=$SCRATCH/demo/data/site

@@ -1,0 +1,70 @@
+#!/bin/bash
+# `kreg demo` on real kernels, end to end: an upstream repository of
+# linux-source 6.1 gets demo/series.sh's 20 commits; kreg daemon, untold,
+# builds and boots them in qemu, runs fio, detects the block-layer
+# regression, confirms it, bisects it (skipping the commit that does not
+# build), writes the pages and mails the report to an SMTP server on
+# loopback. The test checks what a kernel developer would: the culprit,
+# the skipped commit, the mail's subject and recipients, the regression's
+# page. The base is the kernel tests' fixture (the same commit), so its
+# kernel comes from the suite's shared build cache.
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/5x-kernel.sh"
+
+command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
+command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
+/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || skip_all "python3-aiosmtpd is not installed (make deps)"
+kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
+plan 21
+
+series() { bash "$KREG_SRC/demo/series.sh" --list | sed -n "$1p"; }
+CULPRIT_SUBJECT=$(series 14)
+BROKEN_SUBJECT=$(series 10)
+D="$SCRATCH/demo"
+
+DEMO_BASE=$KERNEL_GIT run_kreg demo --dir "$D"
+printf '%s\n' "$OUT" > demo.out
+is "$RC" 0 "kreg demo exits 0"
+[ "$RC" = 0 ] || { tail -40 demo.out | sed 's/^/# /'; tail -20 "$D/daemon.log" | sed 's/^/# log: /'; }
+
+sql() { sqlite3 -cmd ".timeout 10000" "$D/data/kreg.db" "$1"; }
+CULPRIT=$(git -C "$D/upstream" log --format='%H %s' demo-base..series | awk -v s="$CULPRIT_SUBJECT" 'substr($0, 42) == s { print $1 }')
+BROKEN=$(git -C "$D/upstream" log --format='%H %s' demo-base..series | awk -v s="$BROKEN_SUBJECT" 'substr($0, 42) == s { print $1 }')
+HEAD=$(git -C "$D/upstream" rev-parse series)
+
+like "$OUT" "First bad commit: $CULPRIT" "the demo names the injected commit as the first bad commit"
+like "$OUT" "the series' injected regression: the daemon found it" "and says it is the injected one"
+is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" "$CULPRIT" \
+	"the daemon's bisection found it"
+is "$(sql "SELECT group_concat(c.sha) FROM bisect_steps s JOIN commits c ON c.id = s.commit_id WHERE s.verdict = 'skip'")" \
+	"$BROKEN" "the commit that does not build was skipped, and only it"
+like "$OUT" "skipped ${BROKEN:0:7}[0-9a-f]* $BROKEN_SUBJECT" "the summary names the skipped commit"
+is "$(sql "SELECT count(*) FROM builds WHERE status = 'failed'")" 1 "its build failed, once"
+is "$(sql "SELECT count(*) FROM pushes")" 2 "the daemon saw two heads: the base and the pushed series"
+is "$(sql "SELECT count(*) FROM work WHERE state NOT IN ('done')")" 0 "every work item the daemon made is done"
+is "$(sql "SELECT count(*) FROM runs WHERE kernel IS NULL OR kernel NOT LIKE '6.1.%'")" 0 \
+	"runs.kernel names the kernel each run booted (linux 6.1)"
+
+# The mail, as the SMTP server on loopback took it.
+ENV="$D/mail/1.env"
+ok "the SMTP server received the report" test -s "$D/mail/1.eml"
+is "$(ls "$D"/mail/*.eml 2>/dev/null | wc -l)" 1 "one mail for the culprit, not one per metric that moved"
+like "$(grep -m1 -i '^Subject:' "$D/mail/1.eml" 2>/dev/null | tr -d '\r')" \
+	"^Subject: \[linux:master\] \[block\] ${CULPRIT:0:10}: fio\.(read|write)_(iops|bw_MBps) -[0-9.]+% regression$" \
+	"the subject names the culprit and the throughput it costs"
+like "$(cat "$D/mail/1.eml" 2>/dev/null)" "fio\.read_iops" "its table has the read IOPS row"
+like "$(tail -n +2 "$ENV" 2>/dev/null | sort | tr '\n' ' ')" \
+	"axboe@kernel.dk.*bart@example.org.*lab@example.org.*linux-block@vger.kernel.org" \
+	"recipients: the culprit's author, the block layer's maintainer and list (MAINTAINERS), the lab"
+like "$(cat "$D/mail/1.eml" 2>/dev/null)" "$CULPRIT_SUBJECT" "the mail names the culprit's subject"
+
+# The regression's page.
+REG=$(ls "$D"/site/regression-*.html 2>/dev/null | head -1)
+ok "the site has the regression's page" test -n "$REG" -a -s "$D/site/index.html"
+like "$(cat "$REG" 2>/dev/null)" "${CULPRIT:0:12}" "the page names the culprit"
+like "$(cat "$REG" 2>/dev/null)" "<svg" "and draws it"
+
+ok "no qemu of this demo is left behind" bash -c "! pgrep -f '$D/[v]m.img' >/dev/null"
+ERR=$(cat "$D/daemon.log" "$D"/data/logs/*.log 2>/dev/null)
+no_sanitizer_report "no sanitizer report from the daemon or its workers"
+done_testing

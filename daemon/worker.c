@@ -31,6 +31,9 @@
 #define MAX_ATTEMPTS 5
 #define HOST_DOWN_AFTER 3
 #define HOST_PROBE 60
+/* The web site's report item waits this long after the result that queued
+ * it, taking in the results that follow (db/work.h coalesces them). */
+#define REPORT_DELAY 5
 
 typedef struct {
 	const kreg_config *cfg;
@@ -70,6 +73,13 @@ static int after_run_on(job *j, int64_t host_id)
 static int after_run(job *j)
 {
 	return after_run_on(j, j->w.host_id);
+}
+
+/* A result changed what the site shows (a run, a regression's state, a
+ * bisection's step, a mail): its report item, one for a burst. */
+static int queue_site(job *j)
+{
+	return kreg_db_work_add_report(j->db, NULL, kreg_now(), REPORT_DELAY);
 }
 
 static int open_commit(job *j, kreg_repo **repo, kreg_work_names *names)
@@ -145,15 +155,16 @@ static int book(run_ctx *c, kreg_run_status status, const char *why)
 	}
 	if (status == KREG_RUN_INFRA_FAILED) {
 		if ((error = kreg_db_host_health(j->db, j->w.host_id, 1, HOST_DOWN_AFTER, kreg_now(),
-						 HOST_PROBE, &c->down)) < 0)
+						 HOST_PROBE, &c->down)) < 0 ||
+		    (error = retry_run(c, why)) < 0)
 			return error;
-		return retry_run(c, why);
+		return queue_site(j);
 	}
 	if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, HOST_DOWN_AFTER, kreg_now(),
 					 HOST_PROBE, NULL)) < 0 ||
-	    (error = finish(j, "done", why)) < 0)
+	    (error = finish(j, "done", why)) < 0 || (error = after_run(j)) < 0)
 		return error;
-	return after_run(j);
+	return queue_site(j);
 }
 
 static int run_stored(kreg_db *db, const kreg_run_atom_result *r, void *arg)
@@ -427,7 +438,7 @@ static int do_detect(job *j)
 		if (error < 0)
 			goto rollback_o;
 	}
-	if ((error = finish(j, "done", NULL)) < 0)
+	if ((error = queue_site(j)) < 0 || (error = finish(j, "done", NULL)) < 0)
 		goto rollback_o;
 	if ((error = kreg_db_commit(j->db)) < 0)
 		goto out;
@@ -481,24 +492,20 @@ static int do_bisect(job *j)
 		log_info("work %lld: bisection %lld: %s", (long long)j->w.id, (long long)b.id,
 			 b.message ? b.message : b.state);
 		if (!strcmp(b.state, "found")) {
-			static const char *const kinds[] = { "report", "mail" };
+			char *key = kreg_asprintf("mail:%lld", (long long)b.id);
+			kreg_work_new r = { .kind = "mail", .key = key, .bisection_id = b.id,
+					    .regression_id = b.regression_id,
+					    .commit_id = b.culprit_commit_id,
+					    .priority = KREG_PRIO_REPORT };
 
-			for (size_t k = 0; k < 2; k++) {
-				char *key = kreg_asprintf("%s:%lld", kinds[k], (long long)b.id);
-				kreg_work_new r = { .kind = kinds[k], .key = key,
-						    .bisection_id = b.id,
-						    .regression_id = b.regression_id,
-						    .commit_id = b.culprit_commit_id,
-						    .priority = KREG_PRIO_REPORT };
-
-				error = kreg_db_work_add(j->db, NULL, NULL, &r);
-				free(key);
-				if (error < 0)
-					goto rollback;
-			}
+			error = kreg_db_work_add(j->db, NULL, NULL, &r);
+			free(key);
+			if (error < 0)
+				goto rollback;
 		}
 	}
-	if ((error = finish(j, "done", NULL)) < 0)
+	/* a step, a culprit: the regression's page changes */
+	if ((error = queue_site(j)) < 0 || (error = finish(j, "done", NULL)) < 0)
 		goto rollback;
 	kreg_db_bisection_free(&b);
 	return kreg_db_commit(j->db);
@@ -569,8 +576,9 @@ static int do_report(job *j)
 		if ((error = kreg_run(&r, &o)) < 0)
 			return error;
 	}
+	/* what went out is on the regression's page */
 	if (r.exited && r.status == 0)
-		return finish(j, "done", NULL);
+		return (error = queue_site(j)) < 0 ? error : finish(j, "done", NULL);
 	{
 		char how[128], *msg;
 		int gave_up = 0;

@@ -99,8 +99,9 @@ typedef int (*kreg_db_report_sample_cb)(int64_t commit_id, int64_t metric_id, do
 int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id, int64_t from,
 			   int64_t to, kreg_db_report_sample_cb cb, void *arg);
 
-/* The OK runs of (job, host) at a commit, by id: what the web site's
- * sample cache was made from, to tell which chunks changed. */
+/* The OK runs of (job, host) at a commit, in no particular order: what
+ * the web site's sample cache was made from, to tell which chunks
+ * changed. */
 typedef struct {
 	int64_t id, commit_id, started;
 } kreg_db_report_ok_run;

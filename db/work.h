@@ -57,6 +57,12 @@ typedef struct {
 /* Add an item unless one with its key exists; *id is the row either way
  * (may be NULL), *added 1 when it is new (may be NULL). */
 int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *w);
+/* The web site's report item after a result, coalesced: added unless a
+ * report item is queued already (it will read this result too); it waits
+ * for a running one (after_id: one generation at a time) and is not
+ * claimed before now + delay seconds, so a burst of results makes one
+ * item. *added 1 when it is new (may be NULL). */
+int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay);
 /* KREG_ENOTFOUND (error set) when there is no such item. */
 int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id);
 void kreg_work_free(kreg_work *w);

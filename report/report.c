@@ -527,8 +527,9 @@ static git_repository *mirror_open(const kreg_config *cfg, const char *repo)
 	char *sub = kreg_asprintf("repos/%s.git", repo);
 	char *path = kreg_config_data_path(cfg, sub);
 
-	git_libgit2_init();
-	if (kreg_path_exists(path) && git_repository_open_bare(&git, path) < 0)
+	/* libgit2 (its TLS set-up) only when there is a mirror to open */
+	if (kreg_path_exists(path) &&
+	    (git_libgit2_init() < 0 || git_repository_open_bare(&git, path) < 0))
 		git = NULL;
 	free(path);
 	free(sub);

@@ -54,6 +54,22 @@ double kreg_stats_median(const double *v, size_t n)
 
 	if (!n)
 		return 0;
+	if (n <= 16) {
+		/* a commit's few runs (the trends ask for 500 at a time): an
+		 * insertion sort on the stack, no allocation, no qsort */
+		double t[16];
+
+		for (size_t i = 0; i < n; i++) {
+			size_t k = i;
+
+			while (k > 0 && cmp_double(&t[k - 1], &v[i]) > 0) {
+				t[k] = t[k - 1];
+				k--;
+			}
+			t[k] = v[i];
+		}
+		return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	}
 	s = kreg_malloc(n * sizeof(*s));
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);

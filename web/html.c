@@ -62,18 +62,33 @@ static int bad_char(unsigned cp)
 	return (cp & 0xfffe) == 0xfffe;
 }
 
+/* A byte that stands for itself: printable ASCII but the five escaped. */
+static int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
 static void esc(kreg_buf *b, const char *s, size_t max, int line)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	const unsigned char *start = p;
 
 	while (*p) {
+		const unsigned char *q = p;
 		size_t len;
 		unsigned cp;
 
 		if (max && (size_t)(p - start) >= max) {
 			kreg_buf_puts(b, "\xe2\x80\xa6");	/* … */
 			return;
+		}
+		/* most text is plain: copied a run at a time */
+		while (plain(*q) && (!max || (size_t)(q - start) < max))
+			q++;
+		if (q > p) {
+			kreg_buf_put(b, p, (size_t)(q - p));
+			p = q;
+			continue;
 		}
 		cp = decode(p, &len);
 		if (!len) {

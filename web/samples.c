@@ -447,8 +447,12 @@ static int load_pair(kreg_db *db, const char *dir, int use_cache, web_samples *p
 
 	if ((error = kreg_db_report_ok_runs(db, &runs, &nruns, p->job_id, p->host_id)) < 0)
 		return error;
-	if (nruns > 1)
-		qsort(runs, nruns, sizeof(*runs), cmp_run_chunk);
+	/* mostly in order already (the index is by commit, then id) */
+	for (size_t i = 1; i < nruns; i++)
+		if (cmp_run_chunk(&runs[i - 1], &runs[i]) > 0) {
+			qsort(runs, nruns, sizeof(*runs), cmp_run_chunk);
+			break;
+		}
 	for (size_t i = 0, end; i < nruns; i = end) {
 		int64_t chunk = chunk_of(runs[i].commit_id);
 		web_segment *sg;

@@ -28,8 +28,10 @@
 #include <time.h>
 
 /* A trend shows at most this many points; longer histories are averaged
- * in buckets of consecutive commits. */
+ * in buckets of consecutive commits, but for the newest SINGLE_POINTS,
+ * which stay a point each (the results people look for first). */
 #define MAX_POINTS 400
+#define SINGLE_POINTS 100
 /* Change points are looked for among the newest commits with runs. */
 #define CP_WINDOW 500
 /* The trend table lists the newest commits. */
@@ -63,6 +65,8 @@ typedef struct {
 	web_writer *w;
 	char **metric_names;
 	size_t nmetric_names;
+	uint64_t *metric_hashes;	/* each name hashed once, for the pages' hashes */
+	uint64_t commit_seed;		/* what every commit page's hash starts from */
 	kreg_db_report_pair *pairs_rows;
 	web_samples *samples;
 	web_samples_stats sst;
@@ -78,6 +82,7 @@ typedef struct {
 	kreg_report_regression **regs;
 	size_t nregs;
 	kreg_db_report_host *hosts;
+	kreg_db_report_run_counts *host_counts;	/* each host's runs by outcome */
 	size_t nhosts;
 	char **pages;			/* every page name, sorted: what a link may name */
 	size_t npages, apages;
@@ -248,7 +253,7 @@ static void pct(kreg_buf *b, double change)
  * same as last time is not made again ---- */
 
 /* Bumped when a page's form changes without its inputs changing. */
-#define WEB_FORMAT 1
+#define WEB_FORMAT 2
 
 static uint64_t hstr(uint64_t h, const char *s)
 {
@@ -266,6 +271,11 @@ static uint64_t hbegin(const site *s, const char *kind)
 
 	h = hstr(h, s->title);
 	return hstr(h, kind);
+}
+
+static uint64_t metric_hash(const site *s, int64_t id)
+{
+	return id >= 0 && (size_t)id < s->nmetric_names ? s->metric_hashes[id] : 0;
 }
 
 static uint64_t hgroup(uint64_t h, const web_group *g)
@@ -355,6 +365,57 @@ static int line_has(const line_t *l, int64_t commit_id)
 	return bsearch(&commit_id, l->ids, l->h.ncommits, sizeof(*l->ids), cmp_id) != NULL;
 }
 
+/* The commit of repo_id with this full sha, or NULL (two repos may share
+ * commits: their rows lie together in by_sha). */
+static const kreg_db_report_commit *commit_in_repo(const site *s, int64_t repo_id, const char *sha)
+{
+	size_t lo = 0, hi = s->ncommits;
+
+	if (!sha || !*sha)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(s->commits[s->by_sha[mid]].sha, sha) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->ncommits && !strcmp(s->commits[s->by_sha[lo]].sha, sha); lo++)
+		if (s->commits[s->by_sha[lo]].repo_id == repo_id)
+			return &s->commits[s->by_sha[lo]];
+	return NULL;
+}
+
+/* The first-parent line from head back (what db/history.h's
+ * kreg_db_history_load reads without a metric), walked over the commits
+ * the site has read anyway instead of asking the database again. */
+static int line_walk(const site *s, kreg_db_history *h, int64_t repo_id, const char *head)
+{
+	const kreg_db_report_commit *c = commit_in_repo(s, repo_id, head);
+	size_t n = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (!c) {
+		kreg_error_set("commit %s is not in the database", head);
+		return KREG_ENOTFOUND;
+	}
+	for (const kreg_db_report_commit *a = c; a && n < s->ncommits; a = commit_in_repo(s, repo_id, a->parent))
+		n++;
+	h->ncommits = n;
+	h->commit_ids = kreg_calloc(n, sizeof(*h->commit_ids));
+	h->shas = kreg_calloc(n, sizeof(*h->shas));
+	h->subjects = kreg_calloc(n, sizeof(*h->subjects));
+	h->offset = kreg_calloc(n + 1, sizeof(*h->offset));
+	/* oldest first: the head is the last */
+	for (size_t i = n; i-- > 0; c = commit_in_repo(s, repo_id, c->parent)) {
+		h->commit_ids[i] = c->id;
+		h->shas[i] = kreg_strdup(c->sha);
+		h->subjects[i] = c->subject ? kreg_strdup(c->subject) : NULL;
+	}
+	return 0;
+}
+
 static void line_add(site *s, int64_t repo_id, const char *repo, const char *branch,
 		     const char *head)
 {
@@ -367,7 +428,7 @@ static void line_add(site *s, int64_t repo_id, const char *repo, const char *bra
 	KREG_ARRAY_GROW(s->lines, s->nlines + 1, s->alines);
 	l = &s->lines[s->nlines];
 	memset(l, 0, sizeof(*l));
-	if (kreg_db_history_load(s->db, &l->h, repo_id, head, 0, 0, 0, NULL) < 0) {
+	if (line_walk(s, &l->h, repo_id, head) < 0) {
 		log_warn("report: %s:%s: head %.12s: %s", repo, branch, head, kreg_error_last());
 		kreg_error_clear();
 		return;
@@ -395,20 +456,20 @@ static int load_lines(site *s)
 {
 	kreg_db_report_branch *rows = NULL;
 	size_t nrows = 0;
-	int error;
+	int libgit2 = 0, error;
 
 	if ((error = kreg_db_report_branches(s->db, &rows, &nrows)) < 0)
 		return error;
 	for (size_t i = 0; i < nrows; i++)
 		line_add(s, rows[i].repo_id, rows[i].repo, rows[i].branch, rows[i].head);
 	kreg_db_report_branches_free(rows, nrows);
-	git_libgit2_init();
 	for (size_t r = 0; r < s->cfg->nrepos; r++) {
 		const kreg_repo_cfg *rc = &s->cfg->repos[r];
 		char *sub = kreg_asprintf("repos/%s.git", rc->name);
 		char *path = kreg_config_data_path(s->cfg, sub);
 		git_repository *git = NULL;
 		int64_t repo_id = 0;
+		int have;
 
 		free(sub);
 		if (kreg_db_repo_find(s->db, &repo_id, rc->name) < 0) {
@@ -416,7 +477,11 @@ static int load_lines(site *s)
 			free(path);
 			continue;
 		}
-		if (kreg_path_exists(path) && git_repository_open_bare(&git, path) == 0) {
+		/* libgit2 (its TLS set-up) only when there is a mirror to open */
+		have = kreg_path_exists(path);
+		if (have && !libgit2)
+			libgit2 = git_libgit2_init() >= 0;
+		if (have && libgit2 && git_repository_open_bare(&git, path) == 0) {
 			for (size_t b = 0; b < rc->nbranches; b++) {
 				char *ref = kreg_asprintf("refs/heads/%s", rc->branches[b]);
 				git_oid oid;
@@ -480,6 +545,14 @@ static int load(site *s)
 	    (error = kreg_db_report_hosts(s->db, &s->hosts, &s->nhosts)) < 0 ||
 	    (error = kreg_report_list(s->db, &list, &nlist)) < 0)
 		return error;
+	/* counted once: the index and the host's page both show them */
+	s->host_counts = kreg_calloc(s->nhosts + 1, sizeof(*s->host_counts));
+	for (size_t i = 0; i < s->nhosts; i++)
+		if ((error = kreg_db_report_host_counts(s->db, &s->host_counts[i], s->hosts[i].id)) < 0)
+			goto done;
+	s->metric_hashes = kreg_calloc(s->nmetric_names + 1, sizeof(*s->metric_hashes));
+	for (size_t i = 0; i < s->nmetric_names; i++)
+		s->metric_hashes[i] = hstr(0, s->metric_names[i]);
 	s->by_sha = kreg_calloc(s->ncommits ? s->ncommits : 1, sizeof(*s->by_sha));
 	for (size_t i = 0; i < s->ncommits; i++)
 		s->by_sha[i] = i;
@@ -505,6 +578,7 @@ static void site_free(site *s)
 	for (size_t i = 0; i < s->nmetric_names; i++)
 		free(s->metric_names[i]);
 	free(s->metric_names);
+	free(s->metric_hashes);
 	for (size_t i = 0; i < s->npairs; i++)
 		free(s->pairs[i].metrics);
 	free(s->pairs);
@@ -527,6 +601,7 @@ static void site_free(site *s)
 		kreg_report_regression_free(s->regs[i]);
 	free(s->regs);
 	kreg_db_report_hosts_free(s->hosts, s->nhosts);
+	free(s->host_counts);
 	for (size_t i = 0; i < s->npages; i++)
 		free(s->pages[i]);
 	free(s->pages);
@@ -698,16 +773,21 @@ static void line_metrics(line_metric *lm, size_t nb, const line_t *l, const pair
 
 /* The points of a history (downsampled) with the markers of the commits
  * in marks_at (line indices) mapped to the points that hold them. */
-static web_point *make_points(const line_t *l, const tested *t, size_t nt, size_t *npts)
+static web_point *make_points(const line_t *l, const tested *t, size_t nt, size_t *npts,
+			      size_t *bucket_out)
 {
-	size_t bucket = nt > MAX_POINTS ? (nt + MAX_POINTS - 1) / MAX_POINTS : 1;
-	web_point *pts = kreg_calloc(nt / bucket + 2, sizeof(*pts));
+	size_t single = nt > MAX_POINTS ? SINGLE_POINTS : nt;
+	size_t bucket = nt > MAX_POINTS ? (nt - single + MAX_POINTS - single - 1) /
+					  (MAX_POINTS - single) : 1;
+	web_point *pts = kreg_calloc(single + (nt - single) / bucket + 2, sizeof(*pts));
 	size_t n = 0;
 
-	/* buckets end at the newest commit: the newest points stay single
-	 * commits as long as possible */
+	*bucket_out = bucket;
+	/* from the newest: single commits, then buckets (the oldest may be
+	 * smaller) */
 	for (size_t end = nt; end > 0;) {
-		size_t start = end > bucket ? end - bucket : 0;
+		size_t size = nt - end < single ? 1 : bucket;
+		size_t start = end > size ? end - size : 0;
 		web_point *pt = &pts[n++];
 		double sum = 0;
 		size_t runs = 0;
@@ -789,7 +869,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 	const char *metric = metric_name(s, metric_id);
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
 	const tested *t = lm->t;
-	size_t nt = lm->nt, npts = 0, nmarks = 0, ncp = 0;
+	size_t nt = lm->nt, npts = 0, nmarks = 0, ncp = 0, bucket = 1;
 	web_point *pts = NULL;
 	web_marker *marks = NULL;
 	char **hrefs = NULL;
@@ -827,7 +907,7 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 		free(page);
 		return 0;
 	}
-	pts = make_points(l, t, nt, &npts);
+	pts = make_points(l, t, nt, &npts, &bucket);
 	/* change points among the newest commits */
 	cp_from = nt > CP_WINDOW ? nt - CP_WINDOW : 0;
 	if (nt - cp_from >= 4) {
@@ -937,8 +1017,9 @@ static int write_trend(site *s, const line_t *l, const pair_data *p, const line_
 			"higher is better" : kreg_stats_direction(&s->so, metric) ==
 			KREG_DIR_LOWER ? "lower is better" : "direction unknown", nt);
 	if (npts < nt)
-		kreg_buf_printf(&b, ", shown as %zu points (each the runs of up to %zu commits)", npts,
-				(nt + MAX_POINTS - 1) / MAX_POINTS);
+		kreg_buf_printf(&b, ", shown as %zu points (the newest %d commits one a point, "
+				"older ones the runs of up to %zu commits a point)", npts, SINGLE_POINTS,
+				bucket);
 	kreg_buf_puts(&b, ".</p>\n");
 	web_svg_trend(&b, pts, npts, marks, nmarks, metric);
 	kreg_buf_puts(&b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, bar: "
@@ -1094,7 +1175,7 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c,
 			    const commit_part *parts, size_t nparts)
 {
 	const kreg_db_report_commit *parent = commit_by_sha(s, c->parent);
-	uint64_t h = hbegin(s, "commit");
+	uint64_t h = s->commit_seed;
 
 	h = hstr(h, c->sha);
 	h = hstr(h, c->subject);
@@ -1104,7 +1185,6 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c,
 	h = hstr(h, c->parent);
 	h = hnum(h, parent && parent->tested);
 	h = hregs_of_commit(h, s, c->sha);
-	h = hdetect(h, &s->cfg->detect);
 	for (size_t i = 0; i < nparts; i++) {
 		const commit_part *cp = &parts[i];
 
@@ -1112,7 +1192,7 @@ static uint64_t commit_hash(const site *s, const kreg_db_report_commit *c,
 		h = hstr(h, cp->p->host);
 		h = hstr(h, cp->home ? cp->home->slug : NULL);
 		for (size_t k = 0; k < cp->n; k++) {
-			h = hstr(h, metric_name(s, cp->g[k].metric_id));
+			h = web_hmix(h, metric_hash(s, cp->g[k].metric_id));
 			h = hgroup(h, &cp->g[k]);
 		}
 		h = hstr(h, cp->base ? cp->base->sha : NULL);
@@ -1267,9 +1347,9 @@ static int write_host(site *s, const kreg_db_report_host *h)
 	char *page = host_page(h->name);
 	int error;
 
-	if ((error = kreg_db_report_host_runs(s->db, &runs, &nruns, h->id, 50)) < 0 ||
-	    (error = kreg_db_report_host_counts(s->db, &counts, h->id)) < 0)
+	if ((error = kreg_db_report_host_runs(s->db, &runs, &nruns, h->id, 50)) < 0)
 		goto done;
+	counts = s->host_counts[h - s->hosts];
 	kreg_buf_printf(&title, "host %s", h->name);
 	web_page_begin(&b, kreg_buf_cstr(&title), s->title);
 	kreg_buf_puts(&b, "<h1>");
@@ -1398,6 +1478,9 @@ static void regression_chart(kreg_buf *b, const site *s, const kreg_report_regre
 		kreg_buf_puts(b, "<h2>Trend</h2>\n<p class=\"sub\">The metric along the first-parent "
 			      "line up to the bad commit (the newest 120 commits).</p>\n");
 		web_svg_trend(b, pts, n, marks, nmarks, r->metric);
+		kreg_buf_puts(b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, "
+			      "bar: smallest to largest run, <span class=\"k-culprit\">the culprit</span>, "
+			      "<span class=\"k-cp\">the last good commit</span>.</p>\n");
 	}
 	free(pts);
 	kreg_db_history_free(&h);
@@ -1807,11 +1890,8 @@ static int index_hosts(kreg_buf *b, const site *s)
 	kreg_buf_puts(b, "<div class=\"scroll\"><table>\n<thead><tr><th>host</th><th>backend</th>"
 		      "<th>state</th><th>ok runs</th><th>failed runs</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < s->nhosts; i++) {
-		kreg_db_report_run_counts c;
-		int error;
+		const kreg_db_report_run_counts c = s->host_counts[i];
 
-		if ((error = kreg_db_report_host_counts(s->db, &c, s->hosts[i].id)) < 0)
-			return error;
 		kreg_buf_puts(b, "<tr><td>");
 		host_link(b, s, s->hosts[i].name);
 		kreg_buf_puts(b, "</td><td>");
@@ -1988,6 +2068,7 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 			"(%zu chunks of commits with new or changed runs) (%.2f s, cpu %.2f s)\n", s.sst.cached,
 			s.sst.read, s.sst.chunks_read, SINCE(t0, c0));
 	plan_pages(&s);
+	s.commit_seed = hdetect(hbegin(&s, "commit"), &cfg->detect);
 	if (!quiet)
 		fprintf(stderr, "report: %zu regressions, %zu commits, %zu jobs x hosts, %zu branches "
 			"(%.2f s, cpu %.2f s); writing %zu pages to %s\n", s.nregs, s.ncommits, s.npairs, s.nlines,

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define W 960.0
 #define H 320.0
@@ -27,11 +28,60 @@ static double ypos(double v, double lo, double hi)
 	return TOP + (H - TOP - BOTTOM) * (1 - (v - lo) / (hi - lo));
 }
 
+/* Numbers are most of a chart's bytes (about ten a point, 400 points a
+ * trend, 100 trends after each new commit), and printf's exact decimal
+ * conversion of a double costs more than the rest of the page: figures
+ * that fit are written as integers of tenths by hand. */
+
+/* An unsigned integer. */
+static void put_u(kreg_buf *b, unsigned long long v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	kreg_buf_put(b, tmp + i, sizeof(tmp) - i);
+}
+
+/* v with `decimals` (0 or 1) digits after the point, rounded half away
+ * from zero (printf's %.0f / %.1f but for exact ties). */
+static void fixed(kreg_buf *b, double v, int decimals)
+{
+	double scaled = decimals ? v * 10 : v;
+	long long t;
+
+	if (!(fabs(scaled) < 1e15)) {
+		kreg_buf_printf(b, decimals ? "%.1f" : "%.0f", v);
+		return;
+	}
+	t = llround(scaled);
+	if (t < 0) {
+		kreg_buf_putc(b, '-');
+		t = -t;
+	}
+	if (!decimals) {
+		put_u(b, (unsigned long long)t);
+		return;
+	}
+	put_u(b, (unsigned long long)t / 10);
+	kreg_buf_putc(b, '.');
+	kreg_buf_putc(b, (char)('0' + t % 10));
+}
+
+/* A coordinate: one decimal. */
+static void coord(kreg_buf *b, double v)
+{
+	fixed(b, v, 1);
+}
+
 /* A figure with about 4 significant digits, without exponent noise. */
 static void num(kreg_buf *b, double v)
 {
 	if (fabs(v) >= 1000 && fabs(v) < 1e12)
-		kreg_buf_printf(b, "%.0f", v);
+		fixed(b, v, 0);
 	else
 		kreg_buf_printf(b, "%.4g", v);
 }
@@ -99,8 +149,13 @@ void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker
 	}
 	/* the mean's line */
 	kreg_buf_puts(b, "<polyline class=\"mean\" points=\"");
-	for (size_t i = 0; i < n; i++)
-		kreg_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", xpos(i, n), ypos(pts[i].mean, lo, hi));
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			kreg_buf_putc(b, ' ');
+		coord(b, xpos(i, n));
+		kreg_buf_putc(b, ',');
+		coord(b, ypos(pts[i].mean, lo, hi));
+	}
 	kreg_buf_puts(b, "\"/>\n");
 	for (size_t i = 0; i < n; i++) {
 		const web_point *p = &pts[i];
@@ -111,11 +166,15 @@ void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker
 			web_esc(b, p->href, 0);
 			kreg_buf_puts(b, "\">");
 		}
-		kreg_buf_printf(b, "<g class=\"pt%s\"><title>", p->mark == 2 ? " culprit" :
-				p->mark == 1 ? " cp" : "");
-		if (p->last > p->first)
-			kreg_buf_printf(b, "%zu commits to ", p->last - p->first + 1);
-		kreg_buf_printf(b, "%.12s ", p->sha ? p->sha : "");
+		kreg_buf_puts(b, p->mark == 2 ? "<g class=\"pt culprit\"><title>" :
+			      p->mark == 1 ? "<g class=\"pt cp\"><title>" : "<g class=\"pt\"><title>");
+		if (p->last > p->first) {
+			put_u(b, p->last - p->first + 1);
+			kreg_buf_puts(b, " commits to ");
+		}
+		if (p->sha)
+			kreg_buf_put(b, p->sha, strnlen(p->sha, 12));
+		kreg_buf_putc(b, ' ');
 		web_esc_line(b, p->subject, 80);
 		kreg_buf_puts(b, ": ");
 		num(b, p->mean);
@@ -123,12 +182,25 @@ void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker
 		num(b, p->min);
 		kreg_buf_puts(b, " to ");
 		num(b, p->max);
-		kreg_buf_printf(b, ", %zu runs)</title>", p->nruns);
-		if (p->max > p->min)
-			kreg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x,
-					ypos(p->max, lo, hi), x, ypos(p->min, lo, hi));
-		kreg_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"/></g>", x,
-				ypos(p->mean, lo, hi), n > 200 ? "2" : "3.5");
+		kreg_buf_puts(b, ", ");
+		put_u(b, p->nruns);
+		kreg_buf_puts(b, " runs)</title>");
+		if (p->max > p->min) {
+			kreg_buf_puts(b, "<line x1=\"");
+			coord(b, x);
+			kreg_buf_puts(b, "\" y1=\"");
+			coord(b, ypos(p->max, lo, hi));
+			kreg_buf_puts(b, "\" x2=\"");
+			coord(b, x);
+			kreg_buf_puts(b, "\" y2=\"");
+			coord(b, ypos(p->min, lo, hi));
+			kreg_buf_puts(b, "\"/>");
+		}
+		kreg_buf_puts(b, "<circle cx=\"");
+		coord(b, x);
+		kreg_buf_puts(b, "\" cy=\"");
+		coord(b, ypos(p->mean, lo, hi));
+		kreg_buf_puts(b, n > 200 ? "\" r=\"2\"/></g>" : "\" r=\"3.5\"/></g>");
 		kreg_buf_puts(b, p->href ? "</a>\n" : "\n");
 	}
 	kreg_buf_puts(b, "</svg></figure>\n");

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 55
+plan 65
 
 make_lab "$SCRATCH/lab"
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -46,6 +46,19 @@ like "$CHECK_OUT" "kreg bisect start --repo src --good $ROOT --bad $HEAD_SHA --j
 like "$CHECK_OUT" "verify-parent" "the bisection's steps"
 like "$CHECK_OUT" "simulated samples" "sim samples are labelled as such"
 like "$(cat "$REG")" "href=\"$COMMIT_URL_PREFIX$CULPRIT\"" "a link to the commit's web page from the URL template"
+like "$CHECK_OUT" "$ATOM" "the atom"
+like "$CHECK_OUT" "simhost" "the host"
+like "$CHECK_OUT" "kernel config" "the kernel config"
+is "$(grep -c '<g class="culprit"><title>the culprit</title>' "$REG"):$(grep -c '<g class="cp"><title>the last good commit</title>' "$REG")" \
+	"1:1" "the trend around the culprit marks it and the last good commit"
+like "$CHECK_OUT" "the culprit, the last good commit" "and its legend says which is which"
+# What the lab's people check on the index each morning.
+lab_check text "$SITE/index.html"
+like "$CHECK_OUT" "src:main" "the index: the branch"
+like "$CHECK_OUT" "${HEAD_SHA:0:12}" "its tested head"
+like "$CHECK_OUT" "bisected.*fio.read_iops" "the regression with its state"
+like "$CHECK_OUT" "Queue" "the queue"
+like "$CHECK_OUT" "flaky" "and the hosts"
 is "$(grep -c '<g class="pt' "$TREND")" "$(git -C "$LAB/src" rev-list --first-parent main | wc -l)" \
 	"the trend has one point per tested commit of the first-parent line"
 like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12} block: reduce" \

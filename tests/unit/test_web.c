@@ -1,15 +1,24 @@
-/* web/: escaping of untrusted strings, and the writer (atomic, only when
- * changed, pages skipped by the hash of their inputs, stale pages pruned). */
+/* web/: escaping of untrusted strings, the writer (atomic, only when
+ * changed, pages skipped by the hash of their inputs, stale pages pruned),
+ * and a long history's trend (downsampled, the step marked). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "config/config.h"
+#include "db/commits.h"
+#include "db/db.h"
+#include "db/results.h"
 #include "lib/buf.h"
 #include "lib/mem.h"
+#include "lib/sample.h"
 #include "lib/util.h"
+#include "web/web.h"
 #include "web/web_internal.h"
+
+#include <dirent.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,11 +139,127 @@ static void writer(void **state)
 	kreg_rm_rf(dir);
 }
 
+/* Occurrences of needle in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* 900 commits on one branch, 2 runs each, a -30% step at commit 800: the
+ * trend a lab's people open shows at most 400 points (the newest 100
+ * commits a point each, older ones in buckets of 3, the title saying so),
+ * marks the step as a change point, and stays far below 300 KB. */
+static void long_history_trend(void **state)
+{
+	char dir[] = "/tmp/kreg-test-web-trend-XXXXXX";
+	kreg_config *cfg = NULL;
+	kreg_db *db = NULL;
+	kreg_web_opts opts = { 0 };
+	kreg_web_stats st;
+	kreg_buf page = KREG_BUF_INIT;
+	int64_t repo, job, host;
+	char prev[41] = "", sha12[13];
+	char *yaml, *path, *site, *trend = NULL;
+	DIR *d;
+	struct dirent *e;
+	uint64_t x = 88172645463325252ULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	yaml = kreg_asprintf("data_dir: %s\nrepos:\n  - name: linux\n    url: /nonexistent\n"
+			     "    branches: [master]\n", dir);
+	assert_int_equal(kreg_config_load_string(&cfg, "t.yaml", yaml, strlen(yaml), NULL), 0);
+	path = kreg_path_join(dir, "kreg.db");
+	site = kreg_path_join(dir, "site");
+	assert_int_equal(kreg_db_open(&db, path, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
+	assert_int_equal(kreg_db_repo_id(db, &repo, "linux", "/nonexistent"), 0);
+	assert_int_equal(kreg_db_job_id(db, &job, "fio-t", "fio", "t", "fio: {}\n"), 0);
+	assert_int_equal(kreg_db_host_id(db, &host, "simhost", "sim", 4, 1 << 30), 0);
+	assert_int_equal(kreg_db_begin(db), 0);
+	for (size_t n = 0; n < 900; n++) {
+		kreg_commit_row c = { 0 };
+		char subject[64], parents[41];
+		int64_t id;
+
+		c.repo_id = repo;
+		snprintf(c.sha, sizeof(c.sha), "%040zx", n + 1);
+		snprintf(parents, sizeof(parents), "%s", prev);
+		snprintf(subject, sizeof(subject), "mm: change number %zu", n);
+		c.parents = parents;
+		c.subject = subject;
+		c.author_name = "Author";
+		c.author_email = "a@example.org";
+		c.author_time = c.committer_time = 1600000000 + (int64_t)n * 60;
+		assert_int_equal(kreg_db_commit_put(db, &id, &c), 0);
+		memcpy(prev, c.sha, sizeof(prev));
+		for (int r = 0; r < 2; r++) {
+			kreg_db_run_key key = { .job_id = job, .host_id = host, .commit_id = id,
+						.kernel = "sim" };
+			kreg_samples s = KREG_SAMPLES_INIT;
+			int64_t run;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			kreg_samples_set(&s, "fio.read_iops", (n >= 800 ? 7000 : 10000) *
+					 (1 + 0.01 * ((double)(x % 2001) / 1000 - 1)));
+			assert_int_equal(kreg_db_run_start(db, &run, &key), 0);
+			assert_int_equal(kreg_db_run_finish(db, run, "ok", NULL, &s), 0);
+			kreg_samples_free(&s);
+		}
+	}
+	assert_int_equal(kreg_db_branch_set_head(db, repo, "master", prev), 0);
+	assert_int_equal(kreg_db_commit(db), 0);
+
+	opts.output = site;
+	opts.quiet = 1;
+	assert_int_equal(kreg_web_generate(db, cfg, &opts, &st), 0);
+	assert_int_equal(st.commits, 900);
+	assert_true(st.biggest < 300 * 1024);
+	assert_non_null(d = opendir(site));
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "trend-", 6)) {
+			free(trend);
+			trend = kreg_path_join(site, e->d_name);
+		}
+	closedir(d);
+	assert_non_null(trend);
+	assert_int_equal(kreg_buf_read_file(&page, trend), 0);
+	assert_int_equal(count_of(kreg_buf_cstr(&page), "<g class=\"pt"), 100 + 267);
+	assert_true(strstr(kreg_buf_cstr(&page), "<title>3 commits to ") != NULL);
+	snprintf(sha12, sizeof(sha12), "%.12s", prev);
+	{
+		char *newest = kreg_asprintf("<title>%s mm: change number 899: ", sha12);
+
+		assert_true(strstr(kreg_buf_cstr(&page), newest) != NULL);
+		free(newest);
+	}
+	/* the step: a change point marker and its row, about -30% */
+	assert_true(count_of(kreg_buf_cstr(&page), "<g class=\"cp\"><title>change point at ") >= 1);
+	assert_true(strstr(kreg_buf_cstr(&page), ": -3") != NULL ||
+		    strstr(kreg_buf_cstr(&page), ": -2") != NULL);
+	assert_true(strstr(kreg_buf_cstr(&page), "shown as 367 points") != NULL);
+
+	kreg_buf_free(&page);
+	free(trend);
+	kreg_db_close(db);
+	kreg_config_free(cfg);
+	kreg_rm_rf(dir);
+	free(yaml);
+	free(path);
+	free(site);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(escaping),
 		cmocka_unit_test(writer),
+		cmocka_unit_test(long_history_trend),
 	};
 
 	return cmocka_run_group_tests_name("web", tests, NULL, NULL);

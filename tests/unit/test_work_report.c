@@ -1,0 +1,121 @@
+/* db/work.c: the web site's report item, queued by the daemon after every
+ * result and coalesced, on a real SQLite file: a burst of results makes
+ * one item; one arriving while a report runs makes one more, which waits
+ * for the running one and for its delay. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "db/db.h"
+#include "db/work.h"
+#include "lib/mem.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	char dir[64];
+	char *path;
+	kreg_db *db;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = kreg_calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kreg-test-work-report-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->path = kreg_path_join(f->dir, "kreg.db");
+	if (kreg_db_open(&f->db, f->path, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	kreg_db_close(f->db);
+	kreg_rm_rf(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static int64_t count(fixture *f, const char *state)
+{
+	int queued = 0, running = 0;
+
+	assert_int_equal(kreg_db_work_pending(f->db, &queued, &running), 0);
+	return !strcmp(state, "queued") ? queued : running;
+}
+
+/* The id of the report item claimed at now, or 0. */
+static int64_t claim_report(fixture *f, int64_t now, kreg_work *w)
+{
+	int found = 0;
+
+	assert_int_equal(kreg_db_work_claim(f->db, w, &found, 0, NULL, "daemon", now, 60), 0);
+	if (!found)
+		return 0;
+	assert_string_equal(w->kind, "report");
+	return w->id;
+}
+
+static void burst_makes_one_item(void **state)
+{
+	fixture *f = *state;
+	kreg_work w, w2;
+	int added = -1;
+	int64_t first, second;
+
+	/* a hundred results at t = 1000: one item, due at 1005 */
+	assert_int_equal(kreg_db_work_add_report(f->db, &added, 1000, 5), 0);
+	assert_int_equal(added, 1);
+	for (int i = 0; i < 99; i++) {
+		assert_int_equal(kreg_db_work_add_report(f->db, &added, 1000 + i % 3, 5), 0);
+		assert_int_equal(added, 0);
+	}
+	assert_int_equal(count(f, "queued"), 1);
+	assert_int_equal(claim_report(f, 1004, &w), 0);
+	first = claim_report(f, 1005, &w);
+	assert_true(first > 0);
+	assert_int_equal(w.after_id, 0);
+
+	/* results while it runs: one more item, waiting for it */
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(kreg_db_work_add_report(f->db, NULL, 1006, 5), 0);
+	assert_int_equal(count(f, "queued"), 1);
+	assert_int_equal(count(f, "running"), 1);
+	assert_int_equal(claim_report(f, 2000, &w2), 0);	/* the first still runs */
+	assert_int_equal(kreg_db_work_finish(f->db, first, "daemon", w.attempts, "done", NULL), 0);
+	assert_int_equal(claim_report(f, 1010, &w2), 0);	/* its delay is not over */
+	second = claim_report(f, 1011, &w2);
+	assert_true(second > first);
+	assert_int_equal(w2.after_id, first);
+	assert_string_not_equal(w.key, w2.key);
+
+	/* nothing new: nothing queued; the next result: a new item */
+	assert_int_equal(kreg_db_work_finish(f->db, second, "daemon", w2.attempts, "done", NULL), 0);
+	assert_int_equal(count(f, "queued"), 0);
+	assert_int_equal(kreg_db_work_add_report(f->db, &added, 3000, 5), 0);
+	assert_int_equal(added, 1);
+	assert_int_equal(count(f, "queued"), 1);
+	kreg_work_free(&w);
+	kreg_work_free(&w2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(burst_makes_one_item, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

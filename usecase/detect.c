@@ -81,12 +81,15 @@ static int level_start(kreg_db *db, size_t *since, const kreg_db_history *h, int
 
 /* Is the change the detector calls at index a drift rather than a step?
  * Segment the history from since (stats/segment.h): when it finds no step
- * within 2 commits of index and a drift runs through index, the level is
+ * within 2 commits of index and a drift runs through index that explains
+ * at least half of the change called (on a log scale), the level is
  * creeping and no single commit is to blame, so nothing is suspected or
  * bisected. A real step on a drift is a step once it has 2 commits behind
- * it. Returns 1 with *out the drift, 0 otherwise. */
+ * it, and a step far bigger than the drift the segmentation fits around it
+ * (a -17% step read as a -5% drift over 14 commits) stays a step. Returns
+ * 1 with *out the drift, 0 otherwise. */
 static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, size_t since,
-			  size_t index)
+			  size_t index, double called)
 {
 	size_t n = sh->ncommits - since, *off = kreg_malloc((n + 1) * sizeof(*off));
 	kreg_stats_history sub = { n, off, sh->values + sh->offset[since] };
@@ -102,7 +105,9 @@ static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, s
 			step |= since + seg.steps[i].index + 2 >= index &&
 				since + seg.steps[i].index <= index + 2;
 		for (size_t i = 0; i < seg.ndrifts && !step && !drift; i++)
-			if (since + seg.drifts[i].first <= index && index <= since + seg.drifts[i].last + 2) {
+			if (since + seg.drifts[i].first <= index && index <= since + seg.drifts[i].last + 2 &&
+			    seg.drifts[i].change > -1 && called > -1 &&
+			    fabs(log1p(seg.drifts[i].change)) >= 0.5 * fabs(log1p(called))) {
 				*out = seg.drifts[i];
 				out->first += since;
 				out->last += since;
@@ -159,7 +164,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	/* A change called, or more runs asked to settle or place one, where
 	 * the level creeps: one drift, no commit to blame, nothing to run. */
 	if ((det.action == KREG_DETECT_CHANGE || det.action == KREG_DETECT_MORE_RUNS) &&
-	    drift_not_step(&drift, &sh, opts.since, det.index)) {
+	    drift_not_step(&drift, &sh, opts.since, det.index, det.change)) {
 		o->drifts++;
 		say(progress, "detect: %s at %.12s: a drift, not a step: %+.1f%% over %zu commits "
 		    "from %.12s (%+.2g%% a commit); nothing suspected", metric, head,

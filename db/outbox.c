@@ -94,6 +94,22 @@ int kreg_db_outbox_last_culprit(kreg_db *db, char **sha, const char *mail_key)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read the outbox");
 }
 
+int kreg_db_outbox_culprit_count(kreg_db *db, int *n, const char *sha)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if (kreg_db__prepare(db, &st, "SELECT count(*) FROM outbox WHERE culprit = ?1") < 0)
+		return KREG_ERROR;
+	kreg_db__bind_text(st, 1, sha);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read the outbox");
+}
+
 int kreg_db_outbox_get(kreg_db *db, kreg_db_outbox *out, int64_t id)
 {
 	sqlite3_stmt *st;

@@ -40,6 +40,8 @@ int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key);
  * follow-ups ("r12.culprit.<sha12>") that names one. *sha NULL: none yet
  * (a confirmed regression's mail names no culprit). */
 int kreg_db_outbox_last_culprit(kreg_db *db, char **sha, const char *mail_key);
+/* *n: the outbox's mails that name culprit sha (first mails and follow-ups). */
+int kreg_db_outbox_culprit_count(kreg_db *db, int *n, const char *sha);
 /* Every row, oldest first (without message and body). */
 int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n);
 /* Ids of the rows to send now: queued with next_attempt <= now; with retry,

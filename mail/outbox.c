@@ -175,16 +175,43 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 
 	if ((error = kreg_report_list(db, &v, &n)) < 0)
 		return error;
-	for (size_t i = 0; i < n && error == 0; i++) {
+	/* drops (throughput) first: when one culprit gets one mail, it is
+	 * named by what it costs in throughput rather than by a latency */
+	for (size_t k = 0; k < 2 * n && error == 0; k++) {
+		size_t i = k % n;
 		kreg_report_regression *r = NULL;
 		kreg_db_outbox first = { 0 };
 		char key[64];
+
+		if ((k < n) != (v[i].change < 0))
+			continue;
 		int culprit = v[i].culprit_sha[0] != 0, rider;
 
 		if (skip_state(v[i].state))
 			continue;
 		if (culprit && ((error = rides_on(db, &v[i], &rider)) < 0 || rider))
 			continue;
+		if (culprit && v[i].regression_id) {
+			/* a second bisection (another metric's, over another
+			 * range) that found a culprit already mailed: its
+			 * first mail's table has this metric too */
+			int mailed;
+			char rk[64];
+
+			snprintf(rk, sizeof(rk), "r%lld", (long long)v[i].regression_id);
+			if ((error = kreg_db_outbox_find(db, &first, rk)) == 0) {
+				kreg_db_outbox_free(&first);
+			} else if (error == KREG_ENOTFOUND) {
+				kreg_error_clear();
+				if ((error = kreg_db_outbox_culprit_count(db, &mailed, v[i].culprit_sha)) < 0)
+					break;
+				if (mailed)
+					continue;
+			} else {
+				break;
+			}
+			error = 0;
+		}
 		if (!culprit && !(cfg->mail.confirmed && v[i].regression_id &&
 				  confirmed_state(v[i].state)))
 			continue;

@@ -34,7 +34,7 @@ HEAD=$(git -C "$D/upstream" rev-parse series)
 
 like "$OUT" "First bad commit: $CULPRIT" "the demo names the injected commit as the first bad commit"
 like "$OUT" "the series' injected regression: the daemon found it" "and says it is the injected one"
-is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" "$CULPRIT" \
+is "$(sql "SELECT DISTINCT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" "$CULPRIT" \
 	"the daemon's bisection found it"
 is "$(sql "SELECT group_concat(c.sha) FROM bisect_steps s JOIN commits c ON c.id = s.commit_id WHERE s.verdict = 'skip'")" \
 	"$BROKEN" "the commit that does not build was skipped, and only it"

@@ -166,6 +166,26 @@ static int rides_on(kreg_db *db, const kreg_report_entry *e, int *out)
 	return 0;
 }
 
+/* *sent: the regression's first mail ("r<id>") is in the outbox. */
+static int first_mail_sent(kreg_db *db, int64_t regression_id, int *sent)
+{
+	kreg_db_outbox first = { 0 };
+	char key[64];
+	int error;
+
+	snprintf(key, sizeof(key), "r%lld", (long long)regression_id);
+	*sent = 0;
+	if ((error = kreg_db_outbox_find(db, &first, key)) == 0) {
+		kreg_db_outbox_free(&first);
+		*sent = 1;
+		return 0;
+	}
+	if (error != KREG_ENOTFOUND)
+		return error;
+	kreg_error_clear();
+	return 0;
+}
+
 static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
 		     kreg_mail_stats *stats)
 {
@@ -182,11 +202,10 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		kreg_report_regression *r = NULL;
 		kreg_db_outbox first = { 0 };
 		char key[64];
+		int culprit = v[i].culprit_sha[0] != 0, rider, sent, mailed;
 
 		if ((k < n) != (v[i].change < 0))
 			continue;
-		int culprit = v[i].culprit_sha[0] != 0, rider;
-
 		if (skip_state(v[i].state))
 			continue;
 		if (culprit && ((error = rides_on(db, &v[i], &rider)) < 0 || rider))
@@ -195,22 +214,15 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 			/* a second bisection (another metric's, over another
 			 * range) that found a culprit already mailed: its
 			 * first mail's table has this metric too */
-			int mailed;
-			char rk[64];
-
-			snprintf(rk, sizeof(rk), "r%lld", (long long)v[i].regression_id);
-			if ((error = kreg_db_outbox_find(db, &first, rk)) == 0) {
-				kreg_db_outbox_free(&first);
-			} else if (error == KREG_ENOTFOUND) {
-				kreg_error_clear();
-				if ((error = kreg_db_outbox_culprit_count(db, &mailed, v[i].culprit_sha)) < 0)
+			if ((error = first_mail_sent(db, v[i].regression_id, &sent)) < 0)
+				break;
+			if (!sent) {
+				if ((error = kreg_db_outbox_culprit_count(db, &mailed,
+									  v[i].culprit_sha)) < 0)
 					break;
 				if (mailed)
 					continue;
-			} else {
-				break;
 			}
-			error = 0;
 		}
 		if (!culprit && !(cfg->mail.confirmed && v[i].regression_id &&
 				  confirmed_state(v[i].state)))
@@ -218,15 +230,10 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		if (v[i].regression_id && !culprit) {
 			/* its confirmed mail went already: nothing new to say
 			 * until it has a culprit (saves loading the report) */
-			snprintf(key, sizeof(key), "r%lld", (long long)v[i].regression_id);
-			if ((error = kreg_db_outbox_find(db, &first, key)) == 0) {
-				kreg_db_outbox_free(&first);
-				continue;
-			}
-			if (error != KREG_ENOTFOUND)
+			if ((error = first_mail_sent(db, v[i].regression_id, &sent)) < 0)
 				break;
-			kreg_error_clear();
-			error = 0;
+			if (sent)
+				continue;
 		}
 		if ((error = kreg_report_regression_load(&r, db, cfg, v[i].regression_id,
 							 v[i].bisection_id)) < 0)

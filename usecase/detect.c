@@ -79,45 +79,90 @@ static int level_start(kreg_db *db, size_t *since, const kreg_db_history *h, int
 	return 0;
 }
 
-/* Is the change the detector calls at index a drift rather than a step?
- * Segment the history from since (stats/segment.h): when it finds no step
- * within 2 commits of index and a drift runs through index that explains
- * at least half of the change called (on a log scale), the level is
- * creeping and no single commit is to blame, so nothing is suspected or
- * bisected. A real step on a drift is a step once it has 2 commits behind
- * it, and a step far bigger than the drift the segmentation fits around it
- * (a -17% step read as a -5% drift over 14 commits) stays a step. Returns
- * 1 with *out the drift, 0 otherwise. */
-static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, size_t since,
-			  size_t index, double called)
+/* Segment commits [from, to) of sh (stats/segment.h); -1 when it cannot
+ * (too few commits), the error cleared: the detector's call stands. */
+static int segment_part(kreg_stats_segmentation *seg, const kreg_stats_history *sh, size_t from,
+			size_t to)
 {
-	size_t n = sh->ncommits - since, *off = kreg_malloc((n + 1) * sizeof(*off));
-	kreg_stats_history sub = { n, off, sh->values + sh->offset[since] };
-	kreg_stats_segmentation seg;
-	int drift = 0;
+	size_t n = to - from, *off = kreg_malloc((n + 1) * sizeof(*off));
+	kreg_stats_history sub = { n, off, sh->values + sh->offset[from] };
+	int error;
 
 	for (size_t i = 0; i <= n; i++)
-		off[i] = sh->offset[since + i] - sh->offset[since];
-	if (kreg_stats_segment(&seg, &sub, NULL) == 0) {
+		off[i] = sh->offset[from + i] - sh->offset[from];
+	error = kreg_stats_segment(seg, &sub, NULL);
+	free(off);
+	if (error < 0) {
+		kreg_error_clear();
+		return -1;
+	}
+	return 0;
+}
+
+static int has_runs(const kreg_stats_history *sh, size_t i)
+{
+	return sh->offset[i + 1] > sh->offset[i];
+}
+
+/* Is the change the detector calls at index (from a baseline level before
+ * to after, the level of the runs from index on) a drift rather than a
+ * step? Two looks at the line from since (stats/segment.h):
+ * - the whole line: a step within 2 commits of index is a step;
+ * - the baseline alone, the commits before index: when its level already
+ *   creeps at its end, the same way, and that drift carried on to the new
+ *   commits (the middle of those with runs) accounts for at least half of
+ *   the change called (on a log scale), the level is creeping and no
+ *   single commit is to blame: nothing is suspected or bisected.
+ * A step at the newest commit cannot be a segment of its own yet (a
+ * segment needs 2 commits with runs) and the whole line's fit may bend a
+ * drift round it; a baseline that is flat does not, so such a step stays
+ * a step, and a step on top of a drift is bigger than the drift carried
+ * on. Returns 1 with *out the baseline's drift, 0 otherwise. */
+static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, size_t since,
+			  size_t index, double before, double after)
+{
+	kreg_stats_segmentation seg;
+	size_t last = index, nnew = 0;
+	double mid = 0, predicted;
+	int drift = 0;
+
+	if (!(before > 0) || !(after > 0) || index <= since || index >= sh->ncommits)
+		return 0;
+	if (segment_part(&seg, sh, since, sh->ncommits) == 0) {
 		int step = 0;
 
 		for (size_t i = 0; i < seg.nsteps; i++)
 			step |= since + seg.steps[i].index + 2 >= index &&
 				since + seg.steps[i].index <= index + 2;
-		for (size_t i = 0; i < seg.ndrifts && !step && !drift; i++)
-			if (since + seg.drifts[i].first <= index && index <= since + seg.drifts[i].last + 2 &&
-			    seg.drifts[i].change > -1 && called > -1 &&
-			    fabs(log1p(seg.drifts[i].change)) >= 0.5 * fabs(log1p(called))) {
-				*out = seg.drifts[i];
-				out->first += since;
-				out->last += since;
-				drift = 1;
-			}
 		kreg_stats_segmentation_free(&seg);
-	} else {
-		kreg_error_clear();	/* no segmentation: the detector's call stands */
+		if (step)
+			return 0;
 	}
-	free(off);
+	while (last > since && !has_runs(sh, last - 1))
+		last--;
+	for (size_t i = index; i < sh->ncommits; i++)
+		if (has_runs(sh, i)) {
+			mid += (double)i;
+			nnew++;
+		}
+	if (last == since || nnew == 0 || segment_part(&seg, sh, since, index) < 0)
+		return 0;
+	mid /= (double)nnew;
+	for (size_t i = 0; i < seg.ndrifts && !drift; i++) {
+		const kreg_stats_drift *d = &seg.drifts[i];
+
+		if (since + d->last + 1 != last || (d->slope > 0) != (after > before))
+			continue;
+		predicted = d->to + d->slope * (mid - (double)(since + d->last));
+		if (predicted > 0 &&
+		    fabs(log(after / predicted)) <= 0.5 * fabs(log(after / before))) {
+			*out = *d;
+			out->first += since;
+			out->last += since;
+			drift = 1;
+		}
+	}
+	kreg_stats_segmentation_free(&seg);
 	return drift;
 }
 
@@ -164,7 +209,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	/* A change called, or more runs asked to settle or place one, where
 	 * the level creeps: one drift, no commit to blame, nothing to run. */
 	if ((det.action == KREG_DETECT_CHANGE || det.action == KREG_DETECT_MORE_RUNS) &&
-	    drift_not_step(&drift, &sh, opts.since, det.index, det.change)) {
+	    drift_not_step(&drift, &sh, opts.since, det.index, det.before, det.after)) {
 		o->drifts++;
 		say(progress, "detect: %s at %.12s: a drift, not a step: %+.1f%% over %zu commits "
 		    "from %.12s (%+.2g%% a commit); nothing suspected", metric, head,

@@ -38,6 +38,7 @@ static char *builtin_fragments[] = {
 	"config/kernel/qemu-guest.config",
 	"config/kernel/fio-dbench.config",
 	"config/kernel/ext4.config",
+	"config/kernel/f2fs.config",
 };
 static const kreg_kconfig_cfg builtin_kconfig = {
 	.name = "default",

@@ -46,6 +46,7 @@ build:
         - $KREG_SRC/config/kernel/qemu-guest.config
         - $KREG_SRC/config/kernel/fio-dbench.config
         - $KREG_SRC/config/kernel/ext4.config
+        - $KREG_SRC/config/kernel/f2fs.config
     - name: bad
       base: tinyconfig
       fragments:

@@ -50,6 +50,7 @@ build:
         - $KREG_SRC/config/kernel/qemu-guest.config
         - $KREG_SRC/config/kernel/fio-dbench.config
         - $KREG_SRC/config/kernel/ext4.config
+        - $KREG_SRC/config/kernel/f2fs.config
 hosts:
 $(host lab1 5m "$1")
 $(host lab1short 75s "$1")

@@ -12,12 +12,7 @@ plan 30
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg.yaml <<YAML
-data_dir: $DATA_DIR
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml)
 hosts:
   - name: simhost
     backend: sim

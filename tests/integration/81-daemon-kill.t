@@ -22,12 +22,7 @@ ROOT=$(up_init)
 write_atom job.yaml
 write_cfg() {
 	cat > "$1" <<YAML
-data_dir: $2
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml "$2")
 hosts:
   - name: hosta
     backend: sim

@@ -24,12 +24,7 @@ fio-setup-basic:
 fio:
 YAML
 cat > kreg.yaml <<YAML
-data_dir: $DATA_DIR
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml)
 hosts:
   - name: here
     backend: local

@@ -23,12 +23,7 @@ fio:
 YAML
 cfg() {
 	cat > kreg.yaml <<YAML
-data_dir: $DATA_DIR
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml)
   - name: gone
     url: $SCRATCH/no-such-repo
     poll_interval: 1

@@ -32,12 +32,7 @@ write_atom sim.yaml
 SIMJOB="  - { file: sim.yaml, hosts: [simbad, simgood], runs: 2 }"
 write_cfg() {
 cat > kreg.yaml <<YAML
-data_dir: $DATA_DIR
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml)
 hosts:
   - { name: flaky, backend: local, target: $DATA_DIR/t-flaky, timeout: 1 }
   - { name: steady, backend: local, target: $DATA_DIR/t-steady }

@@ -17,12 +17,7 @@ WEB=$SCRATCH/www/lab
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg.yaml <<YAML
-data_dir: $DATA_DIR
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml)
     commit_url: https://git.example.org/src/commit/%s
 hosts:
   - name: simhost

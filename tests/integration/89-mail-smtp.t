@@ -281,12 +281,7 @@ trap 'smtp_stop; _daemon_cleanup' EXIT
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg-daemon.yaml <<YAML
-data_dir: $DATA_DIR-daemon
-repos:
-  - name: src
-    url: $UP
-    branches: [main]
-    poll_interval: 1
+$(lab_yaml "$DATA_DIR-daemon")
 hosts:
   - name: simhost
     backend: sim

@@ -5,6 +5,8 @@
 #   up_init                 upstream repo $UP with a root commit on main; work goes
 #                           on in branch "dev", main moves only by up_push
 #   up_commit N [TRAILER]   one commit "commit N" on dev (trailer in its body); prints its sha
+#   lab_yaml [DATA_DIR]     kreg.yaml's head: data_dir ($DATA_DIR) and repo "src" ($UP's
+#                           main, polled each second); hosts and jobs follow it
 #   up_push                 main := dev, all the new commits in one push
 #   daemon_start [ARGS]     kreg daemon --foreground in the background ($DPID)
 #   daemon_stop             SIGTERM, wait (bounded); $DRC is its exit status
@@ -39,6 +41,17 @@ $2"
 	echo "$1" >> "$UP/f"
 	git -C "$UP" commit -q -a -m "$msg"
 	git -C "$UP" rev-parse HEAD
+}
+
+lab_yaml() {
+	cat <<YAML
+data_dir: ${1:-$DATA_DIR}
+repos:
+  - name: src
+    url: $UP
+    branches: [main]
+    poll_interval: 1
+YAML
 }
 
 sql() { sqlite3 -cmd ".timeout 10000" "$DATA_DIR/kreg.db" "$1"; }

@@ -21,6 +21,9 @@
 #   DEMO_TARBALL      linux-source (default /usr/src/linux-source-6.1.tar.xz)
 #   DEMO_BASE         optional: a git repository whose master is that source
 #                     committed as demo_base() does (the kernel tests' one)
+#   DEMO_BUILD_DIRS   optional: a directory whose trees/ and builds/ kreg's
+#                     data_dir links to (its checkout and kernel object
+#                     directories, kept or shared: the kernel tests' one)
 #   DEMO_TIMEOUT      give up after this many seconds (default 3600)
 set -u
 
@@ -322,6 +325,13 @@ eta_bisect() {
 # ---- the demo ---------------------------------------------------------------
 mkdir -p "$DEMO_DIR" || die "cannot make $DEMO_DIR"
 rm -rf "$DATA" "$MAIL" "$DEMO_DIR/site" "$DEMO_DIR/vm.img" "$LOG" "$DEMO_DIR/smtp.log"
+if [ -n "${DEMO_BUILD_DIRS:-}" ]; then
+	# kreg's checkout and object directories kept elsewhere (the tests share
+	# them: the head is then an incremental build)
+	mkdir -p "$DATA" "$DEMO_BUILD_DIRS/trees" "$DEMO_BUILD_DIRS/builds" &&
+		ln -s "$DEMO_BUILD_DIRS/trees" "$DATA/trees" &&
+		ln -s "$DEMO_BUILD_DIRS/builds" "$DATA/builds" || die "cannot link $DEMO_BUILD_DIRS"
+fi
 echo "kreg demo: the daemon catches, bisects and mails a block-layer regression"
 echo "on real kernels built from Debian's linux-source 6.1 and booted in qemu."
 echo "Everything happens in $DEMO_DIR."

@@ -168,37 +168,6 @@ int kreg_db_bisection_list(kreg_db *db, kreg_db_bisection **out, size_t *n)
 	return 0;
 }
 
-int kreg_db_bisection_ranges(kreg_db *db, kreg_db_bisect_range **out, size_t *n, int64_t job_id,
-			     int64_t host_id)
-{
-	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (kreg_db__prepare(db, &st, "SELECT id, good_commit_id, bad_commit_id FROM bisections "
-			     "WHERE job_id = ?1 AND host_id = ?2 AND state IN ('running', 'found', "
-			     "'inconclusive') ORDER BY id") < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_int64(st, 2, host_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		KREG_ARRAY_GROW(*out, *n + 1, alloc);
-		(*out)[(*n)++] = (kreg_db_bisect_range){ sqlite3_column_int64(st, 0),
-							 sqlite3_column_int64(st, 1),
-							 sqlite3_column_int64(st, 2) };
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-		return kreg_db__error(db, "cannot read bisections");
-	}
-	return 0;
-}
-
 int kreg_db_bisection_latest(kreg_db *db, int64_t *id)
 {
 	sqlite3_stmt *st;

@@ -36,16 +36,6 @@ int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *
 int kreg_db_bisection_get(kreg_db *db, kreg_db_bisection *out, int64_t id);
 /* Every bisection, newest first. */
 int kreg_db_bisection_list(kreg_db *db, kreg_db_bisection **out, size_t *n);
-/* The range of one bisection: (good, bad]. */
-typedef struct {
-	int64_t id, good_commit_id, bad_commit_id;
-} kreg_db_bisect_range;
-
-/* The ranges of (job, host)'s bisections that hold their range: running,
- * found or inconclusive (not failed, not refuted). *out is the caller's
- * (free). */
-int kreg_db_bisection_ranges(kreg_db *db, kreg_db_bisect_range **out, size_t *n, int64_t job_id,
-			     int64_t host_id);
 /* The newest bisection's id; KREG_ENOTFOUND when none. */
 int kreg_db_bisection_latest(kreg_db *db, int64_t *id);
 /* The outcome: state and what goes with it (culprit_id 0: none). */

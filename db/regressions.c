@@ -220,7 +220,9 @@ int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_
 	if (kreg_db__prepare(db, &st, "SELECT c.sha FROM regressions g JOIN commits c ON "
 			     "c.id = g.bad_commit_id WHERE g.job_id = ?1 AND g.host_id = ?2 AND "
 			     "g.metric_id = ?3 AND g.state IN ('confirmed', 'bisecting', 'bisected', "
-			     "'reported', 'fixed', 'inconclusive')") < 0)
+			     "'reported', 'fixed', 'inconclusive') UNION SELECT c.sha FROM bisections b "
+			     "JOIN commits c ON c.id = b.bad_commit_id WHERE b.job_id = ?1 AND "
+			     "b.host_id = ?2 AND b.state IN ('running', 'found', 'inconclusive')") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, host_id);

@@ -40,9 +40,10 @@ int kreg_db_regression_shared(kreg_db *db, int64_t *bisection_id, int64_t job_id
 /* Every regression riding on a bisection takes its outcome (the state and
  * culprit of the bisection's own regression). */
 int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id);
-/* The bad commits (full shas) of the accepted changes (confirmed and
- * later, not refuted) of (job, host, metric): where the current level
- * starts. *shas is the caller's (free each, then the array). */
+/* Where levels of (job, host, metric) start, as full shas: the bad commits
+ * of its accepted changes (confirmed and later, not refuted), and of every
+ * range a bisection of (job, host) holds (running, found or inconclusive)
+ * whatever its metric. *shas is the caller's (free each, then the array). */
 int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
 			      int64_t host_id, int64_t metric_id);
 /* Every regression, newest first; open_only: not yet bisected, reported,

@@ -3,7 +3,6 @@
 #include "usecase/bisect_driver.h"
 #include "usecase/judge_opts.h"
 
-#include "db/bisect.h"
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/regressions.h"
@@ -58,27 +57,21 @@ static void ask_more(kreg_detect_outcome *o, int64_t commit_id, int runs)
 	o->more[o->nmore++].runs = runs;
 }
 
-/* Where the current level starts: the newest accepted change on the line,
- * or the end of the newest range a bisection of (job, host) holds, for
- * every metric: inside it the bisection places the steps (the metrics it
- * does not run on moved with its culprit, or not at all), and judged
- * again the commits it measured would be asked runs of their own and
- * bisected over ranges of their own. */
+/* Where the current level starts: the newest of the level starts the
+ * database knows on the line (kreg_db_regression_levels): the metric's own
+ * accepted changes, and the ends of the ranges bisections of (job, host)
+ * hold, for every metric. Inside such a range the bisection places the
+ * steps (the metrics it does not run on moved with its culprit, or not at
+ * all); judged again, the commits it measured would be asked runs of their
+ * own and bisected over ranges of their own. */
 static int level_start(kreg_db *db, size_t *since, const kreg_db_history *h, int64_t job_id,
-		       int64_t host_id, int64_t metric_id, const kreg_db_bisect_range *ranges,
-		       size_t nranges)
+		       int64_t host_id, int64_t metric_id)
 {
 	char **shas = NULL;
 	size_t n = 0;
 	int error;
 
 	*since = 0;
-	for (size_t r = 0; r < nranges; r++)
-		for (size_t i = *since + 1; i < h->ncommits; i++)
-			if (h->commit_ids[i] == ranges[r].bad_commit_id) {
-				*since = i;
-				break;
-			}
 	if ((error = kreg_db_regression_levels(db, &shas, &n, job_id, host_id, metric_id)) < 0)
 		return error;
 	for (size_t i = 0; i < n; i++) {
@@ -183,7 +176,7 @@ static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, s
 static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 			 const kreg_config *cfg, kreg_db *db, int64_t repo_id, const char *head,
 			 int64_t commit_id, int64_t job_id, int64_t host_id, const char *metric,
-			 const kreg_db_bisect_range *ranges, size_t nranges, FILE *progress)
+			 FILE *progress)
 {
 	kreg_db_history h;
 	kreg_stats_history sh;
@@ -203,8 +196,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	if ((error = kreg_db_history_load(db, &h, repo_id, head, MAX_LINE, job_id, host_id,
 					  metric)) < 0)
 		return error;
-	if ((error = level_start(db, &opts.since, &h, job_id, host_id, metric_id, ranges,
-				 nranges)) < 0)
+	if ((error = level_start(db, &opts.since, &h, job_id, host_id, metric_id)) < 0)
 		goto done;
 	opts.window = cfg->detect.window > 0 ? (size_t)cfg->detect.window : 0;
 	opts.lookback = cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 0;
@@ -375,21 +367,18 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 {
 	kreg_work_names names;
 	char **metrics = NULL;
-	size_t nmetrics = 0, ntb = 0, nranges = 0;
-	kreg_db_bisect_range *ranges = NULL;
+	size_t nmetrics = 0, ntb = 0;
 	to_bisect *tb = NULL;
 	int error;
 
 	memset(out, 0, sizeof(*out));
 	if ((error = kreg_db_work_names(db, &names, job_id, host_id, commit_id)) < 0)
 		return error;
-	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0 ||
-	    (error = kreg_db_bisection_ranges(db, &ranges, &nranges, job_id, host_id)) < 0)
+	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0)
 		goto done;
 	for (size_t i = 0; i < nmetrics; i++)
 		if ((error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
-					   commit_id, job_id, host_id, metrics[i], ranges, nranges,
-					   progress)) < 0)
+					   commit_id, job_id, host_id, metrics[i], progress)) < 0)
 			goto done;
 	for (size_t i = 0; i < ntb; i++) {
 		int64_t shared = 0;
@@ -417,7 +406,6 @@ done:
 	for (size_t i = 0; i < nmetrics; i++)
 		free(metrics[i]);
 	free(metrics);
-	free(ranges);
 	kreg_work_names_free(&names);
 	if (error < 0)
 		kreg_detect_outcome_free(out);

@@ -13,7 +13,14 @@ it:
     `*_backend.h`);
   - an include that is not from the top (`#include "err.h"`), since only
     those can be checked;
-  - a folder of C sources that the table does not name.
+  - a folder of C sources that the table does not name;
+  - a room's header in angle brackets (`#include <db/db.h>`), checked as
+    the same include and refused for its form;
+  - a row that names a room its folder never includes (a row says only
+    what is used; rows written as "X and below", "everything but X" or
+    "all" are exempt);
+  - a library's header (DESIGN.md's "Libraries" table: `<git2.h>`,
+    `<sqlite3.h>`, ...) included in a room its row does not name.
 
 Usage: check-layers.py [ROOT]   (ROOT: the source tree, default: cwd)
 Exit status 0 when the tree keeps the table, 1 with one line per break,
@@ -57,6 +64,40 @@ def read_table(path):
     if not rows:
         fail_table("no Rooms table found")
     return rows
+
+
+def read_libraries(path):
+    """Return {header: (line, library, set of rooms)} from the Libraries
+    table: | library | headers | rooms |, headers and rooms comma lists,
+    a header ending in / covering every header under it."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    libs = {}
+    in_libs = False
+    for n, line in enumerate(lines, 1):
+        if line.startswith("## "):
+            in_libs = line.strip() == "## Libraries"
+            continue
+        if not in_libs or not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[0] in ("library", "") or set(cells[0]) <= set("-: "):
+            continue
+        rooms = {r.strip().strip("`").rstrip("/") for r in cells[2].split(",") if r.strip()}
+        for h in cells[1].split(","):
+            h = h.strip().strip("`").strip("<>")
+            if h:
+                libs[h] = (n, cells[0], rooms)
+    return libs
+
+
+def library_of(libs, header):
+    if header in libs:
+        return libs[header]
+    for h, v in libs.items():
+        if h.endswith("/") and header.startswith(h):
+            return v
+    return None
 
 
 def resolve(rows):
@@ -104,13 +145,15 @@ def resolve(rows):
     return {room: uses(room) for room in rooms}, rows
 
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+INCLUDE = re.compile(r'^\s*#\s*include\s+(["<])([^">]+)[">]')
 
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     design = os.path.join(root, "docs", "DESIGN.md")
     allowed, rows = resolve(read_table(design))
+    libs = read_libraries(design)
+    used = {}
     breaks = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
@@ -132,7 +175,18 @@ def main():
                     m = INCLUDE.match(line)
                     if not m:
                         continue
-                    inc = m.group(1)
+                    angle, inc = m.group(1) == "<", m.group(2)
+                    lib = library_of(libs, inc) if angle else None
+                    if lib and room not in lib[2]:
+                        breaks.append("%s:%d: #include <%s>: %s/ may not use %s (docs/DESIGN.md "
+                                      "line %d: %s is for %s)"
+                                      % (path, n, inc, room, lib[1], lib[0], lib[1],
+                                         ", ".join(sorted(r + "/" for r in lib[2]))))
+                    if angle and inc.split("/")[0] not in allowed:
+                        continue  # a system or library header
+                    if angle:
+                        breaks.append('%s:%d: #include <%s>: a room\'s header in angle brackets '
+                                      '(HACKING.md: #include "%s")' % (path, n, inc, inc))
                     if "/" not in inc:
                         breaks.append('%s:%d: #include "%s" is not from the top (HACKING.md: '
                                       '#include "%s/%s")' % (path, n, inc, room, inc))
@@ -142,6 +196,7 @@ def main():
                         continue  # not a room (a system or generated header)
                     if target == room:
                         continue
+                    used.setdefault(room, set()).add(target)
                     if target not in allowed[room]:
                         breaks.append('%s:%d: #include "%s": %s/ may not use %s/ '
                                       "(docs/DESIGN.md line %d: %s/ may use %s)"
@@ -150,6 +205,13 @@ def main():
                         breaks.append('%s:%d: #include "%s": a private header of %s/ '
                                       "(HACKING.md: not included from other rooms)"
                                       % (path, n, inc, target))
+    for room, (n, text) in sorted(rows.items()):
+        text = text.strip().rstrip(".")
+        if text in ("all", "libc") or " and below" in text or text.startswith("everything but"):
+            continue
+        for r in sorted(allowed[room] - used.get(room, set())):
+            breaks.append("docs/DESIGN.md line %d: %s/ may use %s/, but no file of %s/ includes "
+                          "it (a row says only what is used)" % (n, room, r, room))
     for b in breaks:
         print(b)
     if breaks:

@@ -2,9 +2,11 @@
 # The rooms' layering is checked, not only written down: tests/check-layers.py
 # reads docs/DESIGN.md's Rooms table and every `#include "room/x.h"`, and
 # refuses a lower room including a higher one, another room's private header,
-# an include not from the top and a folder the table does not name.
+# an include not from the top, a room's header in angle brackets, a row
+# naming a room its folder does not use, a library's header outside the rooms
+# of DESIGN.md's Libraries table, and a folder the table does not name.
 . "$KREG_SRC/tests/lib.sh"
-plan 14
+plan 22
 
 check() {  # ROOT: runs the checker, keeping stdout in $OUT, stderr in $ERR
 	/usr/bin/python3 "$KREG_SRC/tests/check-layers.py" "$1" >"$SCRATCH/.out" 2>"$SCRATCH/.err"
@@ -71,6 +73,40 @@ check t
 is "$RC" 1 "a folder of C sources missing from the table is refused"
 like "$OUT" '^ghost/: a folder of C sources that docs/DESIGN\.md' "naming it"
 rm -r t/ghost
+
+printf '#include <db/db.h>\n#include <stdio.h>\n' > t/cmd/kreg.c
+check t
+is "$RC" 1 "a room's header in angle brackets is refused"
+like "$OUT" '^cmd/kreg\.c:1: #include <db/db\.h>: a room.s header in angle brackets' "naming it"
+printf '#include <web/web.h>\n#include "lib/err.h"\n' > t/db/db.c
+check t
+like "$OUT" '^db/db\.c:1: #include "web/web\.h": db/ may not use web/' \
+	"and it is checked as the same include: a lower room cannot hide an include in angle brackets"
+printf '#include "db/db.h"\n#include "lib/err.h"\n' > t/db/db.c
+printf '#include "web/web.h"\n' > t/cmd/kreg.c
+
+cat >> t/docs/DESIGN.md <<'MD'
+
+## Libraries
+
+| library | headers | rooms |
+| --- | --- | --- |
+| SQLite | `<sqlite3.h>` | db |
+| libgit2 | `<git2.h>`, `<git2/` | lib |
+MD
+printf '#include "web/web.h"\n#include "db/db.h"\n#include "lib/err.h"\n#include <sqlite3.h>\n#include <git2/oid.h>\n' > t/web/web.c
+check t
+is "$RC" 1 "a library's header outside the rooms its row names is refused"
+like "$OUT" '^web/web\.c:4: #include <sqlite3\.h>: web/ may not use SQLite \(docs/DESIGN\.md line [0-9]+: SQLite is for db/\)' \
+	"naming the file, the line and the library's row"
+like "$OUT" '^web/web\.c:5: #include <git2/oid\.h>: web/ may not use libgit2' "a header under a folder of the row too"
+printf '#include "web/web.h"\n#include "db/db.h"\n#include "lib/err.h"\n' > t/web/web.c
+
+printf '#include "db/db.h"\n' > t/db/db.c
+check t
+is "$RC" 1 "a row naming a room its folder never includes is refused"
+like "$OUT" '^docs/DESIGN\.md line 7: db/ may use lib/, but no file of db/ includes it' "naming the row"
+printf '#include "db/db.h"\n#include "lib/err.h"\n' > t/db/db.c
 
 sed -i 's/| db and below |/| dbx and below |/' t/docs/DESIGN.md
 check t

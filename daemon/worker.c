@@ -49,9 +49,15 @@ static int finish(job *j, const char *state, const char *error)
 	return kreg_db_work_finish(j->db, j->w.id, j->owner, j->attempt, state, error);
 }
 
-/* Once the last run of (commit, job, host) is over, the detector looks. */
+/* Once the last run of (commit, job, host) is over, the detector looks:
+ * at that commit, and again at every other commit whose detection asked
+ * for runs of it (a head that asked runs of a neighbour to place a step),
+ * unless that commit's own runs are still open (their end judges it).
+ * Whichever group ends last, the commit that asked is judged with them. */
 static int after_run_on(job *j, int64_t host_id)
 {
+	int64_t *judges = NULL;
+	size_t njudges = 0;
 	int total, open, error;
 	char *key;
 
@@ -67,6 +73,28 @@ static int after_run_on(job *j, int64_t host_id)
 
 	error = kreg_db_work_add(j->db, NULL, NULL, &d);
 	free(key);
+	if (error < 0 || (error = kreg_db_work_group_judges(j->db, &judges, &njudges,
+							     j->w.commit_id, j->w.job_id,
+							     host_id)) < 0)
+		return error;
+	for (size_t i = 0; i < njudges && error == 0; i++) {
+		int jtotal, jopen;
+
+		if ((error = kreg_db_work_group(j->db, &jtotal, &jopen, judges[i], j->w.job_id,
+						host_id)) < 0 || jopen)
+			continue;
+		key = kreg_asprintf("detect:%lld:%lld:%lld:%d:after:%lld:%d", (long long)judges[i],
+				    (long long)j->w.job_id, (long long)host_id, jtotal,
+				    (long long)j->w.commit_id, total);
+		kreg_work_new again = { .kind = "detect", .key = key, .commit_id = judges[i],
+					.job_id = j->w.job_id, .host_id = host_id,
+					.config_name = j->w.config_name, .seq = jtotal,
+					.priority = KREG_PRIO_DETECT };
+
+		error = kreg_db_work_add(j->db, NULL, NULL, &again);
+		free(key);
+	}
+	free(judges);
 	return error;
 }
 
@@ -387,7 +415,9 @@ static int queue_more(job *j, int64_t commit_id, int runs, const char *kconfig)
 		kreg_work_new r = { .kind = "run", .key = key, .commit_id = commit_id,
 				    .job_id = j->w.job_id, .host_id = j->w.host_id,
 				    .config_name = kconfig, .seq = seq,
-				    .priority = KREG_PRIO_CONFIRM };
+				    .priority = KREG_PRIO_CONFIRM,
+				    .judge_commit_id = commit_id != j->w.commit_id ?
+						       j->w.commit_id : 0 };
 		int added = 0;
 
 		error = kreg_db_work_add(j->db, NULL, &added, &r);

@@ -291,6 +291,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE outbox5 RENAME TO outbox;"
 	"CREATE INDEX outbox_regression ON outbox(regression_id);"
 	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
+	/* 5 -> 6: a run the detection of another commit asked for names that
+	 * commit (judge_commit_id): when the run's group is over, that
+	 * commit is judged again, whichever group ends last (issue 26). */
+	"ALTER TABLE work ADD COLUMN judge_commit_id INTEGER REFERENCES commits(id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -14,7 +14,7 @@
 	"id, kind, key, coalesce(commit_id, 0), coalesce(job_id, 0), coalesce(host_id, 0), " \
 	"coalesce(bisection_id, 0), coalesce(regression_id, 0), config_name, seq, " \
 	"coalesce(after_id, 0), priority, state, lease_owner, coalesce(lease_expires, 0), " \
-	"attempts, not_before, coalesce(run_id, 0), error"
+	"attempts, not_before, coalesce(run_id, 0), error, coalesce(judge_commit_id, 0)"
 
 static void read_work(kreg_work *w, sqlite3_stmt *st)
 {
@@ -42,6 +42,7 @@ static void read_work(kreg_work *w, sqlite3_stmt *st)
 	w->not_before = sqlite3_column_int64(st, 16);
 	w->run_id = sqlite3_column_int64(st, 17);
 	w->error = kreg_db__column_strdup(st, 18);
+	w->judge_commit_id = sqlite3_column_int64(st, 19);
 }
 
 void kreg_work_free(kreg_work *w)
@@ -67,8 +68,8 @@ int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *
 {
 	static const char ins[] =
 		"INSERT INTO work (kind, key, commit_id, job_id, host_id, bisection_id, "
-		"regression_id, after_id, config_name, seq, priority, created, updated) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12) "
+		"regression_id, after_id, config_name, seq, priority, judge_commit_id, created, "
+		"updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?12, ?12) "
 		"ON CONFLICT (key) DO NOTHING";
 	static const char sel[] = "SELECT id FROM work WHERE key = ?1";
 	sqlite3_stmt *st;
@@ -88,6 +89,7 @@ int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *
 	sqlite3_bind_int(st, 10, w->seq);
 	sqlite3_bind_int(st, 11, w->priority);
 	sqlite3_bind_int64(st, 12, kreg_now());
+	bind_id(st, 13, w->judge_commit_id);
 	if ((error = kreg_db__step_done(db, st, "cannot queue work")) < 0) {
 		sqlite3_reset(st);
 		return error;
@@ -445,6 +447,37 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+}
+
+int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id,
+			      int64_t job_id, int64_t host_id)
+{
+	static const char sql[] =
+		"SELECT judge_commit_id FROM work WHERE commit_id = ?1 AND job_id = ?2 AND "
+		"host_id = ?3 AND kind = 'run' AND judge_commit_id IS NOT NULL AND "
+		"judge_commit_id != ?1 GROUP BY judge_commit_id ORDER BY min(id)";
+	sqlite3_stmt *st;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, commit_id);
+	sqlite3_bind_int64(st, 2, job_id);
+	sqlite3_bind_int64(st, 3, host_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = kreg_reallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return kreg_db__error(db, "cannot read the commits that asked for runs");
+	}
+	return 0;
 }
 
 int kreg_db_work_pending(kreg_db *db, int *queued, int *running)

@@ -14,6 +14,7 @@
 
 #include "db/db.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Priorities: bisect steps and confirmation runs go before new heads. */
@@ -42,6 +43,8 @@ typedef struct {
 	int64_t not_before;	/* backoff: not claimed before this time */
 	int64_t run_id;		/* run: the runs row being stored; 0: none */
 	char *error;
+	int64_t judge_commit_id;	/* run: the commit whose detection asked for it
+					 * (judged again when its group is over); 0: none */
 } kreg_work;
 
 /* What to add; kind and key are required, the ids 0 when none. */
@@ -52,6 +55,7 @@ typedef struct {
 	const char *config_name;
 	int seq;
 	int priority;
+	int64_t judge_commit_id;	/* run: see kreg_work */
 } kreg_work_new;
 
 /* Add an item unless one with its key exists; *id is the row either way
@@ -119,6 +123,11 @@ int kreg_db_work_set_run(kreg_db *db, int64_t id, int64_t run_id);
  * running. */
 int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, int64_t job_id,
 		       int64_t host_id);
+/* The commits other than commit_id whose detections asked for run items
+ * of (commit, job, host) (their judge_commit_id), each once, oldest
+ * first; *ids is the caller's. */
+int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id,
+			      int64_t job_id, int64_t host_id);
 /* Items still queued (*queued) and running (*running). */
 int kreg_db_work_pending(kreg_db *db, int *queued, int *running);
 /* The earliest not_before after now of the queued items (0 when none is

@@ -9,15 +9,25 @@
 #                           "hosta" and job.yaml, the database made, and the
 #                           samples of LINES stored: one line per commit of
 #                           the line, root first, "METRIC V V ...;METRIC V ..."
-#                           (an empty line: no runs); commit i's id is i + 1
+#                           (an empty line: no runs); commit i's id is i + 1;
+#                           $STORED_TRAILER_i, when set, is commit i's trailer
+#                           (a sim host's "Sim-Effect: METRIC -20%")
+#   stored_atom             the jobs row's YAML made the atom of job.yaml, so
+#                           the sim host can run it (stored_lab stores a stand-in)
 #   sha_of ID               the sha of commit id ID
 #   detect_at ID            the detection item of commit id ID, held and run as
 #                           the daemon's worker does: $RC, $ERR as run_kreg's
+#   run_item ID             a queued work item ID claimed and run as the daemon
+#                           claims and runs it (a run on the sim host, a
+#                           detection): $RC, $ERR as run_kreg's
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 
 stored_lab() {
 	up_init > "$SCRATCH/shas"
-	for n in $(seq 1 "$1"); do up_commit "$n"; done >> "$SCRATCH/shas"
+	for n in $(seq 1 "$1"); do
+		local trailer="STORED_TRAILER_$n"
+		up_commit "$n" "${!trailer:-}"
+	done >> "$SCRATCH/shas"
 	up_push
 	write_atom job.yaml
 	cat > kreg.yaml <<YAML
@@ -72,4 +82,20 @@ detect_at() {
 		attempts, created, updated) VALUES ('detect', 'detect:$1:$_detect_round', $1, 1, 1, 'running',
 		'test', strftime('%s','now') + 600, 1, 0, 0)"
 	run_kreg work "$(sql "SELECT id FROM work WHERE key = 'detect:$1:$_detect_round'")" --lease test --attempt 1
+}
+
+run_item() {
+	sql "UPDATE work SET state = 'running', lease_owner = 'test',
+		lease_expires = strftime('%s','now') + 600, attempts = attempts + 1 WHERE id = $1"
+	run_kreg work "$1" --lease test --attempt "$(sql "SELECT attempts FROM work WHERE id = $1")"
+}
+
+stored_atom() {
+	"$KREG" job split job.yaml -o "$SCRATCH/atoms" >/dev/null &&
+	python3 - "$DATA_DIR/kreg.db" "$SCRATCH"/atoms/*.yaml <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE jobs SET yaml = ? WHERE id = 1", (open(sys.argv[2]).read(),))
+db.commit()
+PY
 }

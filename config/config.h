@@ -144,7 +144,9 @@ typedef struct {
 	double confirm;		/* level that calls a change, default 0.0001 */
 	double suggest;		/* level that asks for more runs, default 0.05 */
 	int step_runs;		/* runs asked for at once, default 3 */
-	int baseline_runs;	/* runs of the first head seen, at least; 0: the job's */
+	int baseline_runs;	/* runs of the first head seen, at least, and of a thin
+				 * baseline (stats/detect.h); 0: the job's, and
+				 * what the detector needs */
 } kreg_detect_cfg;
 
 typedef struct {

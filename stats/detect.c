@@ -248,6 +248,23 @@ static void say_hint(kreg_stats_detection *out, const detector *x)
 	}
 }
 
+/* The fewest runs of a baseline that the rank test, against `against`
+ * runs all apart from it, calls different at alpha: the most a baseline
+ * can give. 0 when even `limit` runs cannot. */
+static size_t base_runs_needed(size_t against, double alpha, size_t limit)
+{
+	double *v = kreg_malloc((limit + against) * sizeof(*v)), p = 1;
+	size_t n;
+
+	for (size_t i = 0; i < limit + against; i++)
+		v[i] = (double)i;
+	for (n = 1; n <= limit; n++)
+		if (kreg_stats_mann_whitney(&p, v, n, v + n, against) == 0 && p < alpha)
+			break;
+	free(v);
+	return n <= limit ? n : 0;
+}
+
 int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, const char *metric,
 		      const kreg_stats_history *h, const kreg_stats_detect_opts *opts)
 {
@@ -283,9 +300,34 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, con
 	} else if (x.have_hint) {
 		say_hint(out, &x);
 	} else if (x.K < 3 || h->offset[x.dc[x.K - 1]] - h->offset[x.dc[0]] < 2 * (size_t)x.min_runs) {
-		out->action = KREG_DETECT_WAIT;
+		/* A thin baseline (a lab's first push: one commit with the
+		 * job's runs) is not waited out, history may never come: the
+		 * runs it needs are asked of its newest commit at once. */
+		size_t base = x.K >= 2 ? h->offset[x.dc[x.K - 1]] - h->offset[x.dc[0]] : 0;
+		size_t need = opts && opts->baseline_runs > 0 ? (size_t)opts->baseline_runs :
+			      base_runs_needed(2 * (size_t)x.step, x.alpha, 100);
+
+		if (need < 2 * (size_t)x.min_runs)
+			need = 2 * (size_t)x.min_runs;
 		out->index = x.K ? x.dc[x.K - 1] : 0;
-		snprintf(out->reason, sizeof(out->reason), "too little baseline yet");
+		if (x.K >= 2 && base >= need) {
+			out->action = KREG_DETECT_NONE;
+			snprintf(out->reason, sizeof(out->reason),
+				 "the newest commits agree with their baseline");
+		} else if (x.K >= 2) {
+			out->action = KREG_DETECT_MORE_RUNS;
+			out->index = x.dc[x.K - 2];
+			out->base_first = x.dc[0];
+			out->base_runs = base;
+			out->runs = (int)(need - base);
+			snprintf(out->reason, sizeof(out->reason),
+				 "too little baseline: %zu runs before commit %zu, %zu wanted: "
+				 "%d more runs of %zu", base, x.dc[x.K - 1], need, out->runs,
+				 out->index);
+		} else {
+			out->action = KREG_DETECT_WAIT;
+			snprintf(out->reason, sizeof(out->reason), "too little baseline yet");
+		}
 	} else {
 		out->action = KREG_DETECT_NONE;
 		out->index = x.dc[x.K - 1];

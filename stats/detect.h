@@ -25,12 +25,17 @@ typedef struct {
 	double alpha;		/* confirming level, two-sided rank test; 0: 0.0001 */
 	double suggest;		/* level that asks for more runs; 0: 0.05 */
 	int step_runs;		/* runs asked for at once; 0: 3 */
+	int baseline_runs;	/* runs the baseline needs before the newest
+				 * commit is judged; 0: as many as let the rank
+				 * test call a change at alpha against 2 x
+				 * step_runs runs (13 at the defaults) */
 } kreg_stats_detect_opts;
 
 typedef enum {
 	KREG_DETECT_NONE = 0,	/* the newest commits agree with their baseline */
-	KREG_DETECT_WAIT,	/* too little baseline to judge yet */
-	KREG_DETECT_MORE_RUNS,	/* suggestive: run commit `index` `runs` more times */
+	KREG_DETECT_WAIT,	/* too little baseline to judge yet, nothing to run */
+	KREG_DETECT_MORE_RUNS,	/* suggestive, or a thin baseline (a lab's first
+				 * push): run commit `index` `runs` more times */
 	KREG_DETECT_CHANGE,	/* a change at commit `index`: bisect (prev, index] */
 } kreg_stats_detect_action;
 

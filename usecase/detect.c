@@ -203,6 +203,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	opts.alpha = cfg->detect.confirm;
 	opts.suggest = cfg->detect.suggest;
 	opts.step_runs = step_runs;
+	opts.baseline_runs = cfg->detect.baseline_runs;
 	sh = (kreg_stats_history){ h.ncommits, h.offset, h.values };
 	kreg_judge_stats_opts(&so, cfg);
 	error = kreg_stats_detect(&det, &so, metric, &sh, &opts);

@@ -1,15 +1,16 @@
 #!/bin/bash
 # A lab's first push: the daemon has seen one head (the baseline) and then
-# a push brings a regression. With the job's 3 runs of the baseline the
-# detector cannot call anything (3 runs against 3 never reach the confirm
-# level) and waits for more history; with detect.baseline_runs: 10 the
-# first head gets 10 runs and the very first push is detected, confirmed
-# and bisected to the commit with the effect (what `kreg demo` relies on).
-# Two metrics move at that commit, a throughput down and a latency up: one
+# a push brings a regression. On the defaults the baseline has the job's 3
+# runs, and 3 runs against 3 never reach the confirm level: the detector
+# asks the baseline's commit for the runs it needs at once (10 more:
+# stats/detect.c) instead of waiting for history that may never come, and
+# the first push is confirmed and bisected untold. detect.baseline_runs
+# stays an override: with 10, the first head gets 10 runs up front. Two
+# metrics move at the culprit, a throughput down and a latency up: one
 # bisection, on the throughput's drop, and one mail for the culprit.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
-plan 13
+plan 15
 
 ROOT=$(up_init)
 write_atom job.yaml
@@ -34,7 +35,7 @@ YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 runs_of() { sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$1' AND r.status = 'ok'"; }
 
-# Without: the job's 3 runs of the baseline, and the first push waits.
+# On the defaults: the job's 3 runs of the baseline, then the first push.
 config 0
 daemon_start
 wait_for 60 "the daemon tests the first head it sees" idle_at "$ROOT"
@@ -42,9 +43,13 @@ is "$(runs_of "$ROOT")" 3 "the baseline gets the job's 3 runs"
 for i in 1 2; do up_commit $i >/dev/null; done
 HEAD=$(up_commit 3 "Sim-Effect: fio.read_iops -30%")
 up_push
-wait_for 60 "the pushed head is tested" idle_at "$HEAD"
-is "$(sql "SELECT count(*) FROM regressions")" 0 \
-	"with 3 runs of the baseline only, the first push's -30% is not called (too little baseline)"
+found() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ]; }
+wait_for 180 "on the defaults, the first push's -30% is confirmed and bisected" found
+is "$(runs_of "$ROOT")" 13 "the detector asked the baseline for the 10 runs it needed, at once"
+is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id WHERE b.id = 1")" \
+	"$HEAD" "to the pushed commit, the one with the effect"
+like "$(cat "$DATA_DIR"/logs/work-*.log)" "too little baseline: 3 runs before commit [0-9]+, 13 wanted: 10 more runs of 0" \
+	"the worker's log says why it asked"
 daemon_stop
 
 # With baseline_runs: 10, a new lab judges its first push.
@@ -59,8 +64,7 @@ CULPRIT=$(up_commit 3 "Sim-Effect: fio.read_iops -30%
 Sim-Effect: fio.read_clat_mean_ns +60%")
 HEAD=$(up_commit 4)
 up_push
-bisected() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ]; }
-wait_for 180 "the first push's regression is confirmed and bisected" bisected
+wait_for 180 "the first push's regression is confirmed and bisected" found
 is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id WHERE b.id = 1")" \
 	"$CULPRIT" "to the commit with the effect"
 is "$(sql "SELECT m.name FROM bisections b JOIN metrics m ON m.id = b.metric_id")" "fio.read_iops" \

@@ -40,14 +40,16 @@ daemon_start
 wait_for 120 "the daemon runs the first head it sees on the local host" idle_at "$ROOT"
 HEAD=$(up_commit 1)
 up_push
-wait_for 120 "and the next pushed head" idle_at "$HEAD"
+wait_for 400 "and the next pushed head" idle_at "$HEAD"
 daemon_stop
 is "$DRC" 0 "it stops on SIGTERM"
 
-is "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD' AND r.status = 'ok'")" 2 \
-	"two OK fio runs of the pushed head are stored"
+# the job's two, and what the detector asked to judge it (the thin
+# baseline's runs go to the first head; real fio's noise may ask more)
+N=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD' AND r.status = 'ok'")
+ok "at least the job's two OK fio runs of the pushed head are stored (got $N)" test "$N" -ge 2
 ok "each with fio.read_iops samples above zero" test \
-	"$(sql "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id JOIN runs r ON r.id = s.run_id JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD' AND m.name = 'fio.read_iops' AND s.value > 0")" = 2
+	"$(sql "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id JOIN runs r ON r.id = s.run_id JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD' AND m.name = 'fio.read_iops' AND s.value > 0")" = "$N"
 is "$(sql "SELECT DISTINCT kernel FROM runs")" "$(uname -r)" "runs.kernel is the running kernel (uname -r)"
 run=$(sql "SELECT output FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD' LIMIT 1")
 ok "fio's raw JSON is kept in the run's folder" test -s "$run/fio.json"

@@ -6,11 +6,19 @@
 # value under a program kreg has no table for is refused by name and place,
 # and an ERB template is refused as one. A refused job writes no atom.
 . "$KREG_SRC/tests/lib.sh"
-plan 44
+plan 46
 
 FIX="$KREG_SRC/tests/fixtures/lkp/jobs"
 NAMES="$KREG_SRC/tests/fixtures/lkp/split-names"
 export KREG_DATA_DIR="$SCRATCH/data"
+
+# The names' derivation gives LKP's own: the atoms LKP's split-job wrote
+# for its spec fixtures.
+for n in 1 2; do
+	want=$(cd "$FIX/../spec/fixtures/split-job" && ls $n-*.yaml | sed 's/\.yaml$//' | LC_ALL=C sort)
+	is "$(python3 "$NAMES/lkp-names.py" "$FIX/../spec/fixtures/split-job/$n.yaml")" "$want" \
+		"lkp-names.py gives the names LKP gave split-job/$n.yaml's atoms"
+done
 
 # Every job file: LKP's names (split-names/*.names, derived by applying
 # LKP's lib/job.rb: see lkp-names.py there), the same atoms, each written.

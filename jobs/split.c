@@ -86,7 +86,7 @@ static const char *const plain_keys[] = {
 	"suite", "testcase", "category", "job_origin", "testbox", "tbox_group", "arch",
 	"including", "need_memory", "need_cpu", "need_kconfig", "need_kernel_version",
 	"need_modules", "timeout", "monitor_delay", "force_reboot", "kernel_cmdline",
-	"save_on_exit", "boot_params", NULL
+	"save_on_exit", "comment", "boot_params", NULL
 };
 
 static const char *const expand_dims[] = {

@@ -51,6 +51,7 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = ".", *host = NULL;
+	kreg_file_batch batch = KREG_FILE_BATCH_INIT;
 	int c, status = KREG_EXIT_OK;
 
 	opt_reset();
@@ -71,6 +72,8 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		kreg_cmd_error(NULL);
 		return KREG_EXIT_FAIL;
 	}
+	/* every atom is written to a temporary, then all are flushed at once
+	 * and only then take their names: one flush, not one per atom */
 	for (int i = optind; i < argc; i++) {
 		kreg_atoms atoms = KREG_ATOMS_INIT;
 		kreg_job *job = NULL;
@@ -88,11 +91,9 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 			char *path = kreg_path_join(dir, file);
 			char *yaml = kreg_atom_file_yaml(atoms.items[a], host);
 
-			if (kreg_write_file_atomic(path, yaml, strlen(yaml)) < 0) {
+			if (kreg_file_batch_write(&batch, path, yaml, strlen(yaml)) < 0) {
 				kreg_cmd_error(NULL);
 				status = KREG_EXIT_FAIL;
-			} else {
-				printf("%s\n", path);
 			}
 			free(yaml);
 			free(path);
@@ -101,6 +102,14 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		kreg_atoms_free(&atoms);
 		kreg_job_free(job);
 	}
+	if (kreg_file_batch_commit(&batch) < 0) {
+		kreg_cmd_error(NULL);
+		status = KREG_EXIT_FAIL;
+	} else {
+		for (size_t a = 0; a < batch.count; a++)
+			printf("%s\n", batch.path[a]);
+	}
+	kreg_file_batch_free(&batch);
 	return status;
 }
 

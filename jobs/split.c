@@ -31,7 +31,9 @@ static const char *const opt_fio_setup_basic[] = {
 	"numa_mem_policy", "numa_cpu_nodes", "pre_read", "rwmixread", "refill_buffers",
 	"cpuload", "cpus_allowed_policy", "cpus_allowed", "donorname", "testfile",
 	"buffered", "norandommap", "random_generator", "allrandrepeat", "group_reporting",
-	"exitall", "ramp_time", "stonewall", NULL
+	"exitall", "ramp_time", "stonewall",
+	/* io_uring's modes (LKP's programs/fio/meta.yaml) */
+	"hipri", "sqthread_poll", "sqthread_poll_cpu", "fixedbufs", "registerfiles", NULL
 };
 static const char *const opt_fio[] = { "iodepth_by_instance", NULL };
 static const char *const opt_fs[] = { "fs", "format", "mkfs", "mount", "mount_option",
@@ -44,6 +46,16 @@ static const char *const opt_fxmark[] = { "media", "fstype", "directio", "test",
 /* LKP's spec/fixtures/split-job test program */
 static const char *const opt_split_job[] = { "group", "test", NULL };
 static const char *const opt_iosched[] = { "iosched", NULL };
+/* LKP's setup/cgroup2 */
+static const char *const opt_cgroup2[] = { "cg_count", "cg_bind", "cpuset.cpus", "cpuset.mems",
+					   "memory.high", "memory.low", "memory.max",
+					   "memory.swap.max", "io.max", "io.weight", "rdma.max",
+					   "pids.max", NULL };
+/* LKP's setup/nvdimm */
+static const char *const opt_nvdimm[] = { "mode", "nr_dev", "nr_part", "part_type", "ns_id",
+					  "ns_mode", NULL };
+/* LKP's programs/debug-setup/setup */
+static const char *const opt_debug_setup[] = { "param_a", "param_b", "param_c", "param_d", NULL };
 static const char *const opt_thp[] = { "thp_enabled", "thp_defrag", NULL };
 
 static const program programs[] = {
@@ -62,6 +74,19 @@ static const program programs[] = {
 	{ "swap", opt_none },
 	{ "block_queue", opt_none },
 	{ "md", opt_none },
+	{ "cgroup2", opt_cgroup2 },
+	{ "nvdimm", opt_nvdimm },
+	{ "ndctl", opt_none },
+	{ "debug-setup", opt_debug_setup },
+};
+
+/* Top-level keys LKP reads that are no program and no program's option:
+ * they never name an atom. (need_kconfig is kreg's too: jobs/needs.c.) */
+static const char *const plain_keys[] = {
+	"suite", "testcase", "category", "job_origin", "testbox", "tbox_group", "arch",
+	"including", "need_memory", "need_cpu", "need_kconfig", "need_kernel_version",
+	"need_modules", "timeout", "monitor_delay", "force_reboot", "kernel_cmdline",
+	"save_on_exit", "comment", "boot_params", NULL
 };
 
 static const char *const expand_dims[] = {
@@ -418,8 +443,8 @@ static void each_job(splitter *sp, kreg_jnode *job)
 /* A list under a program kreg has no table for (will-it-scale: {test:
  * [...]}): LKP splits it when the program declares the key as an option,
  * and kreg cannot know whether it does. Rather than make one atom where
- * LKP makes many, say so. (A list at the top level, or under a program
- * kreg knows that does not declare its key, stays a list, as in LKP.) */
+ * LKP makes many, say so. (A list under a program kreg knows that does
+ * not declare its key stays a list, as in LKP.) */
 static int check_unsplit(const kreg_jnode *n, const name_set *dims, const char *parent,
 			 const char *path)
 {
@@ -444,6 +469,70 @@ static int check_unsplit(const kreg_jnode *n, const name_set *dims, const char *
 			if (error < 0)
 				return error;
 		}
+	}
+	return 0;
+}
+
+/* nil or false: LKP leaves it out of the name */
+static int names_nothing(const kreg_jnode *n)
+{
+	const char *t;
+
+	return !n || n->kind == KJ_NULL ||
+	       (n->kind == KJ_SCALAR && kreg_jnode_value(n, &t) != KJ_VAL_TEXT);
+}
+
+static int known_key(const char *key, const name_set *dims)
+{
+	for (const char *const *k = plain_keys; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	if (set_has(dims, key) || find_program(key) || is_expand_dim(key))
+		return 1;
+	/* an option of any program kreg knows, whether the job runs it or not */
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
+		for (const char *const *o = programs[i].options; *o; o++)
+			if (!strcmp(*o, key))
+				return 1;
+	return 0;
+}
+
+/* A value kreg cannot place: LKP names an atom by every value under a
+ * program or an option a program declares, and kreg knows that only for
+ * the programs of its table. A value under a program kreg has no table for
+ * (nvdimm: {mode: fsdax}), or at the top level under a key it does not
+ * know (debug-setup: tune), may name the atom in LKP: refuse it, naming
+ * it, rather than name the atom otherwise. A key without a value, or
+ * false, names nothing (LKP leaves nil and false out) and passes. */
+static int check_unplaced(const kreg_jnode *n, const name_set *dims, const char *parent,
+			  const char *path)
+{
+	if (!n || n->kind != KJ_MAP)
+		return 0;
+	for (size_t i = 0; i < n->npairs; i++) {
+		const kreg_jpair *p = &n->pairs[i];
+		const char *file = p->val && p->val->file ? p->val->file : path;
+		int error;
+
+		if (names_nothing(p->val))
+			continue;
+		if (parent && !find_program(parent) && strcmp(parent, "boot_params")) {
+			kreg_error_set("%s:%d:%d: '%s' under '%s': kreg knows no program '%s', "
+				       "so not whether LKP names the atom by '%s' (it does when "
+				       "the program declares it as an option)",
+				       file, p->line, p->col, p->key, parent, parent, p->key);
+			return KREG_EINVAL;
+		}
+		if (!parent && !known_key(p->key, dims) && p->val->kind != KJ_MAP) {
+			kreg_error_set("%s:%d:%d: '%s' is no program or option kreg knows, so not "
+				       "whether LKP names the atom by it (it does when '%s' is a "
+				       "program or an option its programs declare)",
+				       file, p->line, p->col, p->key, p->key);
+			return KREG_EINVAL;
+		}
+		if (p->val->kind == KJ_MAP &&
+		    (error = check_unplaced(p->val, dims, p->key, path)) < 0)
+			return error;
 	}
 	return 0;
 }
@@ -517,7 +606,8 @@ int kreg_job_split(kreg_atoms *out, const kreg_job *job)
 		for (size_t i = 0; i < merged->npairs; i++)
 			if (is_expand_dim(merged->pairs[i].key))
 				set_add(&sp.dims, merged->pairs[i].key);
-		if ((sp.error = check_unsplit(merged, &sp.dims, NULL, job->path)) == 0)
+		if ((sp.error = check_unsplit(merged, &sp.dims, NULL, job->path)) == 0 &&
+		    (sp.error = check_unplaced(merged, &sp.dims, NULL, job->path)) == 0)
 			each_job(&sp, merged);
 		kreg_jnode_free(merged);
 	}

@@ -142,25 +142,26 @@ int kreg_mkdir_p(const char *path, unsigned mode)
 	return error;
 }
 
-static int write_atomic(const char *path, const void *data, size_t len, int sync)
+/* Write data to a fresh temporary beside path: path + ".tmp.XXXXXX",
+ * created exclusively (O_EXCL: a symlink or file planted there is never
+ * followed), mode 0644, fsync'd when sync. *tmp_out is the caller's. */
+static int write_tmp(char **tmp_out, const char *path, const void *data, size_t len, int sync)
 {
-	/* a fresh name in the target's directory, created exclusively
-	 * (O_EXCL): a symlink or file planted there is never followed */
 	char *tmp = kreg_asprintf("%s.tmp.XXXXXX", path);
 	const char *p = data;
-	int fd, error = KREG_ERROR;
+	int fd;
 
+	*tmp_out = NULL;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		kreg_error_errno("%s: cannot create", tmp);
-		goto done;
+		free(tmp);
+		return KREG_ERROR;
 	}
 	/* as open(0644) under the usual umask: mkstemp makes 0600 */
 	if (fchmod(fd, 0644) < 0) {
 		kreg_error_errno("%s: cannot set its mode", tmp);
-		close(fd);
-		unlink(tmp);
-		goto done;
+		goto fail;
 	}
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -169,25 +170,42 @@ static int write_atomic(const char *path, const void *data, size_t len, int sync
 			if (errno == EINTR)
 				continue;
 			kreg_error_errno("%s: write failed", tmp);
-			close(fd);
-			unlink(tmp);
-			goto done;
+			goto fail;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
-	if ((sync && fsync(fd) < 0) || close(fd) < 0) {
+	if (sync && fsync(fd) < 0) {
+		kreg_error_errno("%s: cannot write out", tmp);
+		goto fail;
+	}
+	if (close(fd) < 0) {
 		kreg_error_errno("%s: cannot write out", tmp);
 		unlink(tmp);
-		goto done;
+		free(tmp);
+		return KREG_ERROR;
 	}
+	*tmp_out = tmp;
+	return 0;
+fail:
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return KREG_ERROR;
+}
+
+static int write_atomic(const char *path, const void *data, size_t len, int sync)
+{
+	char *tmp;
+	int error;
+
+	if ((error = write_tmp(&tmp, path, data, len, sync)) < 0)
+		return error;
 	if (rename(tmp, path) < 0) {
 		kreg_error_errno("%s: cannot rename to %s", tmp, path);
 		unlink(tmp);
-		goto done;
+		error = KREG_ERROR;
 	}
-	error = 0;
-done:
 	free(tmp);
 	return error;
 }
@@ -200,6 +218,111 @@ int kreg_write_file_atomic(const char *path, const void *data, size_t len)
 int kreg_write_file_atomic_nosync(const char *path, const void *data, size_t len)
 {
 	return write_atomic(path, data, len, 0);
+}
+
+int kreg_file_batch_write(kreg_file_batch *b, const char *path, const void *data, size_t len)
+{
+	char *tmp;
+	int error;
+
+	if ((error = write_tmp(&tmp, path, data, len, 0)) < 0)
+		return error;
+	KREG_ARRAY_GROW(b->tmp, b->count + 1, b->alloc_tmp);
+	KREG_ARRAY_GROW(b->path, b->count + 1, b->alloc_path);
+	b->tmp[b->count] = tmp;
+	b->path[b->count++] = kreg_strdup(path);
+	return 0;
+}
+
+static int fsync_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0) {
+		kreg_error_errno("%s: cannot write out", path);
+		if (fd >= 0)
+			close(fd);
+		return KREG_ERROR;
+	}
+	close(fd);
+	return 0;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s)
+		return kreg_strdup(".");
+	if (s == path)
+		return kreg_strdup("/");
+	return kreg_strndup(path, (size_t)(s - path));
+}
+
+int kreg_file_batch_commit(kreg_file_batch *b)
+{
+	char **dirs = NULL;
+	size_t ndirs = 0, alloc = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < b->count; i++) {
+		char *d = dir_of(b->path[i]);
+		size_t j;
+
+		for (j = 0; j < ndirs && strcmp(dirs[j], d); j++)
+			;
+		if (j < ndirs) {
+			free(d);
+		} else {
+			KREG_ARRAY_GROW(dirs, ndirs + 1, alloc);
+			dirs[ndirs++] = d;
+		}
+	}
+	/* one syncfs(2) of the file system under each directory writes out
+	 * every temporary together (fsync of each costs a journal commit
+	 * each: 480 of them took 1.5 s for fxmark.yaml's atoms) */
+	for (size_t j = 0; j < ndirs && !error; j++) {
+		int fd = open(dirs[j], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || syncfs(fd) < 0) {
+			kreg_error_errno("%s: cannot write out", dirs[j]);
+			error = KREG_ERROR;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	/* only whole, written-out files get their names */
+	for (size_t i = 0; i < b->count && !error; i++) {
+		if (rename(b->tmp[i], b->path[i]) < 0) {
+			kreg_error_errno("%s: cannot rename to %s", b->tmp[i], b->path[i]);
+			error = KREG_ERROR;
+			break;
+		}
+		free(b->tmp[i]);
+		b->tmp[i] = NULL;
+	}
+	/* and the names themselves: one fsync of each directory */
+	for (size_t j = 0; j < ndirs; j++) {
+		if (!error)
+			error = fsync_dir(dirs[j]);
+		free(dirs[j]);
+	}
+	free(dirs);
+	return error;
+}
+
+void kreg_file_batch_free(kreg_file_batch *b)
+{
+	for (size_t i = 0; i < b->count; i++) {
+		if (b->tmp[i]) {
+			unlink(b->tmp[i]);
+			free(b->tmp[i]);
+		}
+		free(b->path[i]);
+	}
+	free(b->tmp);
+	free(b->path);
+	memset(b, 0, sizeof(*b));
 }
 
 int kreg_path_exists(const char *path)

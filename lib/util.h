@@ -24,6 +24,22 @@ int kreg_write_file_atomic(const char *path, const void *data, size_t len);
  * is stored (the web site's 10,000 pages), where a crash may leave an old
  * or empty page but never half of one in a reader's view. */
 int kreg_write_file_atomic_nosync(const char *path, const void *data, size_t len);
+/* Many files written at once, each as kreg_write_file_atomic writes one
+ * but with one flush for them all (kreg job split's hundreds of atoms):
+ * kreg_file_batch_write writes each to its temporary (not fsync'd);
+ * kreg_file_batch_commit writes them all out with one syncfs(2) of the
+ * file system under their directory, only then renames each to its name,
+ * and fsyncs each directory once. An
+ * interrupted batch leaves temporaries (path + ".tmp.XXXXXX"), never a
+ * half-written file under its name. _free removes what was not renamed. */
+typedef struct {
+	char **tmp, **path;
+	size_t count, alloc_tmp, alloc_path;
+} kreg_file_batch;
+#define KREG_FILE_BATCH_INIT { 0 }
+int kreg_file_batch_write(kreg_file_batch *b, const char *path, const void *data, size_t len);
+int kreg_file_batch_commit(kreg_file_batch *b);
+void kreg_file_batch_free(kreg_file_batch *b);
 /* 1 when path exists. */
 int kreg_path_exists(const char *path);
 /* dir + "/" + name in a new string. */

@@ -426,20 +426,23 @@ static void canonical_yaml_is_stable(void **state)
 
 static void quoting_survives(void **state)
 {
+	/* under a program kreg knows (keys it does not know at the top level
+	 * are refused: they may name the atom in LKP) */
 	static const char yaml[] =
-		"a: 'yes'\nb: \"1\"\nc: 'x: y'\nd: \"tab\\there\"\ne: ''\nf: '#x'\n"
-		"g: '- dash'\nh: [1, [2, 3]]\ni: {}\nj:\n  - k: 1\n    l: 2\n";
+		"split-job:\n"
+		" a: 'yes'\n b: \"1\"\n c: 'x: y'\n d: \"tab\\there\"\n e: ''\n f: '#x'\n"
+		" g: '- dash'\n h: [1, [2, 3]]\n i: {}\n j:\n  - k: 1\n    l: 2\n";
 	kreg_atom *a = NULL, *b = NULL;
 
 	(void)state;
 	assert_int_equal(kreg_atom_load_string(&a, "q.yaml", yaml, strlen(yaml)), 0);
 	assert_int_equal(kreg_atom_load_string(&b, "q.yaml", a->yaml, strlen(a->yaml)), 0);
 	assert_string_equal(a->yaml, b->yaml);
-	assert_string_equal(kreg_atom_param(b, NULL, "a"), "yes");
-	assert_string_equal(kreg_atom_param(b, NULL, "c"), "x: y");
-	assert_string_equal(kreg_atom_param(b, NULL, "d"), "tab\there");
-	assert_string_equal(kreg_atom_param(b, NULL, "e"), "");
-	assert_string_equal(kreg_atom_param(b, NULL, "g"), "- dash");
+	assert_string_equal(kreg_atom_param(b, "split-job", "a"), "yes");
+	assert_string_equal(kreg_atom_param(b, "split-job", "c"), "x: y");
+	assert_string_equal(kreg_atom_param(b, "split-job", "d"), "tab\there");
+	assert_string_equal(kreg_atom_param(b, "split-job", "e"), "");
+	assert_string_equal(kreg_atom_param(b, "split-job", "g"), "- dash");
 	kreg_atom_free(a);
 	kreg_atom_free(b);
 }
@@ -648,7 +651,7 @@ static void dbench_and_fxmark_plans(void **state)
 	kreg_plan_free(&plan);
 	kreg_atom_free(a);
 
-	a = atom_of("suite: x\nnothing: here\n");
+	a = atom_of("suite: x\nnothing:\n");
 	assert_true(kreg_job_plan(&plan, a, &o) < 0);
 	assert_non_null(strstr(kreg_error_last(), "names no program kreg runs"));
 	kreg_atom_free(a);

@@ -15,6 +15,7 @@
 #include "lib/sample.h"
 #include "lib/util.h"
 
+#include <dirent.h>
 #include <git2.h>
 #include <signal.h>
 #include <stdio.h>
@@ -276,6 +277,50 @@ static void atomic_write_does_not_follow_planted_symlinks(void **state)
 	free(planted);
 }
 
+/* Many files, one flush: none is under its name before the commit, each is
+ * whole after it; a batch given up leaves nothing, not even temporaries. */
+static void file_batch_names_files_only_when_written_out(void **state)
+{
+	char dir[] = "/tmp/kreg-test-batch-XXXXXX";
+	kreg_file_batch fb = KREG_FILE_BATCH_INIT;
+	kreg_buf b = KREG_BUF_INIT;
+	char *p[3];
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		char *name = kreg_asprintf("atom-%d.yaml", i);
+
+		p[i] = kreg_path_join(dir, name);
+		assert_int_equal(kreg_file_batch_write(&fb, p[i], name, strlen(name)), 0);
+		assert_false(kreg_path_exists(p[i]));
+		free(name);
+	}
+	assert_int_equal(kreg_file_batch_commit(&fb), 0);
+	kreg_file_batch_free(&fb);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(kreg_buf_read_file(&b, p[i]), 0);
+		assert_non_null(strstr(p[i], b.ptr));
+		kreg_buf_free(&b);
+		assert_int_equal(unlink(p[i]), 0);
+	}
+	/* given up before the commit */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(kreg_file_batch_write(&fb, p[i], "x", 1), 0);
+	kreg_file_batch_free(&fb);
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(n, 0);
+	assert_int_equal(kreg_rm_rf(dir), 0);
+	for (int i = 0; i < 3; i++)
+		free(p[i]);
+}
+
 /* A run's owner: this process lives; a child that exited does not; nor a
  * pid whose start time is not the owner's (reused), nor an owner with no
  * boot id (a row from before owners). */
@@ -341,6 +386,7 @@ int main(void)
 		cmocka_unit_test(run_missing_program_is_an_error),
 		cmocka_unit_test(run_timeout_kills_the_whole_group),
 		cmocka_unit_test(mkdir_p_and_atomic_write),
+		cmocka_unit_test(file_batch_names_files_only_when_written_out),
 		cmocka_unit_test(esc_control_characters),
 		cmocka_unit_test(git_error_carries_libgit2s_reason),
 		cmocka_unit_test(samples_indexed),

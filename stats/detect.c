@@ -209,6 +209,25 @@ static void say_change(kreg_stats_detection *out, const detector *x, const kreg_
 		 100 * best->change, out->index, best->na, best->nb, best->p);
 }
 
+/* The fewest runs of one side that the rank test, against `against` runs
+ * all apart from them, calls different at alpha: the least that side
+ * needs for a call to be possible at all (the test is symmetric: a
+ * baseline against the new runs, or the new runs against a baseline).
+ * 0 when even `limit` runs cannot. */
+static size_t base_runs_needed(size_t against, double alpha, size_t limit)
+{
+	double *v = kreg_malloc((limit + against) * sizeof(*v)), p = 1;
+	size_t n;
+
+	for (size_t i = 0; i < limit + against; i++)
+		v[i] = (double)i;
+	for (n = 1; n <= limit; n++)
+		if (kreg_stats_mann_whitney(&p, v, n, v + n, against) == 0 && p < alpha)
+			break;
+	free(v);
+	return n <= limit ? n : 0;
+}
+
 static void say_hint(kreg_stats_detection *out, const detector *x)
 {
 	const candidate *hint = &x->hint;
@@ -233,6 +252,17 @@ static void say_hint(kreg_stats_detection *out, const detector *x)
 	}
 	out->action = KREG_DETECT_MORE_RUNS;
 	out->runs = (int)(max - have < (size_t)x->step ? max - have : (size_t)x->step);
+	if (!x->locate) {
+		/* Asked at once: as many as the rank test needs against this
+		 * baseline to call it at all, not step_runs a round. */
+		size_t want = base_runs_needed(hint->nb, x->alpha, max), ask;
+
+		ask = want > hint->na ? want - hint->na : 0;
+		if (ask > max - have)
+			ask = max - have;
+		if (ask > (size_t)out->runs)
+			out->runs = (int)ask;
+	}
 	if (x->locate) {
 		size_t at = x->dc[x->locate - 1];
 
@@ -246,23 +276,6 @@ static void say_hint(kreg_stats_detection *out, const detector *x)
 			 "%+.1f%% from commit %zu on is suggestive (rank p=%.2g): %d more runs of it",
 			 100 * hint->change, out->index, hint->p, out->runs);
 	}
-}
-
-/* The fewest runs of a baseline that the rank test, against `against`
- * runs all apart from it, calls different at alpha: the most a baseline
- * can give. 0 when even `limit` runs cannot. */
-static size_t base_runs_needed(size_t against, double alpha, size_t limit)
-{
-	double *v = kreg_malloc((limit + against) * sizeof(*v)), p = 1;
-	size_t n;
-
-	for (size_t i = 0; i < limit + against; i++)
-		v[i] = (double)i;
-	for (n = 1; n <= limit; n++)
-		if (kreg_stats_mann_whitney(&p, v, n, v + n, against) == 0 && p < alpha)
-			break;
-	free(v);
-	return n <= limit ? n : 0;
 }
 
 int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, const char *metric,

@@ -199,7 +199,7 @@ install: kreg
 		install -m 644 config/kreg.example.yaml $(DESTDIR)$(SYSCONFDIR)/kreg/kreg.yaml
 	for f in $(wildcard jobs/*.yaml); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/jobs/; done
 	for f in $(wildcard config/kernel/*); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/kernel/; done
-	install -m 755 demo/kernel-demo.sh demo/series.sh $(DESTDIR)$(SHAREDIR)/demo/
+	install -m 755 demo/kernel-demo.sh demo/series.sh demo/sim-demo.sh $(DESTDIR)$(SHAREDIR)/demo/
 	install -m 755 tests/helpers/smtp-server.py $(DESTDIR)$(SHAREDIR)/demo/smtp-server.py
 	install -m 644 docs/kreg.1 $(DESTDIR)$(MANDIR)/man1/kreg.1
 	sed 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' docs/kreg.service.in > \

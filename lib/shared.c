@@ -26,18 +26,23 @@ char *kreg_shared_file(const char *installed, const char *source)
 	if (n > 0) {
 		exe[n] = '\0';
 		*strrchr(exe, '/') = '\0';
-		for (size_t i = 0; up[i]; i++) {
+		/* installed under another prefix than the one built in (a
+		 * DESTDIR, a moved tree, make install PREFIX=... after make),
+		 * then the source tree */
+		p = kreg_asprintf("%s/../share/kreg/%s", exe, installed);
+		for (size_t i = 0; p; i++) {
 			char real[PATH_MAX];
 
-			p = kreg_asprintf("%s%s/%s", exe, up[i], source);
 			if (realpath(p, real)) {
 				free(p);
 				return kreg_strdup(real);
 			}
 			free(p);
+			p = up[i] ? kreg_asprintf("%s%s/%s", exe, up[i], source) : NULL;
 		}
 	}
-	kreg_error_set("cannot find the shipped file %s (looked in %s and beside the kreg binary)",
+	kreg_error_set("cannot find the shipped file %s (looked in %s, in share/kreg beside the "
+		       "kreg binary's folder and in its source tree)",
 		       installed, KREG_SHAREDIR);
 	return NULL;
 }

@@ -4,8 +4,10 @@
 #define KREG_SHARED_H
 
 /* The path of a shipped file: <KREG_SHAREDIR>/<installed>, else
- * <source tree>/<source> where the source tree holds the running binary
- * (./kreg or build/<kind>/kreg). NULL (error set) when neither exists.
+ * <bin>/../share/kreg/<installed> where <bin> holds the running binary
+ * (make install's layout under another prefix: a DESTDIR, a moved tree),
+ * else <source tree>/<source> where the source tree holds the running
+ * binary (./kreg or build/<kind>/kreg). NULL (error set) when none exists.
  * Caller frees. */
 char *kreg_shared_file(const char *installed, const char *source);
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # make install honours PREFIX and DESTDIR and installs what a lab needs.
 . "$KREG_SRC/tests/lib.sh"
-plan 8
+plan 11
 
 # A copy of the tree keeps the check from racing the build in the source.
 make -s -C "$KREG_SRC" kreg >/dev/null 2>&1
@@ -18,4 +18,12 @@ like "$(cat "$dest/opt/kreg/lib/systemd/system/kreg.service")" "ExecStart=/opt/k
 ok "the kernel demo's scripts, SMTP server and job are installed" test -x "$dest/opt/kreg/share/kreg/demo/kernel-demo.sh" \
 	-a -x "$dest/opt/kreg/share/kreg/demo/series.sh" -a -x "$dest/opt/kreg/share/kreg/demo/smtp-server.py" \
 	-a -f "$dest/opt/kreg/share/kreg/jobs/fio-blk-4k.yaml"
+ok "the sim demo's script is installed, with the jobs it runs" test -x "$dest/opt/kreg/share/kreg/demo/sim-demo.sh" \
+	-a -f "$dest/opt/kreg/share/kreg/jobs/fio-quick.yaml" -a -f "$dest/opt/kreg/share/kreg/jobs/dbench-quick.yaml"
+
+# The installed kreg finds its shipped files under its own prefix, here
+# below DESTDIR, and runs the installed demo (no source tree beside it).
+out=$(cd "$SCRATCH" && "$dest/opt/kreg/bin/kreg" demo --sim --no-local --dir idemo 2>&1)
+is "$?" 0 "the installed kreg runs the installed sim demo"
+like "$out" "^kreg demo: done\. The lab stays in idemo" "to its end"
 done_testing

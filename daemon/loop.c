@@ -75,6 +75,9 @@ typedef struct {
 	int claim_failed;	/* a database error while claiming: wait a little */
 	char *cfg_text;		/* <data_dir>/daemon.yaml: the text of the configuration
 				   loaded, which workers read (NULL: the built-in default) */
+	char *config_path;	/* the daemon's own copy of the file it reloads on SIGHUP
+				   and names to workers (NULL: the built-in default): the
+				   configuration that came with it goes on a reload */
 } loop;
 
 int kreg_daemon_lock(int *fd, const char *db_path)
@@ -175,9 +178,9 @@ static pid_t start_kreg(loop *d, const char *const *args, const char *log)
 	pid_t pid;
 
 	argv[argc++] = "kreg";
-	if (d->o->config_path) {
+	if (d->config_path) {
 		argv[argc++] = "-c";
-		argv[argc++] = d->o->config_path;
+		argv[argc++] = d->config_path;
 	}
 	if (d->o->verbose >= 2)
 		argv[argc++] = "-vv";
@@ -427,14 +430,14 @@ static void reload(loop *d)
 	kreg_buf text = KREG_BUF_INIT;
 	int error;
 
-	if (!d->o->config_path) {
+	if (!d->config_path) {
 		log_warn("SIGHUP: no configuration file to reload (built-in default)");
 		return;
 	}
-	error = kreg_buf_read_file_max(&text, d->o->config_path, KREG_CONFIG_MAX_FILE,
+	error = kreg_buf_read_file_max(&text, d->config_path, KREG_CONFIG_MAX_FILE,
 				       "a configuration file");
 	if (error == 0)
-		error = kreg_config_load_string(&cfg, d->o->config_path, text.ptr, text.len,
+		error = kreg_config_load_string(&cfg, d->config_path, text.ptr, text.len,
 						&problems);
 	if (error < 0) {
 		kreg_buf_free(&text);
@@ -444,7 +447,7 @@ static void reload(loop *d)
 		if (!problems.count)
 			log_error("%s", kreg_error_last());
 		log_error("SIGHUP: %s is broken; keeping the configuration loaded before",
-			  d->o->config_path);
+			  d->config_path);
 		kreg_config_problems_free(&problems);
 		return;
 	}
@@ -470,7 +473,7 @@ static void reload(loop *d)
 		return;
 	}
 	kreg_config_free(old);
-	log_warn("SIGHUP: configuration reloaded from %s", d->o->config_path);
+	log_warn("SIGHUP: configuration reloaded from %s", d->config_path);
 }
 
 static void signals(loop *d)
@@ -677,6 +680,7 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	d.cfg = cfg;
 	d.o = o;
 	d.sfd = -1;
+	d.config_path = o->config_path ? kreg_strdup(o->config_path) : NULL;
 	if (kreg_mkdir_p(cfg->data_dir, 0755) < 0)
 		goto done;
 	{
@@ -689,11 +693,11 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	}
 	if ((error = kreg_daemon_lock(&lock_fd, cfg->database)) < 0)
 		goto done;
-	if (o->config_path) {
+	if (d.config_path) {
 		kreg_buf text = KREG_BUF_INIT;
 
 		d.cfg_text = kreg_config_data_path(cfg, "daemon.yaml");
-		if ((error = kreg_buf_read_file_max(&text, o->config_path, KREG_CONFIG_MAX_FILE,
+		if ((error = kreg_buf_read_file_max(&text, d.config_path, KREG_CONFIG_MAX_FILE,
 						    "a configuration file")) == 0)
 			error = keep_text(&d, &text);
 		kreg_buf_free(&text);
@@ -743,6 +747,7 @@ done:
 	}
 	free(d.kids);
 	free(d.cfg_text);
+	free(d.config_path);
 	free(d.lanes);
 	free(d.next_poll);
 	free(d.stamp);

@@ -8,6 +8,7 @@
 #include "db/results.h"
 #include "db/watch.h"
 #include "db/work.h"
+#include "daemon/strays_internal.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -75,6 +76,9 @@ typedef struct {
 	int claim_failed;	/* a database error while claiming: wait a little */
 	char *cfg_text;		/* <data_dir>/daemon.yaml: the text of the configuration
 				   loaded, which workers read (NULL: the built-in default) */
+	int strays;		/* processes of dead workers seen alive at the last look */
+	double strays_since;	/* monotonic: since when there are some */
+	int look_for_strays;	/* a worker died: look for what it left */
 	char *config_path;	/* the daemon's own copy of the file it reloads on SIGHUP
 				   and names to workers (NULL: the built-in default): the
 				   configuration that came with it goes on a reload */
@@ -252,6 +256,40 @@ typedef struct {
 	int *slots;		/* the count of its lane, kind or build slots */
 } claimed;
 
+/* A process marked as a worker's (strays_internal.h) is a stray unless
+ * its item is one this daemon's living workers carry out. */
+static int not_live(const kreg_stray *s, void *arg)
+{
+	loop *d = arg;
+
+	if (strcmp(s->owner, d->owner))
+		return 1;	/* an earlier daemon's */
+	for (size_t k = 0; k < d->nkids; k++)
+		if (strcmp(d->kids[k].kind, "poll") && d->kids[k].work_id == s->id &&
+		    d->kids[k].attempt == s->attempt)
+			return 0;
+	return 1;
+}
+
+/* Kill what dead workers left (a fio's job processes, a `kreg mail
+ * send`); runs are not started while any of it lives (a minute at most:
+ * then a run measured beside one is marked by its worker). */
+static void kill_strays(loop *d)
+{
+	pid_t pid = 0;
+	int n = kreg_strays_find(d->cfg->database, not_live, d, 1, &pid);
+
+	if (n && !d->strays) {
+		d->strays_since = kreg_now_mono();
+		log_warn("killed %d process%s left by dead workers (pid %ld); no run starts until %s gone",
+			 n, n == 1 ? "" : "es", (long)pid, n == 1 ? "it is" : "they are");
+	} else if (!n && d->strays) {
+		log_info("the processes left by dead workers are gone");
+	}
+	d->strays = n;
+	d->look_for_strays = 0;
+}
+
 /* Fill every lane that has room: the claims in one transaction (one
  * lock of the database for all lanes, not one per lane), then a worker
  * for each. Returns how many items were started. */
@@ -265,7 +303,8 @@ static int claim(loop *d)
 
 	if (kreg_db_begin(d->db) < 0)
 		goto fail;
-	for (size_t i = 0; i < d->nlanes; i++) {
+	for (size_t i = 0; i < d->nlanes &&
+			   !(d->strays && kreg_now_mono() < d->strays_since + 60); i++) {
 		lane *l = &d->lanes[i];
 		int ok;
 
@@ -354,6 +393,8 @@ static void child_over(loop *d, child *c, int status)
 		}
 		return;
 	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		d->look_for_strays = 1;
 	if (!strcmp(c->kind, "build"))
 		d->builds--;
 	else if (!strcmp(c->kind, "run") || !strcmp(c->kind, "bisect")) {
@@ -616,6 +657,8 @@ static int daemon_loop(loop *d)
 		wait_ms = 1000;
 		signals(d);
 		reap(d);
+		if (d->look_for_strays || d->strays)
+			kill_strays(d);
 		if (d->stopping) {
 			if (!d->nkids)
 				break;
@@ -722,6 +765,8 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 			 taken == 1 ? "" : "s");
 	if ((error = setup_lanes(&d)) < 0)
 		goto done;
+	/* and what they started, which did not die with them */
+	kill_strays(&d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

@@ -619,14 +619,21 @@ static void stop_children(loop *d, int sig)
 /* --once: is there anything left that will become runnable? */
 static int once_done(loop *d, int *wait_ms)
 {
-	int queued = 0, running = 0;
+	int queued = 0, running = 0, mails = 0;
 	int64_t when = 0;
 
 	if (d->nkids)
 		return 0;
 	if (kreg_db_work_pending(d->db, &queued, &running) < 0 ||
-	    kreg_db_work_next_time(d->db, kreg_now(), &when) < 0) {
+	    kreg_db_work_next_time(d->db, kreg_now(), &when) < 0 ||
+	    kreg_db_work_mail_waiting(d->db, &mails, kreg_now()) < 0) {
 		log_error("%s", kreg_error_last());
+		return 1;
+	}
+	if (queued && queued == mails) {
+		/* a mail's next try may be hours away: not waited for */
+		log_warn("--once: %d mail%s wait%s for the next try (the daemon, or kreg mail send, sends %s); stopping",
+			 mails, mails == 1 ? "" : "s", mails == 1 ? "s" : "", mails == 1 ? "it" : "them");
 		return 1;
 	}
 	if (!queued)
@@ -677,8 +684,11 @@ static int daemon_loop(loop *d)
 				int expired = 0;
 
 				d->next_renew = mono + LEASE / 4;
+				/* a mail a `kreg mail send` by hand could not send
+				 * waits in the queue too */
 				if (kreg_db_work_renew(d->db, d->owner, now + LEASE) < 0 ||
-				    kreg_db_work_expire(d->db, now, &expired) < 0)
+				    kreg_db_work_expire(d->db, now, &expired) < 0 ||
+				    kreg_db_work_add_mail_retries(d->db, NULL, now) < 0)
 					log_error("%s", kreg_error_last());
 				else if (expired)
 					log_warn("%d work item%s with an expired lease put back", expired,

@@ -607,9 +607,25 @@ static int do_report(job *j)
 		if ((error = kreg_run(&r, &o)) < 0)
 			return error;
 	}
-	/* what went out is on the regression's page */
-	if (r.exited && r.status == 0)
-		return (error = queue_site(j)) < 0 ? error : finish(j, "done", NULL);
+	/* What went out is on the regression's page; what waits (the
+	 * server down, a 4xx) is queued again for its next try. */
+	if (r.exited && r.status == 0) {
+		int added = 0;
+
+		if ((error = kreg_db_begin(j->db)) < 0)
+			return error;
+		if ((error = kreg_db_work_add_mail_retries(j->db, &added, kreg_now())) < 0 ||
+		    (error = queue_site(j)) < 0 || (error = finish(j, "done", NULL)) < 0) {
+			kreg_db_rollback(j->db);
+			return error;
+		}
+		if ((error = kreg_db_commit(j->db)) < 0)
+			return error;
+		if (added)
+			log_info("work %lld: %d mail%s wait%s for the next try", (long long)j->w.id,
+				 added, added == 1 ? "" : "s", added == 1 ? "s" : "");
+		return 0;
+	}
 	{
 		char how[128], *msg;
 		int gave_up = 0;

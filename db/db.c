@@ -291,6 +291,13 @@ static const char *const migrations[] = {
 	"ALTER TABLE outbox5 RENAME TO outbox;"
 	"CREATE INDEX outbox_regression ON outbox(regression_id);"
 	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
+	/* 5 -> 6: work.judge_commit_id, another branch's (h1 holds its
+	 * place with nothing; the merge puts that migration here). */
+	"SELECT 1;",
+	/* 6 -> 7: the outbox counts the server's refusals (5xx, a refused
+	 * login) apart from its attempts: only refusals count towards
+	 * mail.attempts, a server that is down only delays a message. */
+	"ALTER TABLE outbox ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

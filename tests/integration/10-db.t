@@ -7,12 +7,12 @@ export KREG_DATA_DIR="$SCRATCH/data"
 
 run_kreg db init
 is "$RC" 0 "db init exits 0"
-like "$OUT" "schema version 5" "db init names the schema version"
+like "$OUT" "schema version 7" "db init names the schema version"
 ok "the database file exists" test -f data/kreg.db
 
 run_kreg db info
 is "$RC" 0 "db info exits 0"
-like "$OUT" "schema version: 5" "db info shows the version"
+like "$OUT" "schema version: 7" "db info shows the version"
 like "$OUT" "samples +0" "db info lists the samples table"
 like "$OUT" "regressions +0" "db info lists the regressions table"
 is "$(sqlite3 data/kreg.db 'PRAGMA journal_mode')" "wal" "the database is in WAL mode"

@@ -14,7 +14,7 @@
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 trap 'smtp_stop; _daemon_cleanup' EXIT
-plan 24
+plan 25
 
 SMTP_PORT=$(smtp_free_port)
 ROOT=$(up_init)
@@ -90,6 +90,8 @@ run_kreg mail send --retry
 like "$OUT" "mail 1: not sent \(attempt 4\): the server said: 554" "three connection failures, then a 5xx: not given up (mail.attempts: 2)"
 run_kreg mail send --retry
 like "$OUT" "mail 1: given up after 2 refusals \(5 attempts\)" "the second 5xx gives up"
+run_kreg mail show 1
+like "$OUT" "^# mail 1: failed, 5 attempts \(2 refused\)" "mail show: the attempts and the refusals among them"
 smtp_stop
 
 # A server that takes the message and then stalls: bounded, not sent twice.

@@ -244,7 +244,8 @@ static int mail_show(int argc, char **argv)
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	printf("# mail %lld: %s, %d attempts, key %s", id, m.state, m.attempts, m.mail_key);
+	printf("# mail %lld: %s, %d attempts (%d refused), key %s", id, m.state, m.attempts,
+	       m.refusals, m.mail_key);
 	if (m.sent) {
 		fputs(", sent ", stdout);
 		put_time(m.sent);

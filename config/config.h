@@ -175,7 +175,8 @@ typedef struct {
 	char *reported_by;	/* the Reported-by: tag; default: from */
 	int maintainers;	/* mail who the tree's MAINTAINERS names, default 1 */
 	int confirmed;		/* mail a regression once confirmed, before it is bisected */
-	int attempts;		/* tries before a message refused (5xx) is given up, default 5 */
+	int attempts;		/* refusals (5xx) before a message is given up, default 5;
+				   connection failures, 4xx and timeouts never give up */
 	double backoff;		/* seconds before the first retry, doubling, default 60 */
 	double timeout;		/* seconds for one SMTP session, default 60 */
 } kreg_mail_cfg;

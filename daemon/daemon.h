@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 typedef struct {
-	const char *config_path;	/* what workers and SIGHUP load; NULL: the built-in default */
+	const char *config_path;	/* what workers and SIGHUP load; NULL: the built-in default;
+					   copied (it may be cfg->path, which a reload frees) */
 	int foreground;			/* log to stderr, not syslog */
 	int once;			/* poll every repo, run the queue dry, exit */
 	const char *self;		/* the kreg binary workers are started from */
@@ -20,7 +21,8 @@ typedef struct {
 } kreg_daemon_opts;
 
 /* Run the daemon on cfg (taken over: freed by the daemon, replaced on
- * SIGHUP). 0 on a clean stop; <0 with the error set otherwise;
+ * SIGHUP; nothing of it may be used by the caller once this is called:
+ * opts->config_path is copied first). 0 on a clean stop; <0 with the error set otherwise;
  * KREG_EEXISTS when another daemon holds the database (its pid named). */
 int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *opts);
 

@@ -8,6 +8,7 @@
 #include "db/results.h"
 #include "db/watch.h"
 #include "db/work.h"
+#include "daemon/strays_internal.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -75,6 +76,12 @@ typedef struct {
 	int claim_failed;	/* a database error while claiming: wait a little */
 	char *cfg_text;		/* <data_dir>/daemon.yaml: the text of the configuration
 				   loaded, which workers read (NULL: the built-in default) */
+	int strays;		/* processes of dead workers seen alive at the last look */
+	double strays_since;	/* monotonic: since when there are some */
+	int look_for_strays;	/* a worker died: look for what it left */
+	char *config_path;	/* the daemon's own copy of the file it reloads on SIGHUP
+				   and names to workers (NULL: the built-in default): the
+				   configuration that came with it goes on a reload */
 } loop;
 
 int kreg_daemon_lock(int *fd, const char *db_path)
@@ -175,9 +182,9 @@ static pid_t start_kreg(loop *d, const char *const *args, const char *log)
 	pid_t pid;
 
 	argv[argc++] = "kreg";
-	if (d->o->config_path) {
+	if (d->config_path) {
 		argv[argc++] = "-c";
-		argv[argc++] = d->o->config_path;
+		argv[argc++] = d->config_path;
 	}
 	if (d->o->verbose >= 2)
 		argv[argc++] = "-vv";
@@ -249,6 +256,40 @@ typedef struct {
 	int *slots;		/* the count of its lane, kind or build slots */
 } claimed;
 
+/* A process marked as a worker's (strays_internal.h) is a stray unless
+ * its item is one this daemon's living workers carry out. */
+static int not_live(const kreg_stray *s, void *arg)
+{
+	loop *d = arg;
+
+	if (strcmp(s->owner, d->owner))
+		return 1;	/* an earlier daemon's */
+	for (size_t k = 0; k < d->nkids; k++)
+		if (strcmp(d->kids[k].kind, "poll") && d->kids[k].work_id == s->id &&
+		    d->kids[k].attempt == s->attempt)
+			return 0;
+	return 1;
+}
+
+/* Kill what dead workers left (a fio's job processes, a `kreg mail
+ * send`); runs are not started while any of it lives (a minute at most:
+ * then a run measured beside one is marked by its worker). */
+static void kill_strays(loop *d)
+{
+	pid_t pid = 0;
+	int n = kreg_strays_find(d->cfg->database, not_live, d, 1, &pid);
+
+	if (n && !d->strays) {
+		d->strays_since = kreg_now_mono();
+		log_warn("killed %d process%s left by dead workers (pid %ld); no run starts until %s gone",
+			 n, n == 1 ? "" : "es", (long)pid, n == 1 ? "it is" : "they are");
+	} else if (!n && d->strays) {
+		log_info("the processes left by dead workers are gone");
+	}
+	d->strays = n;
+	d->look_for_strays = 0;
+}
+
 /* Fill every lane that has room: the claims in one transaction (one
  * lock of the database for all lanes, not one per lane), then a worker
  * for each. Returns how many items were started. */
@@ -262,7 +303,8 @@ static int claim(loop *d)
 
 	if (kreg_db_begin(d->db) < 0)
 		goto fail;
-	for (size_t i = 0; i < d->nlanes; i++) {
+	for (size_t i = 0; i < d->nlanes &&
+			   !(d->strays && kreg_now_mono() < d->strays_since + 60); i++) {
 		lane *l = &d->lanes[i];
 		int ok;
 
@@ -351,6 +393,8 @@ static void child_over(loop *d, child *c, int status)
 		}
 		return;
 	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		d->look_for_strays = 1;
 	if (!strcmp(c->kind, "build"))
 		d->builds--;
 	else if (!strcmp(c->kind, "run") || !strcmp(c->kind, "bisect")) {
@@ -427,14 +471,14 @@ static void reload(loop *d)
 	kreg_buf text = KREG_BUF_INIT;
 	int error;
 
-	if (!d->o->config_path) {
+	if (!d->config_path) {
 		log_warn("SIGHUP: no configuration file to reload (built-in default)");
 		return;
 	}
-	error = kreg_buf_read_file_max(&text, d->o->config_path, KREG_CONFIG_MAX_FILE,
+	error = kreg_buf_read_file_max(&text, d->config_path, KREG_CONFIG_MAX_FILE,
 				       "a configuration file");
 	if (error == 0)
-		error = kreg_config_load_string(&cfg, d->o->config_path, text.ptr, text.len,
+		error = kreg_config_load_string(&cfg, d->config_path, text.ptr, text.len,
 						&problems);
 	if (error < 0) {
 		kreg_buf_free(&text);
@@ -444,7 +488,7 @@ static void reload(loop *d)
 		if (!problems.count)
 			log_error("%s", kreg_error_last());
 		log_error("SIGHUP: %s is broken; keeping the configuration loaded before",
-			  d->o->config_path);
+			  d->config_path);
 		kreg_config_problems_free(&problems);
 		return;
 	}
@@ -470,7 +514,7 @@ static void reload(loop *d)
 		return;
 	}
 	kreg_config_free(old);
-	log_warn("SIGHUP: configuration reloaded from %s", d->o->config_path);
+	log_warn("SIGHUP: configuration reloaded from %s", d->config_path);
 }
 
 static void signals(loop *d)
@@ -575,14 +619,21 @@ static void stop_children(loop *d, int sig)
 /* --once: is there anything left that will become runnable? */
 static int once_done(loop *d, int *wait_ms)
 {
-	int queued = 0, running = 0;
+	int queued = 0, running = 0, mails = 0;
 	int64_t when = 0;
 
 	if (d->nkids)
 		return 0;
 	if (kreg_db_work_pending(d->db, &queued, &running) < 0 ||
-	    kreg_db_work_next_time(d->db, kreg_now(), &when) < 0) {
+	    kreg_db_work_next_time(d->db, kreg_now(), &when) < 0 ||
+	    kreg_db_work_mail_waiting(d->db, &mails, kreg_now()) < 0) {
 		log_error("%s", kreg_error_last());
+		return 1;
+	}
+	if (queued && queued == mails) {
+		/* a mail's next try may be hours away: not waited for */
+		log_warn("--once: %d mail%s wait%s for the next try (the daemon, or kreg mail send, sends %s); stopping",
+			 mails, mails == 1 ? "" : "s", mails == 1 ? "s" : "", mails == 1 ? "it" : "them");
 		return 1;
 	}
 	if (!queued)
@@ -613,6 +664,8 @@ static int daemon_loop(loop *d)
 		wait_ms = 1000;
 		signals(d);
 		reap(d);
+		if (d->look_for_strays || d->strays)
+			kill_strays(d);
 		if (d->stopping) {
 			if (!d->nkids)
 				break;
@@ -631,8 +684,11 @@ static int daemon_loop(loop *d)
 				int expired = 0;
 
 				d->next_renew = mono + LEASE / 4;
+				/* a mail a `kreg mail send` by hand could not send
+				 * waits in the queue too */
 				if (kreg_db_work_renew(d->db, d->owner, now + LEASE) < 0 ||
-				    kreg_db_work_expire(d->db, now, &expired) < 0)
+				    kreg_db_work_expire(d->db, now, &expired) < 0 ||
+				    kreg_db_work_add_mail_retries(d->db, NULL, now) < 0)
 					log_error("%s", kreg_error_last());
 				else if (expired)
 					log_warn("%d work item%s with an expired lease put back", expired,
@@ -677,6 +733,7 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	d.cfg = cfg;
 	d.o = o;
 	d.sfd = -1;
+	d.config_path = o->config_path ? kreg_strdup(o->config_path) : NULL;
 	if (kreg_mkdir_p(cfg->data_dir, 0755) < 0)
 		goto done;
 	{
@@ -689,11 +746,11 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	}
 	if ((error = kreg_daemon_lock(&lock_fd, cfg->database)) < 0)
 		goto done;
-	if (o->config_path) {
+	if (d.config_path) {
 		kreg_buf text = KREG_BUF_INIT;
 
 		d.cfg_text = kreg_config_data_path(cfg, "daemon.yaml");
-		if ((error = kreg_buf_read_file_max(&text, o->config_path, KREG_CONFIG_MAX_FILE,
+		if ((error = kreg_buf_read_file_max(&text, d.config_path, KREG_CONFIG_MAX_FILE,
 						    "a configuration file")) == 0)
 			error = keep_text(&d, &text);
 		kreg_buf_free(&text);
@@ -718,6 +775,8 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 			 taken == 1 ? "" : "s");
 	if ((error = setup_lanes(&d)) < 0)
 		goto done;
+	/* and what they started, which did not die with them */
+	kill_strays(&d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -743,6 +802,7 @@ done:
 	}
 	free(d.kids);
 	free(d.cfg_text);
+	free(d.config_path);
 	free(d.lanes);
 	free(d.next_poll);
 	free(d.stamp);

@@ -6,6 +6,7 @@
 #include "db/regressions.h"
 #include "db/results.h"
 #include "db/work.h"
+#include "daemon/strays_internal.h"
 #include "hosts/host.h"
 #include "jobs/job.h"
 #include "kernel/repo.h"
@@ -263,6 +264,35 @@ fail:
 	return error;
 }
 
+/* A marked process (strays_internal.h) whose item is no longer held as
+ * it was: its worker died, and it goes on. */
+static int not_held(const kreg_stray *s, void *arg)
+{
+	job *j = arg;
+	int held = 0;
+
+	if (s->id == j->w.id && s->attempt == j->attempt && !strcmp(s->owner, j->owner))
+		return 0;
+	return kreg_db_work_held(j->db, &held, s->id, s->owner, s->attempt) == 0 && !held;
+}
+
+/* A run measured while a process of a dead worker (a fio of an item
+ * killed and retried) still ran on this machine is not a measurement: it
+ * is an infrastructure failure, retried. The stray is killed. */
+static char *disturbed(kreg_db *db, void *arg)
+{
+	run_ctx *c = arg;
+	pid_t pid = 0;
+	int n;
+
+	(void)db;
+	n = kreg_strays_find(c->j->cfg->database, not_held, c->j, 1, &pid);
+	if (!n)
+		return NULL;
+	return kreg_asprintf("measured beside %d process%s of a dead worker (pid %ld), killed now",
+			     n, n == 1 ? "" : "es", (long)pid);
+}
+
 static int do_run(job *j)
 {
 	kreg_work_names names = { 0 };
@@ -330,6 +360,7 @@ static int do_run(job *j)
 					    .commit_id = j->w.commit_id, .commit = &hc,
 					    .kernel = &kernel, .run_index = (unsigned)j->w.seq };
 		kreg_run_atom_opts opts = { .store_with = run_stored, .started = run_started,
+					    .disturbed = kreg_host_simulated(host) ? NULL : disturbed,
 					    .arg = &ctx };
 
 		error = kreg_run_atom(&r, j->cfg, j->db, host, &what, &opts);
@@ -606,9 +637,25 @@ static int do_report(job *j)
 		if ((error = kreg_run(&r, &o)) < 0)
 			return error;
 	}
-	/* what went out is on the regression's page */
-	if (r.exited && r.status == 0)
-		return (error = queue_site(j)) < 0 ? error : finish(j, "done", NULL);
+	/* What went out is on the regression's page; what waits (the
+	 * server down, a 4xx) is queued again for its next try. */
+	if (r.exited && r.status == 0) {
+		int added = 0;
+
+		if ((error = kreg_db_begin(j->db)) < 0)
+			return error;
+		if ((error = kreg_db_work_add_mail_retries(j->db, &added, kreg_now())) < 0 ||
+		    (error = queue_site(j)) < 0 || (error = finish(j, "done", NULL)) < 0) {
+			kreg_db_rollback(j->db);
+			return error;
+		}
+		if ((error = kreg_db_commit(j->db)) < 0)
+			return error;
+		if (added)
+			log_info("work %lld: %d mail%s wait%s for the next try", (long long)j->w.id,
+				 added, added == 1 ? "" : "s", added == 1 ? "s" : "");
+		return 0;
+	}
 	{
 		char how[128], *msg;
 		int gave_up = 0;
@@ -640,6 +687,8 @@ int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char
 		goto done;
 	}
 	log_info("work %lld: %s %s (attempt %d)", (long long)id, j.w.kind, j.w.key, attempt);
+	/* what it starts is known as this item's, should the worker die */
+	kreg_strays_mark(cfg->database, id, attempt, owner);
 	if (!strcmp(j.w.kind, "run"))
 		error = do_run(&j);
 	else if (!strcmp(j.w.kind, "build"))

@@ -295,6 +295,10 @@ static const char *const migrations[] = {
 	 * commit (judge_commit_id): when the run's group is over, that
 	 * commit is judged again, whichever group ends last (issue 26). */
 	"ALTER TABLE work ADD COLUMN judge_commit_id INTEGER REFERENCES commits(id);",
+	/* 6 -> 7: the outbox counts the server's refusals (5xx, a refused
+	 * login) apart from its attempts: only refusals count towards
+	 * mail.attempts, a server that is down only delays a message. */
+	"ALTER TABLE outbox ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

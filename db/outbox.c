@@ -11,10 +11,10 @@
 
 #define OUTBOX_COLUMNS "id, regression_id, bisection_id, mail_key, kind, culprit, message_id, " \
 	"in_reply_to, recipients, subject, body, message, eml, state, attempts, " \
-	"next_attempt, last_error, created, sent"
+	"next_attempt, last_error, created, sent, refusals"
 #define OUTBOX_LIST_COLUMNS "id, regression_id, bisection_id, mail_key, kind, culprit, message_id, " \
 	"in_reply_to, recipients, subject, NULL, NULL, eml, state, attempts, " \
-	"next_attempt, last_error, created, sent"
+	"next_attempt, last_error, created, sent, refusals"
 
 static void read_row(sqlite3_stmt *st, kreg_db_outbox *m)
 {
@@ -38,6 +38,7 @@ static void read_row(sqlite3_stmt *st, kreg_db_outbox *m)
 	m->last_error = kreg_db__column_strdup(st, 16);
 	m->created = sqlite3_column_int64(st, 17);
 	m->sent = sqlite3_column_int64(st, 18);
+	m->refusals = sqlite3_column_int(st, 19);
 }
 
 static void bind_id(sqlite3_stmt *st, int idx, int64_t id)
@@ -266,14 +267,16 @@ done:
 }
 
 int kreg_db_outbox_mark_failed(kreg_db *db, int64_t id, const char *reason, int give_up,
-			       int64_t next_attempt)
+			       int refused, int64_t next_attempt)
 {
 	sqlite3_stmt *st;
 	int error;
 
 	if (kreg_db__prepare(db, &st, "UPDATE outbox SET state = ?2, attempts = attempts + 1,"
-			     " last_error = ?3, next_attempt = ?4 WHERE id = ?1") < 0)
+			     " refusals = refusals + ?5, last_error = ?3, next_attempt = ?4"
+			     " WHERE id = ?1") < 0)
 		return KREG_ERROR;
+	sqlite3_bind_int(st, 5, refused ? 1 : 0);
 	sqlite3_bind_int64(st, 1, id);
 	kreg_db__bind_text(st, 2, give_up ? "failed" : "queued");
 	kreg_db__bind_text(st, 3, reason);

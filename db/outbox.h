@@ -23,7 +23,8 @@ typedef struct {
 	char *message;		/* the whole message (headers and body) */
 	char *eml;		/* the path of its .eml copy */
 	char *state;
-	int attempts;
+	int attempts;		/* every try */
+	int refusals;		/* the tries the server refused (5xx, a refused login) */
 	int64_t next_attempt;
 	char *last_error;
 	int64_t created, sent;
@@ -53,10 +54,10 @@ int kreg_db_outbox_set_eml(kreg_db *db, int64_t id, const char *path);
  * when the message names the culprit (a report, or the bisected follow-up
  * of a confirmed one) and the regression was 'bisected' or 'confirmed'. */
 int kreg_db_outbox_mark_sent(kreg_db *db, int64_t id, int64_t when);
-/* A failed attempt: one more, the reason kept; give_up: state failed,
- * else queued until next_attempt. */
+/* A failed attempt: one more (and one more refusal when refused), the
+ * reason kept; give_up: state failed, else queued until next_attempt. */
 int kreg_db_outbox_mark_failed(kreg_db *db, int64_t id, const char *reason, int give_up,
-			       int64_t next_attempt);
+			       int refused, int64_t next_attempt);
 void kreg_db_outbox_free(kreg_db_outbox *m);
 void kreg_db_outbox_list_free(kreg_db_outbox *v, size_t n);
 

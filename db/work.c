@@ -138,6 +138,45 @@ int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay)
 	return error;
 }
 
+int kreg_db_work_add_mail_retries(kreg_db *db, int *added, int64_t now)
+{
+	static const char sql[] =
+		"INSERT INTO work (kind, key, priority, not_before, created, updated) "
+		"SELECT 'mail', 'mail:retry:' || id || ':' || attempts, ?1, next_attempt, ?2, ?2 "
+		"FROM outbox WHERE state = 'queued' AND attempts > 0 "
+		"ON CONFLICT (key) DO NOTHING";
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int(st, 1, KREG_PRIO_REPORT);
+	sqlite3_bind_int64(st, 2, now);
+	error = kreg_db__step_done(db, st, "cannot queue the mail's retries");
+	sqlite3_reset(st);
+	if (added)
+		*added = error == 0 ? sqlite3_changes(db->h) : 0;
+	return error;
+}
+
+int kreg_db_work_mail_waiting(kreg_db *db, int *waiting, int64_t now)
+{
+	static const char sql[] = "SELECT count(*) FROM work WHERE state = 'queued' AND "
+				  "kind = 'mail' AND key LIKE 'mail:retry:%' AND not_before > ?1";
+	sqlite3_stmt *st;
+	int rc;
+
+	*waiting = 0;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, now);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*waiting = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+}
+
 int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id)
 {
 	static const char sql[] = "SELECT " WORK_COLUMNS " FROM work WHERE id = ?1";

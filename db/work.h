@@ -67,6 +67,15 @@ int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *
  * claimed before now + delay seconds, so a burst of results makes one
  * item. *added 1 when it is new (may be NULL). */
 int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay);
+/* Every mail of the outbox waiting for its next try (queued, tried
+ * before) is in the queue: a mail item "mail:retry:<outbox id>:<attempts>",
+ * not claimed before the row's next_attempt (an item per try: one that
+ * sent nothing leaves the next try its own). *added: how many are new
+ * (may be NULL). */
+int kreg_db_work_add_mail_retries(kreg_db *db, int *added, int64_t now);
+/* *waiting: the queued mail retries not due yet at now (a daemon --once
+ * does not wait for them). */
+int kreg_db_work_mail_waiting(kreg_db *db, int *waiting, int64_t now);
 /* KREG_ENOTFOUND (error set) when there is no such item. */
 int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id);
 void kreg_work_free(kreg_work *w);

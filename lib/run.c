@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -115,11 +116,17 @@ static void install_handlers(void)
 
 /* In the child: only async-signal-safe calls until exec. */
 static _Noreturn void child_exec(const kreg_run_opts *o, char **envp, int in_fd,
-				 int out_fd, int err_pipe)
+				 int out_fd, int err_pipe, pid_t parent)
 {
 	int e;
 
 	setpgid(0, 0);
+	/* The child dies with kreg, however kreg ends (kill -9 too): a fio
+	 * or make of a killed worker does not go on beside the next run.
+	 * kreg may have died before this was set: then it is gone already. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	/* The parent may block signals; the child starts clean. */
 	{
 		sigset_t none;
@@ -186,7 +193,7 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 	double start, deadline = 0, term_sent = 0;
 	double grace = o->kill_grace > 0 ? o->kill_grace : 2.0;
 	double nap = 0.001;
-	pid_t pid = -1;
+	pid_t pid = -1, parent;
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
@@ -218,13 +225,14 @@ int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
 	install_handlers();
 	fflush(NULL);
 	start = kreg_now_mono();
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		kreg_error_errno("run: fork");
 		goto done;
 	}
 	if (pid == 0)
-		child_exec(o, envp, in_fd, out_fd, pipefd[1]);
+		child_exec(o, envp, in_fd, out_fd, pipefd[1], parent);
 	/* Both sides set the group, so a kill right after fork finds it. */
 	setpgid(pid, pid);
 	group_add(pid);

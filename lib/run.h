@@ -1,6 +1,7 @@
 /* Running a child process from an argv array, never through a shell (git's
  * run-command). The child leads its own process group, so a timeout kills
- * everything it started. */
+ * everything it started, and dies with kreg (PR_SET_PDEATHSIG: SIGKILL
+ * when the process that started it ends, kill -9 too). */
 #ifndef KREG_RUN_H
 #define KREG_RUN_H
 

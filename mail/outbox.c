@@ -309,7 +309,7 @@ static int deliver_one(kreg_db *db, const kreg_config *cfg, int64_t id, kreg_mai
 		goto done;
 	}
 	if (n == 0) {
-		error = kreg_db_outbox_mark_failed(db, id, "no recipients", 1, 0);
+		error = kreg_db_outbox_mark_failed(db, id, "no recipients", 1, 0, 0);
 		printf("mail %lld: given up: no recipients\n", (long long)id);
 		stats->given_up++;
 		goto done;
@@ -321,13 +321,24 @@ static int deliver_one(kreg_db *db, const kreg_config *cfg, int64_t id, kreg_mai
 		error = kreg_db_outbox_mark_sent(db, id, now);
 		printf("mail %lld: sent to %zu recipients: %s\n", (long long)id, n, m.mail_key);
 		stats->sent++;
-	} else if (outcome == KREG_SMTP_PERMANENT && m.attempts + 1 >= cfg->mail.attempts) {
-		error = kreg_db_outbox_mark_failed(db, id, reason, 1, 0);
-		printf("mail %lld: given up after %d attempts: %s\n", (long long)id, m.attempts + 1, reason);
+	} else if (outcome == KREG_SMTP_PERMANENT && m.refusals + 1 >= cfg->mail.attempts) {
+		error = kreg_db_outbox_mark_failed(db, id, reason, 1, 1, 0);
+		printf("mail %lld: given up after %d refusals (%d attempts): %s\n", (long long)id,
+		       m.refusals + 1, m.attempts + 1, reason);
+		stats->given_up++;
+	} else if (outcome == KREG_SMTP_UNCERTAIN) {
+		/* Sending it again could deliver it twice: it is not sent
+		 * again unless asked (kreg mail send --retry). */
+		char *why = kreg_asprintf("%s; not sent again (kreg mail send --retry would)", reason);
+
+		error = kreg_db_outbox_mark_failed(db, id, why, 1, 0, 0);
+		printf("mail %lld: maybe sent (attempt %d): %s\n", (long long)id, m.attempts + 1, why);
+		free(why);
 		stats->given_up++;
 	} else {
 		int64_t wait = backoff_after(cfg, m.attempts + 1);
-		error = kreg_db_outbox_mark_failed(db, id, reason, 0, now + wait);
+		error = kreg_db_outbox_mark_failed(db, id, reason, 0,
+						   outcome == KREG_SMTP_PERMANENT, now + wait);
 		printf("mail %lld: not sent (attempt %d): %s; next try in %llds\n", (long long)id,
 		       m.attempts + 1, reason, (long long)wait);
 		stats->waiting++;

@@ -74,6 +74,7 @@ missing:
 typedef struct {
 	const char *data;
 	size_t len, off;
+	int eof;		/* libcurl has read the whole message */
 } reader;
 
 static size_t read_cb(char *ptr, size_t size, size_t nmemb, void *arg)
@@ -85,6 +86,8 @@ static size_t read_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 		n = r->len - r->off;
 	memcpy(ptr, r->data + r->off, n);
 	r->off += n;
+	if (!n)
+		r->eof = 1;
 	return n;
 }
 
@@ -125,7 +128,7 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 	struct curl_slist *list = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	char *password = NULL, *mail_from = NULL;
-	reader rd = { message, strlen(message), 0 };
+	reader rd = { message, strlen(message), 0, 0 };
 	long code = 0;
 	kreg_buf last = KREG_BUF_INIT;
 	CURLcode rc;
@@ -166,8 +169,14 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 	cu.easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
 	cu.easy_setopt(c, CURLOPT_DEBUGDATA, &last);
 	cu.easy_setopt(c, CURLOPT_VERBOSE, 1L);
+	/* mail.timeout bounds the whole session: the connection, each
+	 * answer (libcurl waits 120 s for an SMTP answer otherwise, the one
+	 * after the message's end too) and the transfer as a whole */
 	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->timeout * 1000 / 2));
 	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
+	cu.easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, (long)(cfg->timeout > 1 ? cfg->timeout : 1));
+	cu.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	cu.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)(cfg->timeout > 1 ? cfg->timeout : 1));
 	if (cfg->tls)
 		cu.easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 	if (cfg->ca_file)
@@ -181,6 +190,12 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (rc == CURLE_OK) {
 		*outcome = KREG_SMTP_SENT;
+	} else if (rd.eof && code < 400) {
+		/* The message went out to its end (the last answer was the
+		 * 354 that asked for it) and no answer to it came. */
+		*outcome = KREG_SMTP_UNCERTAIN;
+		*reason = kreg_asprintf("no answer after the message's end (%s): the server may have it",
+					errbuf[0] ? errbuf : cu.easy_strerror(rc));
 	} else {
 		*outcome = (code >= 500 && code < 600) || rc == CURLE_LOGIN_DENIED ?
 			   KREG_SMTP_PERMANENT : KREG_SMTP_TRANSIENT;

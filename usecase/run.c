@@ -159,6 +159,15 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 		out->status = KREG_RUN_JOB_FAILED;
 		out->error = kreg_asprintf("the run has no %s sample", opts->require_metric);
 	}
+	if (out->status == KREG_RUN_OK && opts->disturbed) {
+		char *why = opts->disturbed(db, opts->arg);
+
+		if (why) {
+			out->status = KREG_RUN_INFRA_FAILED;
+			free(out->error);
+			out->error = why;
+		}
+	}
 	if (out->status != KREG_RUN_OK)
 		kreg_samples_clear(&out->samples);
 	if ((error = store(db, out, res.kernel, opts)) < 0)

@@ -47,7 +47,12 @@ typedef struct {
 	 * host runs: a worker names the row in its work item there, so a run
 	 * its crash leaves behind is found by the next attempt. NULL: none. */
 	int (*started)(kreg_db *db, int64_t run_id, void *arg);
-	void *arg;			/* handed to store_with and started */
+	/* Called when the host ran it OK, before it is stored: a reason why
+	 * its figures are not to be trusted (the worker: a process of a dead
+	 * worker ran beside it), then it is stored infra_failed with it (the
+	 * reason is freed here); NULL: none. NULL: not asked. */
+	char *(*disturbed)(kreg_db *db, void *arg);
+	void *arg;			/* handed to store_with, started and disturbed */
 } kreg_run_atom_opts;
 
 /* What one run is: the rows it hangs on and the kernel it boots. */

@@ -7,11 +7,14 @@
 #     MODE ok          250 for every message (default)
 #          tempfail:N  451 for the first N messages, then 250
 #          reject      554 for every message
+#          stall:N     the first message: saved, then no answer after its
+#                      end for N seconds, then 250; the next ones 250
 #     OPTION auth:USER:PASSWORD   AUTH required (PLAIN/LOGIN), only that one
 #            starttls:CERT:KEY    STARTTLS offered and required
 #            smtps:CERT:KEY       TLS from the first byte
 #
 # It writes DIR/ready once it listens and stops on SIGTERM.
+import asyncio
 import os
 import signal
 import ssl
@@ -45,6 +48,8 @@ class Handler:
             f.write(envelope.original_content)
         os.rename(base + ".env.tmp", base + ".env")
         os.rename(base + ".eml.tmp", base + ".eml")
+        if self.mode.startswith("stall:") and self.seen == 1:
+            await asyncio.sleep(float(self.mode.split(":")[1]))
         return "250 2.0.0 OK saved"
 
 

@@ -120,7 +120,7 @@ smtp_start "$SCRATCH/smtp5" reject
 run_kreg -c kreg5.yaml mail send
 like "$OUT" "not sent \(attempt 1\): the server said: 554 5.7.1" "a 5xx answer, first attempt: kept for one more"
 run_kreg -c kreg5.yaml mail send --retry
-like "$OUT" "mail 1: given up after 2 attempts: the server said: 554 5.7.1 rejected" "the second: given up"
+like "$OUT" "mail 1: given up after 2 refusals \(2 attempts\): the server said: 554 5.7.1 rejected" "the second: given up"
 run_kreg -c kreg5.yaml mail list
 like "$OUT" "^1 +failed +2 " "mail list: failed after two attempts"
 like "$OUT" "last error: the server said: 554 5.7.1 rejected by kreg's test server" "mail list: the reason"

@@ -2,10 +2,14 @@
 # kreg ended by SIGTERM or SIGINT (Ctrl-C) ends its children's process
 # groups too (issue 13 item 14): a child leads a group of its own (make,
 # qemu, fio), which would otherwise go on under init. Real kreg, real fio.
+# The daemon reloads its configuration on SIGHUP, again and again: it keeps
+# the file's path as its own (a reload once freed it with the configuration
+# it came from, and the workers were started with `-c <garbage>`).
 . "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/daemon-lib.sh"
 export KREG_DATA_DIR="$SCRATCH/data"
 command -v fio >/dev/null || skip_all "fio is not installed"
-plan 6
+plan 14
 set -m	# background jobs keep SIGINT (a non-interactive shell ignores it in them)
 
 cat > slow.yaml <<'YAML'
@@ -20,7 +24,7 @@ YAML
 left=()
 stop_all() {
 	for p in "${left[@]}"; do kill -9 -- -"$p" "$p" 2>/dev/null; done
-	_cleanup
+	_daemon_cleanup
 }
 trap stop_all EXIT
 
@@ -56,4 +60,41 @@ for sig in TERM INT; do
 	ok "SIG$sig: and fio with it" gone "$fio_pid"
 done
 
+# SIGHUP twice in a row: each reload names the real file, and the daemon
+# and its workers (started with -c and that path) go on working.
+DATA_DIR="$SCRATCH/ddata"
+unset KREG_DATA_DIR
+ROOT=$(up_init)
+write_atom job.yaml
+cat > kreg.yaml <<YAML
+$(lab_yaml)
+hosts:
+  - name: simhost
+    backend: sim
+    seed: 5
+    capacity: 2
+    metrics:
+      - { metric: fio.read_iops, base: 10000, noise: 2% }
+jobs:
+  - file: job.yaml
+    runs: 2
+YAML
+export KREG_CONFIG="$SCRATCH/kreg.yaml"
+reloads() { [ "$(grep -c "configuration reloaded from" daemon.log)" = "$1" ]; }
+tested() { [ "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$1' AND r.status = 'ok'")" = "$2" ]; }
+daemon_start
+wait_for 60 "a daemon tests the first head" idle_at "$ROOT"
+kill -HUP "$DPID"
+wait_for 30 "SIGHUP: the configuration is reloaded" reloads 1
+kill -HUP "$DPID"
+wait_for 30 "a second SIGHUP: reloaded again" reloads 2
+is "$(grep -o 'configuration reloaded from .*' daemon.log | sort -u)" \
+	"configuration reloaded from $SCRATCH/kreg.yaml" "the log names the real file, both times"
+A=$(up_commit 1); up_push
+wait_for 60 "after two reloads, a new head is tested (its two runs OK)" tested "$A" 2
+wait_for 60 "and the daemon goes idle" idle_at "$A"
+is "$(sql "SELECT count(*) FROM runs WHERE status != 'ok'") $(sql "SELECT count(*) FROM work WHERE state = 'failed'")" \
+	"0 0" "no run and no work item failed"
+daemon_stop
+no_sanitizer_in_logs "no sanitizer report from the daemon or its workers"
 done_testing

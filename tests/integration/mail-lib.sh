@@ -2,7 +2,7 @@
 # kernel-like git tree with a MAINTAINERS file.
 #
 #   smtp_start DIR [MODE [OPTION...]]  start tests/helpers/smtp-server.py on
-#                           $SMTP_PORT (MODE: ok, tempfail:N, reject; OPTION:
+#                           $SMTP_PORT (MODE: ok, tempfail:N, reject, stall:N; OPTION:
 #                           auth:U:P, starttls:CERT:KEY, smtps:CERT:KEY);
 #                           stopped at exit
 #   smtp_stop

@@ -1,0 +1,131 @@
+#!/bin/bash
+# A worker's children die with it. kill -9 of a worker while its fio runs
+# on the local host: fio and the job processes it forked are gone within
+# moments (each child kreg starts dies with its parent; the daemon kills
+# what carries the dead worker's mark, KREG_WORK), and the retried run is
+# stored OK alone. A daemon that starts kills what an earlier one's
+# workers left; a run measured while such a process lives is not stored
+# OK but retried. Real fio, real processes.
+. "$KREG_SRC/tests/lib.sh"
+command -v fio >/dev/null || skip_all "fio is not installed"
+. "$KREG_SRC/tests/integration/daemon-lib.sh"
+plan 18
+
+strays=()
+stop_all() {
+	for p in "${strays[@]}"; do kill -9 "$p" 2>/dev/null; done
+	_daemon_cleanup
+}
+trap stop_all EXIT
+
+ROOT=$(up_init)
+cat > fio.yaml <<'YAML'
+suite: fio-basic
+testcase: fio-basic
+runtime: 20s
+nr_task: 2
+fio-setup-basic:
+  rw: randread
+  bs: 4k
+  ioengine: sync
+  iodepth: 1
+  direct: 0
+  test_size: 4m
+  time_based: 1
+fio:
+YAML
+cat > kreg.yaml <<YAML
+$(lab_yaml)
+hosts:
+  - name: here
+    backend: local
+    target: $DATA_DIR/target
+    capacity: 1
+jobs:
+  - file: fio.yaml
+    runs: 1
+YAML
+export KREG_CONFIG="$SCRATCH/kreg.yaml"
+
+# marked MARK: the pids of the live processes whose environment holds
+# KREG_WORK=MARK exactly
+marked() {
+	local f p
+	for f in /proc/[0-9]*/environ; do
+		p=${f#/proc/}; p=${p%/environ}
+		tr '\0' '\n' 2>/dev/null < "$f" | grep -qxF "KREG_WORK=$1" || continue
+		[ "$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)" = Z ] && continue
+		echo "$p"
+	done
+}
+none_marked() { [ -z "$(marked "$1")" ]; }
+gone() {  # PIDS...: none of them lives (zombies are over)
+	local p
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null || continue
+		[ "$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)" = Z ] && continue
+		return 1
+	done
+}
+# the worker of the daemon running fio, and that fio
+fio_worker() {
+	local w f
+	for w in $(pgrep -P "$DPID"); do
+		f=$(pgrep -x -P "$w" fio | head -1)
+		[ -n "$f" ] && { echo "$w $f"; return 0; }
+	done
+	return 1
+}
+ok_runs() { [ "$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$1' AND r.status = 'ok'")" = "$2" ]; }
+
+daemon_start
+wait_for 60 "the daemon's worker runs fio on the first head" fio_worker
+read -r W FIO <<<"$(fio_worker)"
+sleep 1		# fio forks its job processes
+KIDS=$(pgrep -P "$FIO" | tr '\n' ' ')
+MARK=$(tr '\0' '\n' < "/proc/$FIO/environ" | sed -n 's/^KREG_WORK=//p')
+like "$MARK" "^[0-9]+ 1 [^ ]+:[0-9]+:[0-9]+ $DATA_DIR/kreg.db$" "fio carries its worker's mark: item, attempt, daemon, database"
+ok "fio has forked its job processes ($KIDS)" test -n "$KIDS"
+kill -KILL "$W"
+# within 10 s, where fio had 20 s to run
+wait_for 10 "kill -9 of the worker: its fio ends with it" gone "$FIO"
+wait_for 10 "and so do fio's job processes" gone $KIDS
+wait_for 10 "no process carries the dead worker's mark" none_marked "$MARK"
+wait_for 120 "the item is retried and the head tested" idle_at "$ROOT"
+is "$(sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)")" "infra_failed ok" \
+	"the killed run is infra_failed, the retried one OK"
+
+# A process an earlier daemon's worker left: killed when a daemon starts.
+daemon_stop
+DB=${MARK##* }
+KREG_WORK="99 1 gone-host:1:1 $DB" sleep 300 &
+OLD=$!; strays+=("$OLD"); disown
+KREG_WORK="99 1 gone-host:1:1 $SCRATCH/another/kreg.db" sleep 300 &
+OTHER=$!; strays+=("$OTHER"); disown
+GONE0=$(grep -c "the processes left by dead workers are gone" daemon.log)
+daemon_start
+wait_for 30 "a daemon that starts kills what an earlier daemon's worker left" gone "$OLD"
+like "$(cat daemon.log)" "killed 1 process left by dead workers \(pid $OLD\)" "and says so"
+ok "not the processes of another database's daemon" kill -0 "$OTHER"
+
+# One that appears while the daemon runs: the run measured beside it is
+# not stored OK but retried, and it is killed. (The daemon looks for them
+# until the last it killed is gone, and when a worker dies.)
+seen_gone() { [ "$(grep -c "the processes left by dead workers are gone" daemon.log)" = $((GONE0 + 1)) ]; }
+wait_for 30 "the daemon sees it gone (its second start's)" seen_gone
+A=$(up_commit 1)
+KREG_WORK="99 1 gone-host:1:1 $DB" sleep 300 &
+LATE=$!; strays+=("$LATE"); disown
+up_push
+marked_run() { [ -n "$(sql "SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$A' AND r.status != 'running'")" ]; }
+wait_for 120 "a head pushed beside it is run" marked_run
+like "$(sql "SELECT status || ': ' || error FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$A' AND r.status != 'running'")" \
+	"^infra_failed: measured beside 1 process of a dead worker \(pid $LATE\)" "that run is not stored OK: infra_failed, with why"
+ok "the process is gone" gone "$LATE"
+is "$(sql "SELECT state IN ('queued', 'running') FROM work WHERE kind = 'run' AND commit_id = (SELECT id FROM commits WHERE sha = '$A')")" 1 \
+	"and the run is retried"
+daemon_stop
+DB_MARKED=$(for f in /proc/[0-9]*/environ; do tr '\0' '\n' 2>/dev/null < "$f" | grep -q "^KREG_WORK=.* $DB\$" && echo "$f"; done)
+is "$DB_MARKED" "" "no process of the daemon's workers outlives it"
+no_sanitizer_in_logs "no sanitizer report from the daemon or its workers"
+done_testing

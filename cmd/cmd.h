@@ -38,8 +38,6 @@ void kreg_cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int kreg_cmd_usage(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when argv[1..] asks for --help / -h; prints usage to stdout. */
 int kreg_cmd_wants_help(int argc, char **argv, const char *usage);
-/* For commands a later change fills in: a clear error, exit 1. */
-int kreg_cmd_not_implemented(const char *name);
 
 int cmd_config(int argc, char **argv);
 int cmd_db(int argc, char **argv);

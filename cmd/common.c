@@ -57,12 +57,6 @@ int kreg_cmd_wants_help(int argc, char **argv, const char *usage)
 	return 0;
 }
 
-int kreg_cmd_not_implemented(const char *name)
-{
-	fprintf(stderr, "kreg: '%s' is not yet implemented\n", name);
-	return KREG_EXIT_FAIL;
-}
-
 static void print_problems(const kreg_config_problems *p)
 {
 	for (size_t i = 0; i < p->count; i++) {

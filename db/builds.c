@@ -61,20 +61,6 @@ int kreg_db_build_find(kreg_db *db, kreg_db_build *out, const char *tree,
 	return error;
 }
 
-int kreg_db_build_get(kreg_db *db, kreg_db_build *out, int64_t id)
-{
-	sqlite3_stmt *st;
-	int error;
-
-	memset(out, 0, sizeof(*out));
-	if (kreg_db__prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE id = ?1") < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	error = select_one(db, st, out, "build");
-	sqlite3_finalize(st);
-	return error;
-}
-
 int kreg_db_build_start(kreg_db *db, int64_t *id, int64_t commit_id, const char *tree,
 			const char *config_name, const char *config_hash)
 {

@@ -24,7 +24,6 @@ typedef struct {
 /* The build of (tree, config_hash); KREG_ENOTFOUND when there is none. */
 int kreg_db_build_find(kreg_db *db, kreg_db_build *out, const char *tree,
 		       const char *config_hash);
-int kreg_db_build_get(kreg_db *db, kreg_db_build *out, int64_t id);
 
 /* Start (or restart, when a row exists) the build of
  * (tree, config_hash) for commit_id: the row is "running"; *id is its id. */

@@ -317,22 +317,6 @@ void kreg_db_report_mail_free(kreg_db_report_mail *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int kreg_db_report_bisection_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*bisection_id = 0;
-	if (kreg_db__prepare(db, &st, "SELECT max(id) FROM bisections WHERE regression_id = ?1") < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, regression_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*bisection_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read bisections");
-}
-
 /* ---- the lab's overview ---- */
 
 int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n)

@@ -68,9 +68,6 @@ void kreg_db_report_mail_free(kreg_db_report_mail *m);
 int kreg_db_report_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
 			       const char *config_name);
 
-/* The newest bisection of a regression; 0 when none. */
-int kreg_db_report_bisection_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id);
-
 /* The branches polled, with a head (repo name, branch, head sha). */
 typedef struct {
 	int64_t repo_id;

@@ -865,13 +865,6 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 	return all_finite(out, name);
 }
 
-static const char *const parser_names[] = { "fio", "dbench", "fxmark", NULL };
-
-const char *const *kreg_parser_names(void)
-{
-	return parser_names;
-}
-
 int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, size_t len,
 		      const char *name)
 {

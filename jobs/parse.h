@@ -26,8 +26,6 @@ int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const cha
 int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, size_t len,
 		      const char *name);
 int kreg_parse_file(kreg_samples *out, const char *parser, const char *path);
-/* NULL-terminated list of the parser names. */
-const char *const *kreg_parser_names(void);
 
 /* A value as LKP prints it: the shortest text that reads back the same
  * double ("2064", "114570.568359375"). buf of at least 32 bytes. */

@@ -419,12 +419,26 @@ static void child_over(loop *d, child *c, int status)
 		} else {
 			char *err = kreg_asprintf("the worker ended without a result (%s); see logs/work-%lld.log",
 						  how, (long long)w.id);
-			int gave_up = 0;
+			int gave_up = 0, judged = 0;
 
-			kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(), 2, 5,
-					   &gave_up);
-			log_warn("work %lld: %s: %s%s", (long long)w.id, w.kind, err,
-				 gave_up ? "; gave up" : "; retried");
+			/* A run item given up still ends its group: the
+			 * detection of (commit, job, host) judges what the
+			 * group has, in the transaction that gives it up. */
+			if (kreg_db_begin(d->db) < 0 ||
+			    kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(), 2, 5,
+					       &gave_up) < 0 ||
+			    (gave_up && !strcmp(w.kind, "run") &&
+			     kreg_db_work_judge_group(d->db, &judged, w.commit_id, w.job_id, w.host_id,
+						      w.config_name) < 0) ||
+			    kreg_db_commit(d->db) < 0) {
+				log_error("work %lld: cannot put it back: %s", (long long)w.id,
+					  kreg_error_last());
+				kreg_db_rollback(d->db);
+			} else {
+				log_warn("work %lld: %s: %s%s%s", (long long)w.id, w.kind, err,
+					 gave_up ? "; gave up" : "; retried",
+					 judged ? "; its commit's other runs are judged without it" : "");
+			}
 			free(err);
 		}
 	} else {

@@ -8,6 +8,7 @@
 #include "db/work.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
@@ -45,11 +46,14 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Terminal text: control characters shown as '?'. */
+/* Terminal text from elsewhere (an error, a job's or a metric's name):
+ * control and bidirectional formatting characters escaped (lib/esc.h). */
 static void tstr(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
-		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+	char *e = kreg_esc(s);
+
+	fputs(e, f);
+	free(e);
 }
 
 /* The pid holding the daemon lock, 0 when none. Read from /proc/locks:

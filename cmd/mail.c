@@ -265,6 +265,8 @@ static int mail_show(int argc, char **argv)
 		fputs("# copy: ", stdout);
 		put_clean(m.eml);
 		putchar('\n');
+	} else {
+		puts("# copy: missing (it could not be written; kreg mail send writes it when there is room)");
 	}
 	put_message(m.message);
 	rc = KREG_EXIT_OK;

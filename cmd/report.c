@@ -51,7 +51,8 @@ int cmd_report(int argc, char **argv)
 	opts.quiet = kreg_opts.quiet;
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	if (kreg_cmd_open_db(&db, cfg, 0) < 0)
+	/* the site is made from what the database holds: it is only read */
+	if (kreg_cmd_open_db(&db, cfg, KREG_DB_READONLY) < 0)
 		goto done;
 	if (kreg_web_generate(db, cfg, &opts, &stats) < 0) {
 		kreg_cmd_error(NULL);

@@ -26,8 +26,15 @@ typedef struct {
  * KREG_EEXISTS when another daemon holds the database (its pid named). */
 int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *opts);
 
-/* One lock per database: <database>.daemon.lock holding the pid. */
+/* One daemon per database: an flock on the database file itself (created
+ * empty when missing), so its identity (device and inode) is what is
+ * locked, not a path: a hard link finds it taken. *fd holds it, to be
+ * closed after the database. KREG_EEXISTS (the holder's pid named) when
+ * another daemon has it. */
 int kreg_daemon_lock(int *fd, const char *db_path);
+/* The pid holding the database's daemon lock (from /proc/locks), 0 when
+ * none, -1 when held by a pid not known. */
+long kreg_daemon_lock_holder(const char *db_path);
 
 /* Watch: fetch the repo and record its watched branches' new heads
  * (force-pushes as such), planning work for each new head. *planned: how

@@ -26,6 +26,8 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,45 +84,71 @@ typedef struct {
 	char *config_path;	/* the daemon's own copy of the file it reloads on SIGHUP
 				   and names to workers (NULL: the built-in default): the
 				   configuration that came with it goes on a reload */
+	int lock_fd;		/* the database file, flocked (kreg_daemon_lock) */
+	char *db_path, *data_dir;	/* as the daemon started on them (a reload keeps them) */
+	struct stat data_st;	/* data_dir as the daemon started on it */
 } loop;
+
+long kreg_daemon_lock_holder(const char *db_path)
+{
+	struct stat st;
+	char line[256];
+	long pid = 0;
+	FILE *f;
+
+	if (stat(db_path, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's line has "->" */
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		long p;
+		char type[16], mode[16], rw[16];
+
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%llu", type, mode, rw, &p, &maj, &min,
+			   &ino) != 7)
+			continue;
+		if (!strcmp(type, "FLOCK") && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+		    ino == (unsigned long long)st.st_ino)
+			pid = p > 0 ? p : -1;
+	}
+	fclose(f);
+	return pid;
+}
 
 int kreg_daemon_lock(int *fd, const char *db_path)
 {
-	char *path = kreg_asprintf("%s.daemon.lock", db_path);
-	char buf[32];
-	int error = KREG_ERROR, n;
+	long pid;
 
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* The lock is the database file's own (flock, which SQLite's
+	 * fcntl locks do not touch): a hard link or another path to the
+	 * same file finds it taken, and a file made anew where a deleted
+	 * one was is another database. The fd stays open while the daemon
+	 * runs: closing a descriptor of the file would drop SQLite's
+	 * locks in this process, so it is closed after the database. */
+	*fd = open(db_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (*fd < 0) {
-		kreg_error_errno("%s: cannot open the daemon lock", path);
-		goto done;
+		kreg_error_errno("%s: cannot open the database to lock it", db_path);
+		return KREG_ERROR;
 	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK) {
-			n = (int)pread(*fd, buf, sizeof(buf) - 1, 0);
-			buf[n > 0 ? n : 0] = '\0';
-			buf[strcspn(buf, "\n")] = '\0';
-			kreg_error_set("another kreg daemon (pid %s) runs on %s (lock %s)",
-				       buf[0] ? buf : "?", db_path, path);
-			error = KREG_EEXISTS;
-		} else {
-			kreg_error_errno("%s: cannot lock", path);
-		}
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK) {
+		char num[32] = "?";
+
+		if ((pid = kreg_daemon_lock_holder(db_path)) > 0)
+			snprintf(num, sizeof(num), "%ld", pid);
+		kreg_error_set("another kreg daemon (pid %s) runs on %s (it holds the database's lock)",
+			       num, db_path);
 		close(*fd);
 		*fd = -1;
-		goto done;
+		return KREG_EEXISTS;
 	}
-	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(*fd, 0) < 0 || pwrite(*fd, buf, (size_t)n, 0) != n) {
-		kreg_error_errno("%s: cannot write the pid", path);
-		close(*fd);
-		*fd = -1;
-		goto done;
-	}
-	error = 0;
-done:
-	free(path);
-	return error;
+	kreg_error_errno("%s: cannot lock", db_path);
+	close(*fd);
+	*fd = -1;
+	return KREG_ERROR;
 }
 
 static int setup_lanes(loop *d)
@@ -419,12 +447,26 @@ static void child_over(loop *d, child *c, int status)
 		} else {
 			char *err = kreg_asprintf("the worker ended without a result (%s); see logs/work-%lld.log",
 						  how, (long long)w.id);
-			int gave_up = 0;
+			int gave_up = 0, judged = 0;
 
-			kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(), 2, 5,
-					   &gave_up);
-			log_warn("work %lld: %s: %s%s", (long long)w.id, w.kind, err,
-				 gave_up ? "; gave up" : "; retried");
+			/* A run item given up still ends its group: the
+			 * detection of (commit, job, host) judges what the
+			 * group has, in the transaction that gives it up. */
+			if (kreg_db_begin(d->db) < 0 ||
+			    kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(), 2, 5,
+					       &gave_up) < 0 ||
+			    (gave_up && !strcmp(w.kind, "run") &&
+			     kreg_db_work_judge_group(d->db, &judged, w.commit_id, w.job_id, w.host_id,
+						      w.config_name) < 0) ||
+			    kreg_db_commit(d->db) < 0) {
+				log_error("work %lld: cannot put it back: %s", (long long)w.id,
+					  kreg_error_last());
+				kreg_db_rollback(d->db);
+			} else {
+				log_warn("work %lld: %s: %s%s%s", (long long)w.id, w.kind, err,
+					 gave_up ? "; gave up" : "; retried",
+					 judged ? "; its commit's other runs are judged without it" : "");
+			}
 			free(err);
 		}
 	} else {
@@ -649,6 +691,31 @@ static int once_done(loop *d, int *wait_ms)
 	return 1;
 }
 
+/* The database the daemon has open is the one at its path, in the data
+ * directory it started on: a deleted or replaced file or directory (rm
+ * -rf, then maybe `kreg db init`) stops it rather than have it go on
+ * writing to an unlinked file beside a new daemon on the new one. */
+static int gone(loop *d)
+{
+	struct stat have, now;
+
+	if (stat(d->db_path, &now) < 0) {
+		kreg_error_set("the database %s was deleted (%s)", d->db_path, strerror(errno));
+		return 1;
+	}
+	if (fstat(d->lock_fd, &have) < 0 || now.st_dev != have.st_dev ||
+	    now.st_ino != have.st_ino) {
+		kreg_error_set("the database %s was replaced by another file", d->db_path);
+		return 1;
+	}
+	if (stat(d->data_dir, &now) < 0 || now.st_dev != d->data_st.st_dev ||
+	    now.st_ino != d->data_st.st_ino) {
+		kreg_error_set("the data directory %s was deleted or replaced", d->data_dir);
+		return 1;
+	}
+	return 0;
+}
+
 static int daemon_loop(loop *d)
 {
 	int64_t now;
@@ -664,6 +731,16 @@ static int daemon_loop(loop *d)
 		wait_ms = 1000;
 		signals(d);
 		reap(d);
+		if (gone(d)) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+			log_error("%s: stopping, %zu worker%s killed", msg, d->nkids,
+				  d->nkids == 1 ? "" : "s");
+			stop_children(d, SIGKILL);
+			kreg_error_set("%s", msg);
+			return KREG_ERROR;
+		}
 		if (d->look_for_strays || d->strays)
 			kill_strays(d);
 		if (d->stopping) {
@@ -734,6 +811,7 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	d.o = o;
 	d.sfd = -1;
 	d.config_path = o->config_path ? kreg_strdup(o->config_path) : NULL;
+	d.lock_fd = -1;
 	if (kreg_mkdir_p(cfg->data_dir, 0755) < 0)
 		goto done;
 	{
@@ -746,6 +824,14 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 	}
 	if ((error = kreg_daemon_lock(&lock_fd, cfg->database)) < 0)
 		goto done;
+	d.lock_fd = lock_fd;
+	d.db_path = kreg_strdup(cfg->database);
+	d.data_dir = kreg_strdup(cfg->data_dir);
+	if (stat(cfg->data_dir, &d.data_st) < 0) {
+		kreg_error_errno("%s", cfg->data_dir);
+		error = KREG_ERROR;
+		goto done;
+	}
 	if (d.config_path) {
 		kreg_buf text = KREG_BUF_INIT;
 
@@ -803,6 +889,8 @@ done:
 	free(d.kids);
 	free(d.cfg_text);
 	free(d.config_path);
+	free(d.db_path);
+	free(d.data_dir);
 	free(d.lanes);
 	free(d.next_poll);
 	free(d.stamp);

@@ -8,6 +8,7 @@
 #include "db/work.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
@@ -45,33 +46,22 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Terminal text: control characters shown as '?'. */
+/* Terminal text from elsewhere (an error, a job's or a metric's name):
+ * control and bidirectional formatting characters escaped (lib/esc.h). */
 static void tstr(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
-		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+	char *e = kreg_esc(s);
+
+	fputs(e, f);
+	free(e);
 }
 
-/* The pid holding the daemon lock, 0 when none. */
+/* The pid holding the daemon lock, 0 when none. Read from /proc/locks:
+ * opening the database file here and closing it would drop the locks
+ * SQLite holds in this process. */
 static long daemon_pid(const char *db_path)
 {
-	char *path = kreg_asprintf("%s.daemon.lock", db_path);
-	char buf[32];
-	long pid = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
-
-	free(path);
-	if (fd < 0)
-		return 0;
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
-		n = (int)pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		pid = strtol(buf, NULL, 10);
-		if (pid <= 0)
-			pid = -1;
-	}
-	close(fd);
-	return pid;
+	return kreg_daemon_lock_holder(db_path);
 }
 
 static int branch_cb(const kreg_db_branch_status *b, void *arg)

@@ -144,35 +144,56 @@ static int branch_names(kreg_repo *r, char ***names, size_t *n)
 	return 0;
 }
 
-/* Most commits recorded per move of a head: a kernel merge window brings
- * some 15,000; the first head seen brings its first-parent line back this
- * far. */
-#define RECORD_MAX 20000
+/* The commits a move of a head brings are all recorded, however many (a
+ * kernel merge window brings some 15,000; a new branch of an old tree can
+ * bring a million), BATCH to a transaction, so neither the walk's rows
+ * nor a transaction grow with the push and the database is not held
+ * locked for all of it. The first head seen brings its first-parent line
+ * back FIRST_LINE commits. */
+#define BATCH 2000
 #define FIRST_LINE 200
 
 /* Record the commits new brings (those not reachable from hide, or its
  * first-parent line when hide is NULL), so histories and bisections walk
- * the commits table. */
-static int record_new(kreg_repo *r, kreg_db *db, const git_oid *new_oid, const git_oid *hide)
+ * the commits table; each batch is committed on its own (a push cut short
+ * is walked again at the next poll: a commit recorded twice is one row). */
+static int record_new(kreg_repo *r, kreg_db *db, const git_oid *new_oid, const git_oid *hide,
+		      const char *branch)
 {
+	const char *name = kreg_repo_config(r)->name;
 	git_revwalk *walk = NULL;
 	git_oid oid;
 	int64_t id;
-	int error = 0, n = 0;
+	int error = 0, n = 0, open = 0;
 
 	if (git_revwalk_new(&walk, kreg_repo_git(r)) < 0 || git_revwalk_push(walk, new_oid) < 0 ||
 	    (hide && git_revwalk_hide(walk, hide) < 0)) {
-		kreg_error_set("repo '%s': cannot walk the new commits", kreg_repo_config(r)->name);
+		kreg_error_set("repo '%s': cannot walk the new commits", name);
 		git_revwalk_free(walk);
 		return KREG_ERROR;
 	}
 	if (!hide)
 		git_revwalk_simplify_first_parent(walk);
-	while (!error && n < (hide ? RECORD_MAX : FIRST_LINE) && git_revwalk_next(&oid, walk) == 0) {
-		error = kreg_repo_record(r, db, &id, &oid);
-		n++;
+	while (!error && (hide || n < FIRST_LINE) && git_revwalk_next(&oid, walk) == 0) {
+		if (!open && (error = kreg_db_begin(db)) < 0)
+			break;
+		open = 1;
+		if ((error = kreg_repo_record(r, db, &id, &oid)) < 0)
+			break;
+		if (++n % BATCH == 0) {
+			open = 0;
+			if ((error = kreg_db_commit(db)) < 0)
+				break;
+			log_info("repo %s: %s: %d new commits recorded so far", name, branch, n);
+		}
 	}
+	if (open && !error)
+		error = kreg_db_commit(db);
+	else if (open)
+		kreg_db_rollback(db);
 	git_revwalk_free(walk);
+	if (!error && n >= BATCH)
+		log_warn("repo %s: %s: a push of %d commits, all recorded", name, branch, n);
 	return error;
 }
 
@@ -204,11 +225,11 @@ static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64
 		if (git_merge_base(&base, kreg_repo_git(r), &new_oid, &old_oid) == 0)
 			git_oid_tostr(base_sha, sizeof(base_sha), &base);
 	}
-	if ((error = kreg_db_begin(db)) < 0)
-		goto done;
 	if ((error = record_new(r, db, &new_oid, !old ? NULL : forced && base_sha[0] ? &base :
-				forced ? NULL : &old_oid)) < 0 ||
-	    (error = kreg_repo_record(r, db, &commit_id, &new_oid)) < 0 ||
+				forced ? NULL : &old_oid, branch)) < 0 ||
+	    (error = kreg_db_begin(db)) < 0)
+		goto done;
+	if ((error = kreg_repo_record(r, db, &commit_id, &new_oid)) < 0 ||
 	    (base_sha[0] && (error = kreg_repo_record(r, db, &base_id, &base)) < 0) ||
 	    (error = kreg_db_push_add(db, repo_id, branch, old, sha, forced,
 				      base_sha[0] ? base_sha : NULL)) < 0 ||

@@ -57,46 +57,8 @@ static int finish(job *j, const char *state, const char *error)
  * Whichever group ends last, the commit that asked is judged with them. */
 static int after_run_on(job *j, int64_t host_id)
 {
-	int64_t *judges = NULL;
-	size_t njudges = 0;
-	int total, open, error;
-	char *key;
-
-	if ((error = kreg_db_work_group(j->db, &total, &open, j->w.commit_id, j->w.job_id,
-					host_id)) < 0 || open || !total)
-		return error;
-	key = kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)j->w.commit_id,
-			    (long long)j->w.job_id, (long long)host_id, total);
-	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = j->w.commit_id,
-			    .job_id = j->w.job_id, .host_id = host_id,
-			    .config_name = j->w.config_name, .seq = total,
-			    .priority = KREG_PRIO_DETECT };
-
-	error = kreg_db_work_add(j->db, NULL, NULL, &d);
-	free(key);
-	if (error < 0 || (error = kreg_db_work_group_judges(j->db, &judges, &njudges,
-							     j->w.commit_id, j->w.job_id,
-							     host_id)) < 0)
-		return error;
-	for (size_t i = 0; i < njudges && error == 0; i++) {
-		int jtotal, jopen;
-
-		if ((error = kreg_db_work_group(j->db, &jtotal, &jopen, judges[i], j->w.job_id,
-						host_id)) < 0 || jopen)
-			continue;
-		key = kreg_asprintf("detect:%lld:%lld:%lld:%d:after:%lld:%d", (long long)judges[i],
-				    (long long)j->w.job_id, (long long)host_id, jtotal,
-				    (long long)j->w.commit_id, total);
-		kreg_work_new again = { .kind = "detect", .key = key, .commit_id = judges[i],
-					.job_id = j->w.job_id, .host_id = host_id,
-					.config_name = j->w.config_name, .seq = jtotal,
-					.priority = KREG_PRIO_DETECT };
-
-		error = kreg_db_work_add(j->db, NULL, NULL, &again);
-		free(key);
-	}
-	free(judges);
-	return error;
+	return kreg_db_work_judge_group(j->db, NULL, j->w.commit_id, j->w.job_id, host_id,
+					j->w.config_name);
 }
 
 static int after_run(job *j)

@@ -45,16 +45,32 @@ long kreg_db_history_find(const kreg_db_history *h, const char *sha)
 int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, const char *head,
 			 size_t max_commits, int64_t job_id, int64_t host_id, const char *metric)
 {
+	return kreg_db_history_load_until(db, out, repo_id, head, max_commits, 0, job_id, host_id,
+					  metric);
+}
+
+/* ?7: the walk goes on past ?3 commits (up to ?8) while fewer than ?7
+ * commits of the line have OK runs of (job, host) */
+#define TESTED(c) "(CASE WHEN ?7 > 0 THEN EXISTS (SELECT 1 FROM runs t WHERE " \
+		  "t.job_id = ?4 AND t.host_id = ?5 AND t.commit_id = " c " AND " \
+		  "t.status = 'ok') ELSE 0 END)"
+
+int kreg_db_history_load_until(kreg_db *db, kreg_db_history *out, int64_t repo_id,
+			       const char *head, size_t max_commits, size_t min_tested,
+			       int64_t job_id, int64_t host_id, const char *metric)
+{
 	static const char sql[] =
-		"WITH RECURSIVE line(id, parents, depth) AS ("
-		"  SELECT id, parents, 0 FROM commits WHERE repo_id = ?1 AND sha = lower(?2)"
+		"WITH RECURSIVE line(id, parents, depth, tested) AS ("
+		"  SELECT id, parents, 0, " TESTED("commits.id") " FROM commits"
+		"  WHERE repo_id = ?1 AND sha = lower(?2)"
 		"  UNION ALL"
-		"  SELECT c.id, c.parents, line.depth + 1 FROM line"
+		"  SELECT c.id, c.parents, line.depth + 1, line.tested + " TESTED("c.id") " FROM line"
 		"  JOIN commits c ON c.repo_id = ?1 AND c.sha = CASE"
 		"    WHEN instr(line.parents, ' ') > 0"
 		"    THEN substr(line.parents, 1, instr(line.parents, ' ') - 1)"
 		"    ELSE line.parents END"
-		"  WHERE line.parents <> '' AND line.depth + 1 < ?3"
+		"  WHERE line.parents <> '' AND (line.depth + 1 < ?3 OR"
+		"    (line.depth + 1 < ?8 AND line.tested < ?7))"
 		") "
 		"SELECT line.id, c.sha, c.subject, s.value FROM line "
 		"JOIN commits c ON c.id = line.id "
@@ -79,6 +95,8 @@ int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, con
 	sqlite3_bind_int64(st, 4, job_id);
 	sqlite3_bind_int64(st, 5, host_id);
 	kreg_db__bind_text(st, 6, metric);
+	sqlite3_bind_int64(st, 7, min_tested < HISTORY_MAX ? (int64_t)min_tested : HISTORY_MAX);
+	sqlite3_bind_int64(st, 8, HISTORY_MAX);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 

@@ -26,6 +26,13 @@ typedef struct {
  * a known commit. *out is the caller's (kreg_db_history_free). */
 int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, const char *head,
 			 size_t max_commits, int64_t job_id, int64_t host_id, const char *metric);
+/* The same, walking on past max_commits while fewer than min_tested
+ * commits of the line have OK runs of (job_id, host_id): a push of many
+ * untested commits (100,000 in a line) does not cut a head off from the
+ * tested commits below them. min_tested 0: kreg_db_history_load. */
+int kreg_db_history_load_until(kreg_db *db, kreg_db_history *out, int64_t repo_id,
+			       const char *head, size_t max_commits, size_t min_tested,
+			       int64_t job_id, int64_t host_id, const char *metric);
 void kreg_db_history_free(kreg_db_history *h);
 /* The index of the commit with this sha (or unique prefix) in h; -1 when
  * it is not on the line. For the detector's `since`. */

@@ -292,8 +292,9 @@ int kreg_db_work_expire(kreg_db *db, int64_t now, int *count)
 int kreg_db_work_requeue_others(kreg_db *db, const char *owner, int *count)
 {
 	static const char sql[] = "UPDATE work SET state = 'queued', lease_owner = NULL, "
-				  "lease_expires = NULL, updated = ?2, "
-				  "error = 'taken back from ' || coalesce(lease_owner, '?') "
+				  "lease_expires = NULL, updated = ?2, attempts = max(attempts - 1, 0), "
+				  "error = 'taken back from ' || coalesce(lease_owner, '?') || "
+				  "' (its daemon stopped: the attempt is not counted)' "
 				  "WHERE state = 'running' AND coalesce(lease_owner, '') != ?1";
 
 	return exec_bound(db, sql, "cannot take work back", count, owner, kreg_now(), 0);
@@ -517,6 +518,53 @@ int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t com
 		return kreg_db__error(db, "cannot read the commits that asked for runs");
 	}
 	return 0;
+}
+
+int kreg_db_work_judge_group(kreg_db *db, int *added, int64_t commit_id, int64_t job_id,
+			     int64_t host_id, const char *config_name)
+{
+	int64_t *judges = NULL;
+	size_t njudges = 0;
+	int total, open, error;
+	char *key;
+
+	if (added)
+		*added = 0;
+	if ((error = kreg_db_work_group(db, &total, &open, commit_id, job_id, host_id)) < 0 ||
+	    open || !total)
+		return error;
+	key = kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)commit_id, (long long)job_id,
+			    (long long)host_id, total);
+	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = commit_id,
+			    .job_id = job_id, .host_id = host_id, .config_name = config_name,
+			    .seq = total, .priority = KREG_PRIO_DETECT };
+
+	error = kreg_db_work_add(db, NULL, added, &d);
+	free(key);
+	/* and again every other commit whose detection asked for runs of
+	 * this one, unless its own runs are still open (their end judges it) */
+	if (error < 0 || (error = kreg_db_work_group_judges(db, &judges, &njudges, commit_id,
+							     job_id, host_id)) < 0)
+		return error;
+	for (size_t i = 0; i < njudges && error == 0; i++) {
+		int jtotal, jopen;
+
+		if ((error = kreg_db_work_group(db, &jtotal, &jopen, judges[i], job_id,
+						host_id)) < 0 || jopen)
+			continue;
+		key = kreg_asprintf("detect:%lld:%lld:%lld:%d:after:%lld:%d", (long long)judges[i],
+				    (long long)job_id, (long long)host_id, jtotal,
+				    (long long)commit_id, total);
+		kreg_work_new again = { .kind = "detect", .key = key, .commit_id = judges[i],
+					.job_id = job_id, .host_id = host_id,
+					.config_name = config_name, .seq = jtotal,
+					.priority = KREG_PRIO_DETECT };
+
+		error = kreg_db_work_add(db, NULL, NULL, &again);
+		free(key);
+	}
+	free(judges);
+	return error;
 }
 
 int kreg_db_work_pending(kreg_db *db, int *queued, int *running)

@@ -94,7 +94,8 @@ int kreg_db_work_renew(kreg_db *db, const char *owner, int64_t expires);
  * counted). *count: how many (may be NULL). */
 int kreg_db_work_expire(kreg_db *db, int64_t now, int *count);
 /* Every running item not under owner goes back (a daemon starting, sure
- * no other one runs). */
+ * no other one runs). Its attempt is not counted: its worker died with the
+ * daemon that started it (PR_SET_PDEATHSIG), not of the item. */
 int kreg_db_work_requeue_others(kreg_db *db, const char *owner, int *count);
 
 /* 1 in *held when the item is running under (owner, attempt): the worker's
@@ -137,6 +138,15 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
  * first; *ids is the caller's. */
 int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id,
 			      int64_t job_id, int64_t host_id);
+/* Once no run item of (commit, job, host) is queued or running, queue the
+ * detection of that group (its key counts the group's items, so a group
+ * that grows is judged again), and again that of every commit whose
+ * detection asked for runs of it (kreg_db_work_group_judges) unless its
+ * own runs are still open; done, failed and given-up items alike end a
+ * group: what it has is judged. Nothing while one is open. *added 1 when
+ * the group's detect item was queued (may be NULL). */
+int kreg_db_work_judge_group(kreg_db *db, int *added, int64_t commit_id, int64_t job_id,
+			     int64_t host_id, const char *config_name);
 /* Items still queued (*queued) and running (*running). */
 int kreg_db_work_pending(kreg_db *db, int *queued, int *running);
 /* The earliest not_before after now of the queued items (0 when none is

@@ -19,6 +19,23 @@ static char named(unsigned char c)
 	}
 }
 
+/* The code point of a bidirectional formatting character (or a line or
+ * paragraph separator) encoded at s[0..len) as UTF-8, else 0: U+061C,
+ * U+200E, U+200F, U+2028..U+202E, U+2066..U+2069. They reorder or break
+ * the text shown after them (a name that reads backwards, a hidden part). */
+static unsigned bidi(const unsigned char *s, size_t len)
+{
+	if (len >= 2 && s[0] == 0xd8 && s[1] == 0x9c)
+		return 0x061c;
+	if (len < 3 || s[0] != 0xe2)
+		return 0;
+	if (s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae)))
+		return 0x2000u + (s[2] - 0x80u);
+	if (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
+		return 0x2040u + (s[2] - 0x80u);
+	return 0;
+}
+
 void kreg_buf_put_esc(kreg_buf *b, const char *s, size_t len, unsigned flags)
 {
 	size_t run = 0;
@@ -28,12 +45,16 @@ void kreg_buf_put_esc(kreg_buf *b, const char *s, size_t len, unsigned flags)
 		unsigned char c = (unsigned char)s[i];
 		int c1 = c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
 			 (unsigned char)s[i + 1] <= 0x9f;
+		unsigned bd = c >= 0xd8 ? bidi((const unsigned char *)s + i, len - i) : 0;
 
-		if ((c >= 0x20 && c != 0x7f && !c1) ||
+		if ((c >= 0x20 && c != 0x7f && !c1 && !bd) ||
 		    ((flags & KREG_ESC_LINES) && (c == '\n' || c == '\t')))
 			continue;
 		kreg_buf_put(b, s + run, i - run);
-		if (c1)
+		if (bd) {
+			kreg_buf_printf(b, "\\u%04x", bd);
+			i += bd == 0x061c ? 1 : 2;
+		} else if (c1)
 			kreg_buf_printf(b, "\\u%04x", (unsigned char)s[++i]);
 		else if (named(c))
 			kreg_buf_printf(b, "\\%c", named(c));

@@ -15,8 +15,10 @@ enum {
 	KREG_ESC_LINES = 1,	/* keep '\n' and '\t' as they are (multi-line text) */
 };
 
-/* Append s[0..len) with C0 controls, DEL and the C1 controls (as UTF-8,
- * U+0080..U+009F) escaped: \a \b \t \n \v \f \r \e, \xNN, \u00NN.
+/* Append s[0..len) with C0 controls, DEL, the C1 controls (as UTF-8,
+ * U+0080..U+009F) and the bidirectional formatting characters and line
+ * and paragraph separators (U+061C, U+200E, U+200F, U+2028..U+202E,
+ * U+2066..U+2069) escaped: \a \b \t \n \v \f \r \e, \xNN, \u00NN, \u202e.
  * Everything else, including other UTF-8 and stray bytes, is kept. */
 void kreg_buf_put_esc(kreg_buf *b, const char *s, size_t len, unsigned flags);
 /* s escaped (newlines too) in a new string. */

@@ -22,6 +22,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+/* The .eml copy of message id. A copy that cannot be written (the outbox's
+ * file system full) does not stop the mail: it is logged, its row keeps no
+ * copy (`kreg mail show` says it is missing), and each `kreg mail send`
+ * writes it again until it is there. Only a database error is returned. */
 static int write_eml(kreg_db *db, const kreg_config *cfg, int64_t id, const char *key,
 		     const char *message)
 {
@@ -29,10 +33,39 @@ static int write_eml(kreg_db *db, const kreg_config *cfg, int64_t id, const char
 	char *path = kreg_path_join(cfg->mail.outbox, name);
 	int error;
 
-	if ((error = kreg_write_file_atomic(path, message, strlen(message))) == 0)
+	if ((error = kreg_write_file_atomic(path, message, strlen(message))) == 0) {
 		error = kreg_db_outbox_set_eml(db, id, path);
+	} else {
+		log_warn("mail %lld: its copy %s is missing: %s; the mail goes all the same, "
+			 "the copy is written by the next kreg mail send that has room",
+			 (long long)id, path, kreg_error_last());
+		kreg_error_clear();
+		error = 0;
+	}
 	free(path);
 	free(name);
+	return error;
+}
+
+/* Copies missing: written now when there is room. */
+static int write_missing_eml(kreg_db *db, const kreg_config *cfg)
+{
+	kreg_db_outbox *v = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = kreg_db_outbox_list(db, &v, &n)) < 0)
+		return error;
+	for (size_t i = 0; i < n && !error; i++) {
+		kreg_db_outbox m = { 0 };
+
+		if (v[i].eml || (error = kreg_db_outbox_get(db, &m, v[i].id)) < 0)
+			continue;
+		if (m.message && m.mail_key)
+			error = write_eml(db, cfg, m.id, m.mail_key, m.message);
+		kreg_db_outbox_free(&m);
+	}
+	kreg_db_outbox_list_free(v, n);
 	return error;
 }
 
@@ -376,7 +409,8 @@ int kreg_mail_send(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *op
 		error = KREG_ERROR;
 		goto done;
 	}
-	if ((error = queue_all(db, cfg, opts, stats)) < 0)
+	if ((error = queue_all(db, cfg, opts, stats)) < 0 ||
+	    (error = write_missing_eml(db, cfg)) < 0)
 		goto done;
 	if (opts->dry_run || cfg->mail.dry_run)
 		goto done;

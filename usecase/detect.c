@@ -193,8 +193,13 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	memset(&opts, 0, sizeof(opts));
 	if ((error = kreg_db_metric_id(db, &metric_id, metric)) < 0)
 		return error;
-	if ((error = kreg_db_history_load(db, &h, repo_id, head, MAX_LINE, job_id, host_id,
-					  metric)) < 0)
+	/* past MAX_LINE commits while the line has fewer tested commits than
+	 * the baseline window and the lookback: a push of more untested
+	 * commits than that still finds its baseline below them */
+	if ((error = kreg_db_history_load_until(db, &h, repo_id, head, MAX_LINE,
+						(size_t)(cfg->detect.window > 0 ? cfg->detect.window : 20) +
+						(size_t)(cfg->detect.lookback > 0 ? cfg->detect.lookback : 4) + 1,
+						job_id, host_id, metric)) < 0)
 		return error;
 	if ((error = level_start(db, &opts.since, &h, job_id, host_id, metric_id)) < 0)
 		goto done;

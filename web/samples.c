@@ -436,8 +436,25 @@ static void cache_prune(const char *dir, char **keep, size_t nkeep)
 	closedir(d);
 }
 
+/* The cache's directory, made when missing: 1 when it is one, a real
+ * directory. Anything else in its place (a symbolic link, which would
+ * have the cache written and pruned wherever it points; a file) is
+ * removed and the directory made; 0 when that fails (no cache then). */
+static int cache_dir(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(dir) < 0)
+		return 0;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST && kreg_mkdir_p(dir, 0755) < 0) {
+		kreg_error_clear();
+		return 0;
+	}
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* One (job, host): its runs by chunk, each chunk from its file or the
- * database. Its file names go to *keep. */
+ * database (dir NULL: no cache). Its file names go to *keep. */
 static int load_pair(kreg_db *db, const char *dir, int use_cache, web_samples *p,
 		     web_samples_stats *st, char ***keep, size_t *nkeep)
 {
@@ -466,13 +483,14 @@ static int load_pair(kreg_db *db, const char *dir, int use_cache, web_samples *p
 		(*keep)[(*nkeep)++] = kreg_strdup(name);
 		p->segs = kreg_reallocarray(p->segs, p->nsegs + 1, sizeof(*p->segs));
 		sg = &p->segs[p->nsegs];
-		path = kreg_path_join(dir, name);
-		if (use_cache && chunk_map(sg, path, chunk, runs + i, end - i) == 0) {
+		path = dir ? kreg_path_join(dir, name) : NULL;
+		if (path && use_cache && chunk_map(sg, path, chunk, runs + i, end - i) == 0) {
 			st->cached += sg->nvalues;
 		} else if ((error = read_segment(db, sg, p->job_id, p->host_id, chunk * CHUNK,
 						 (chunk + 1) * CHUNK, &st->read)) == 0) {
 			st->chunks_read++;
-			chunk_write(path, sg, runs + i, end - i);
+			if (path)
+				chunk_write(path, sg, runs + i, end - i);
 		}
 		free(path);
 		if (error < 0)
@@ -494,11 +512,11 @@ int web_samples_load(kreg_db *db, const char *dir, int use_cache, web_samples *p
 
 	memset(st, 0, sizeof(*st));
 	/* no cache directory: the pages are still made, from the database */
-	if (kreg_mkdir_p(dir, 0755) < 0)
-		kreg_error_clear();
+	if (!cache_dir(dir))
+		dir = NULL;
 	for (size_t k = 0; k < npairs && !error; k++)
 		error = load_pair(db, dir, use_cache, &pairs[k], st, &keep, &nkeep);
-	if (!error) {
+	if (!error && dir) {
 		if (nkeep)
 			qsort(keep, nkeep, sizeof(*keep), cmp_str);
 		cache_prune(dir, keep, nkeep);

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 65
+plan 67
 
 make_lab "$SCRATCH/lab"
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -139,6 +139,18 @@ like "$RC $(printf '%s' "$ERR" | grep 'report: samples')" "^0 .*read from the da
 rm -rf "$SCRATCH/full"
 run_kreg report --force -o "$SCRATCH/full"
 is "$(diff -r -x '.kreg-site-*' "$SITE" "$SCRATCH/full" >&2 && echo same)" same "and the pages are still right"
+
+# The cache's directory replaced by a symbolic link to another directory:
+# the link is replaced, nothing is written or removed where it pointed.
+mkdir "$SCRATCH/elsewhere"
+echo keep > "$SCRATCH/elsewhere/precious"
+rm -rf "$SITE/.kreg-site-samples"
+ln -s "$SCRATCH/elsewhere" "$SITE/.kreg-site-samples"
+run_kreg report -o "$SITE"
+is "$RC:$(ls "$SCRATCH/elsewhere" | tr '\n' ' ')" "0:precious " \
+	"a symlinked .kreg-site-samples: nothing written or pruned where it points"
+ok "the link is replaced by a directory of the cache" \
+	test ! -L "$SITE/.kreg-site-samples" -a -d "$SITE/.kreg-site-samples" -a -n "$(ls "$SITE/.kreg-site-samples")"
 
 # Only a configuration and a database: no mirror, no site directory yet.
 mv "$LAB/data/repos" "$SCRATCH/repos.away"

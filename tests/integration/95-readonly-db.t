@@ -1,11 +1,11 @@
 #!/bin/bash
 # Read commands open the database read-only (issue 13 item 10): a database
-# the user may only read can still be described, checked and its
-# bisections listed.
+# the user may only read can still be described, checked, its bisections
+# listed and its web site made (into a directory the user may write).
 . "$KREG_SRC/tests/lib.sh"
 export KREG_DATA_DIR="$SCRATCH/data"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
-plan 8
+plan 10
 
 run_kreg db init
 is "$RC" 0 "db init"
@@ -33,6 +33,10 @@ is "$RC" 0 "db check reads it"
 run_ro bisect status
 is "$RC" 0 "bisect status reads it"
 unlike "$ERR" "readonly database" "no 'attempt to write a readonly database'"
+mkdir -m 777 "$SCRATCH/www"
+run_ro report -o "$SCRATCH/www/site"
+is "$RC" 0 "kreg report reads it ($ERR)"
+ok "and writes the site" test -s "$SCRATCH/www/site/index.html"
 # a command that writes still says why it cannot
 printf 'runtime: 1s\nfio-setup-basic:\n  test_size: 1m\nfio:\n' > "$SCRATCH/a.yaml"
 chmod 644 "$SCRATCH/a.yaml"

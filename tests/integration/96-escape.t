@@ -6,7 +6,7 @@
 # What kreg stores (the build log) keeps the bytes as they came.
 . "$KREG_SRC/tests/lib.sh"
 command -v make >/dev/null || skip_all "no make"
-plan 14
+plan 16
 
 ESC=$'\033' BEL=$'\a' CR=$'\r'
 raw() {  # name text: 0 when text holds no C0 control but newline and tab
@@ -72,4 +72,20 @@ run_kreg job parse fxmark c1.log
 like "$OUT" 'M\\u009b2Jé' "a C1 control is shown as \\\\u009b, é as itself"
 noc1() { ! printf '%s' "$1" | LC_ALL=C grep -q $'\xc2\x9b'; }
 ok "no C1 byte pair left" noc1 "$OUT"
+
+# Bidirectional formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE) in
+# text kreg status shows (a failed poll's error, naming the url) are
+# escaped too: they would show the rest of the line reversed.
+RLO=$'\xe2\x80\xae'
+cat > status.yaml <<YAML
+data_dir: $SCRATCH/sdata
+repos:
+  - name: evil
+    url: "$SCRATCH/gone${RLO}lmth.exe"
+YAML
+KREG_CONFIG="$SCRATCH/status.yaml" run_kreg daemon --once --foreground
+KREG_CONFIG="$SCRATCH/status.yaml" run_kreg status
+like "$OUT" 'last poll failed: .*gone\\u202elmth.exe' "kreg status shows U+202E as \\\\u202e"
+norlo() { ! printf '%s' "$1" | LC_ALL=C grep -q "$RLO"; }
+ok "no U+202E left in its output" norlo "$OUT"
 done_testing

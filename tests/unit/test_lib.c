@@ -65,6 +65,14 @@ static void esc_control_characters(void **state)
 	kreg_buf_put_esc(&b, "a\0b", 3, 0);
 	assert_string_equal(b.ptr, "a\\x00b");
 	kreg_buf_free(&b);
+	/* bidirectional formatting: RLO, PDF, LRI..PDI, LRM, RLM, ALM, LS;
+	 * the characters beside them (U+2027, U+202F, U+2065, U+206A) kept */
+	e = kreg_esc("x\xe2\x80\xae" "evil\xe2\x80\xac\xe2\x81\xa6\xe2\x81\xa9"
+		     "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c\xe2\x80\xa8"
+		     "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80");
+	assert_string_equal(e, "x\\u202eevil\\u202c\\u2066\\u2069\\u200e\\u200f\\u061c\\u2028"
+			       "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80");
+	free(e);
 }
 
 /* Samples through their hash index: set replaces, get finds, after a

@@ -68,6 +68,10 @@ fio-setup-basic:
 fio:
 YAML
 mkdir -p "$D/repos" && git clone -q --mirror "$KERNEL_GIT" "$D/repos/linux.git"
+# The suite's checkout and object directories (5x-kernel.sh): the ssh
+# config is compiled once, by 55 (master), and 56's build of the panic
+# commit with it is incremental.
+kernel_shared_builds "$D"
 q() { sqlite3 "$D/kreg.db" "$@"; }
 on_box() {  # a command on the box, with kreg's known_hosts
 	ssh -o BatchMode=yes -o UserKnownHostsFile="$D/ssh/known_hosts" -o ConnectTimeout=10 \

@@ -72,6 +72,10 @@ YAML
 atom randread 3s
 atom hangs 600s
 mkdir -p "$D/repos" && git clone -q --mirror "$KERNEL_GIT" "$D/repos/linux.git"
+# The suite's checkout and object directories (5x-kernel.sh): the ssh
+# config is compiled once, by 55 (master), and 56's build of the panic
+# commit with it is incremental.
+kernel_shared_builds "$D"
 q() { sqlite3 "$D/kreg.db" "$@"; }
 last() { q "SELECT $1 FROM runs ORDER BY id DESC LIMIT 1"; }
 on_box() {  # a command on the box, with kreg's known_hosts

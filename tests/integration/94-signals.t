@@ -2,6 +2,9 @@
 # kreg ended by SIGTERM or SIGINT (Ctrl-C) ends its children's process
 # groups too (issue 13 item 14): a child leads a group of its own (make,
 # qemu, fio), which would otherwise go on under init. Real kreg, real fio.
+# Its children have 10 s to end once signalled: make check runs it by
+# itself (tests/run-suite.sh), not beside another test.
+# suite: alone
 . "$KREG_SRC/tests/lib.sh"
 export KREG_DATA_DIR="$SCRATCH/data"
 command -v fio >/dev/null || skip_all "fio is not installed"

@@ -15,11 +15,13 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: kreg build --repo NAME --commit REV [--config NAME] [--job ATOM.yaml]\n"
-	"                  [--config-only] [--force]\n"
+	"usage: kreg build --repo NAME --commit REV [--config NAME | --host HOST]\n"
+	"                  [--job ATOM.yaml] [--config-only] [--force]\n"
 	"\n"
 	"Builds the kernel of REV (a sha, a unique prefix, a branch) of the configured\n"
-	"repo NAME with the kernel config NAME (default: the first of build.configs),\n"
+	"repo NAME with the kernel config NAME (built in: qemu, ssh), or the one the\n"
+	"host HOST boots (`kreg config show` names it; default: the first of\n"
+	"build.configs, else the qemu guest's built-in one),\n"
 	"or finds it in the artifact cache, and prints the artifact directory\n"
 	"(bzImage, .config, build.log). A commit that does not build exits 1 with\n"
 	"the reason and the end of its log; the failure is cached like a success\n"
@@ -35,13 +37,14 @@ int cmd_build(int argc, char **argv)
 		{ "repo", required_argument, NULL, 'r' },
 		{ "commit", required_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'k' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "job", required_argument, NULL, 'j' },
 		{ "config-only", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *repo_name = NULL, *rev = NULL, *kconfig_name = NULL, *job = NULL;
+	const char *repo_name = NULL, *rev = NULL, *kconfig_name = NULL, *job = NULL, *host = NULL;
 	kreg_build_request req = { 0 };
 	kreg_atom *atom = NULL;
 	char *needs = NULL;
@@ -61,6 +64,7 @@ int cmd_build(int argc, char **argv)
 		case 'r': repo_name = optarg; break;
 		case 'C': rev = optarg; break;
 		case 'k': kconfig_name = optarg; break;
+		case 'H': host = optarg; break;
 		case 'f': req.force = 1; break;
 		case 'j': job = optarg; break;
 		case 'o': req.config_only = 1; break;
@@ -81,7 +85,21 @@ int cmd_build(int argc, char **argv)
 		}
 		repo_name = cfg->repos[0].name;
 	}
-	req.kconfig = kreg_build_kconfig(cfg, kconfig_name);
+	if (host) {
+		const kreg_host_cfg *hc = kreg_config_host(cfg, host);
+
+		if (!hc) {
+			kreg_cmd_error("no host named '%s' in %s", host, cfg->path);
+			goto done;
+		}
+		req.kconfig = kreg_config_host_kconfig(cfg, hc, kconfig_name, NULL);
+	} else {
+		req.kconfig = kreg_build_kconfig(cfg, kconfig_name);
+	}
+	if (!req.kconfig && !kconfig_name) {
+		kreg_cmd_error("host '%s' boots no kernel kreg builds", host);
+		goto done;
+	}
 	if (!req.kconfig) {
 		kreg_cmd_error("no kernel config named '%s' in %s (build.configs)", kconfig_name,
 			       cfg->path);

@@ -133,6 +133,8 @@ static const field host_fields[] = {
 	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
 	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU },
 	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH },
+	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH,
+	  .flags = F_REF, .kind = K_KCONFIG },
 	/* ssh */
 	{ .key = "address", .type = T_STR, .off = O(kreg_host_cfg, address), .only = B_SSH },
 	{ .key = "user", .type = T_STR, .off = O(kreg_host_cfg, user), .def = "root", .only = B_SSH },
@@ -475,6 +477,9 @@ static void check_names(loader *ld)
 		}
 		found = lo < ld->nnames && ld->names[lo].kind == r->kind &&
 			!strcmp(ld->names[lo].name, r->name) ? &ld->names[lo] : NULL;
+		/* kreg's own kernel configs need not be configured to be named */
+		if (!found && r->kind == K_KCONFIG && kreg_config_kconfig_builtin(r->name))
+			continue;
 		if (!found) {
 			const char *near = NULL;
 			size_t bestd = (size_t)-1, len = strlen(r->name);
@@ -871,6 +876,33 @@ char *kreg_config_dump(const kreg_config *cfg)
 
 	kreg_buf_printf(&b, "# effective configuration of %s, defaults filled in\n", cfg->path);
 	schema_dump_record(&b, &root_schema, cfg, 0, 0);
+	/* Which kernel each host boots, and why (jobs with a kconfig: of
+	 * their own boot that one instead). */
+	for (size_t i = 0; i < cfg->nhosts; i++) {
+		const kreg_host_cfg *hc = &cfg->hosts[i];
+		const char *why;
+		const kreg_kconfig_cfg *kc = kreg_config_host_kconfig(cfg, hc, NULL, &why);
+
+		if (!i)
+			kreg_buf_puts(&b, "# the kernel config each host boots (a job's kconfig: wins):\n");
+		if (hc->backend != KREG_BACKEND_QEMU && hc->backend != KREG_BACKEND_SSH) {
+			kreg_buf_printf(&b, "#   %s (%s): none: it boots no kernel kreg builds\n", hc->name,
+					kreg_backend_name(hc->backend));
+			continue;
+		}
+		kreg_buf_printf(&b, "#   %s (%s): %s: %s", hc->name, kreg_backend_name(hc->backend),
+				kc ? kc->name : "none", why);
+		if (kc) {
+			kreg_buf_printf(&b, " (%s", kc->base ? kc->base : "defconfig");
+			for (size_t f = 0; f < kc->nfragments; f++) {
+				const char *slash = strrchr(kc->fragments[f], '/');
+
+				kreg_buf_printf(&b, " + %s", slash ? slash + 1 : kc->fragments[f]);
+			}
+			kreg_buf_puts(&b, ")");
+		}
+		kreg_buf_puts(&b, "\n");
+	}
 	return kreg_buf_detach(&b);
 }
 
@@ -892,15 +924,81 @@ const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name)
 	return NULL;
 }
 
-/* NULL name: the first configured kernel config (the default one). */
-const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name)
+/* ---- kernel configs ------------------------------------------------------------ */
+
+/* The kernel configs kreg ships: a qemu guest's, lean (what the guest's
+ * jobs need, nothing for a machine on a network), and a lab machine's
+ * reached over ssh, the same plus ssh-box.config. */
+static char *qemu_fragments[] = {
+	"config/kernel/qemu-guest.config",
+	"config/kernel/fio-dbench.config",
+	"config/kernel/ext4.config",
+	"config/kernel/f2fs.config",
+};
+static char *ssh_fragments[] = {
+	"config/kernel/qemu-guest.config",
+	"config/kernel/ssh-box.config",
+	"config/kernel/fio-dbench.config",
+	"config/kernel/ext4.config",
+	"config/kernel/f2fs.config",
+};
+#define NFRAG(a) (sizeof(a) / sizeof((a)[0]))
+static const kreg_kconfig_cfg builtin_kconfigs[] = {
+	{ .name = "qemu", .base = "tinyconfig", .fragments = qemu_fragments, .nfragments = NFRAG(qemu_fragments) },
+	{ .name = "ssh", .base = "tinyconfig", .fragments = ssh_fragments, .nfragments = NFRAG(ssh_fragments) },
+};
+
+const kreg_kconfig_cfg *kreg_config_kconfig_builtin(const char *name)
 {
-	if (!name)
-		return cfg->build.nconfigs ? &cfg->build.configs[0] : NULL;
+	for (size_t i = 0; name && i < NFRAG(builtin_kconfigs); i++)
+		if (!strcmp(builtin_kconfigs[i].name, name))
+			return &builtin_kconfigs[i];
+	return NULL;
+}
+
+static const kreg_kconfig_cfg *configured_kconfig(const kreg_config *cfg, const char *name)
+{
 	for (size_t i = 0; i < cfg->build.nconfigs; i++)
 		if (cfg->build.configs[i].name && !strcmp(cfg->build.configs[i].name, name))
 			return &cfg->build.configs[i];
 	return NULL;
+}
+
+const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name)
+{
+	const kreg_kconfig_cfg *kc;
+
+	if (!name)
+		return cfg->build.nconfigs ? &cfg->build.configs[0] : NULL;
+	kc = configured_kconfig(cfg, name);
+	return kc ? kc : kreg_config_kconfig_builtin(name);
+}
+
+const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const kreg_host_cfg *hc,
+						 const char *job_kconfig, const char **why)
+{
+	int boots = hc && (hc->backend == KREG_BACKEND_QEMU || hc->backend == KREG_BACKEND_SSH);
+	const char *backend = hc ? kreg_backend_name(hc->backend) : NULL;
+	const kreg_kconfig_cfg *kc;
+	const char *w = NULL;
+
+	if (job_kconfig)	/* named: that one or none (a typo is an error) */
+		kc = kreg_config_kconfig(cfg, job_kconfig), w = "the job's kconfig";
+	else if (hc && hc->kernel_config && (kc = kreg_config_kconfig(cfg, hc->kernel_config)))
+		w = "the host's kernel_config";
+	else if (boots && (kc = configured_kconfig(cfg, backend)))
+		w = "build.configs has one named for the host's backend";
+	else if ((kc = kreg_config_kconfig(cfg, NULL)))
+		w = "the first of build.configs";
+	else if (boots && (kc = kreg_config_kconfig_builtin(backend)))
+		w = hc->backend == KREG_BACKEND_QEMU ?
+		    "the qemu backend's built-in: what a guest needs, nothing for a network" :
+		    "the ssh backend's built-in: the qemu guest's plus network, kexec, modules";
+	else
+		w = "the host boots no kernel kreg builds";
+	if (why)
+		*why = w;
+	return kc;
 }
 
 const char *kreg_backend_name(kreg_backend b)

@@ -87,6 +87,8 @@ typedef struct {
 	uint64_t disk_size;	/* bytes */
 	char *image;		/* guest initramfs; default <data_dir>/images/kreg-initrd.cpio */
 	char *append;		/* extra kernel command line (qemu, ssh) */
+	char *kernel_config;	/* the kernel config it boots (qemu, ssh); NULL: the
+				 * rule of kreg_config_host_kconfig */
 
 	/* ssh */
 	char *address;		/* host or host:port */
@@ -235,7 +237,23 @@ void kreg_config_problems_free(kreg_config_problems *p);
 
 const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
 const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
+/* NULL name: the first of build.configs (NULL when none); a name: the
+ * configured one, else the built-in one of that name, else NULL. */
 const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name);
+/* The kernel configs kreg ships, one per kind of host that boots a kernel
+ * it builds: "qemu" (tinyconfig + qemu-guest, fio-dbench, ext4 and f2fs
+ * fragments: what a guest needs) and "ssh" (the same + ssh-box.config:
+ * network, kexec, modules). NULL when name is neither. */
+const kreg_kconfig_cfg *kreg_config_kconfig_builtin(const char *name);
+
+/* The kernel config a host boots, and why (a phrase for `kreg config show`
+ * and logs, static). job_kconfig (a job's kconfig:, or NULL) wins, then the
+ * host's kernel_config, then for a host that boots kernels kreg builds
+ * (qemu, ssh) a config of build.configs named for its backend, then the
+ * first of build.configs, then the backend's built-in config. NULL for a
+ * host that boots nothing (local, sim) when nothing names one. */
+const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const kreg_host_cfg *hc,
+						 const char *job_kconfig, const char **why);
 /* Whether a kconfig base names a make target of the kernel tree rather
  * than a file (the one rule, for `kreg config check` and the build): the
  * targets that make a config from nothing (tinyconfig, defconfig,

@@ -67,8 +67,6 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 		return error;
 	for (size_t i = 0; i < cfg->njobs && !error; i++) {
 		const kreg_job_cfg *jc = &cfg->jobs[i];
-		const char *kconfig = jc->kconfig ? jc->kconfig :
-				      cfg->build.nconfigs ? cfg->build.configs[0].name : NULL;
 		int runs = jc->runs > 0 ? jc->runs : 3;
 		kreg_atoms atoms = KREG_ATOMS_INIT;
 		kreg_job *job = NULL;
@@ -85,6 +83,7 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 				break;
 			for (size_t h = 0; h < cfg->nhosts && !error; h++) {
 				const kreg_host_cfg *hc = &cfg->hosts[h];
+				const kreg_kconfig_cfg *kc;
 				size_t k;
 
 				for (k = 0; k < jc->nhosts; k++)
@@ -92,7 +91,8 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 						break;
 				if (jc->nhosts && k == jc->nhosts)
 					continue;
-				error = plan_host(db, hc, &c, job_id, kconfig, priority,
+				kc = kreg_config_host_kconfig(cfg, hc, jc->kconfig, NULL);
+				error = plan_host(db, hc, &c, job_id, kc ? kc->name : jc->kconfig, priority,
 						  baseline && cfg->detect.baseline_runs > runs ?
 						  cfg->detect.baseline_runs : runs, &n);
 			}

@@ -167,7 +167,9 @@ void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *
  * ssh): build the commit's kernel with its config, or find it cached. */
 int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
 {
-	const kreg_kconfig_cfg *kc = kreg_build_kconfig(h->cfg, c->kconfig);
+	/* named (a work item, a bisection, a command), else the host's own */
+	const kreg_kconfig_cfg *kc = c->kconfig ? kreg_build_kconfig(h->cfg, c->kconfig) :
+				     kreg_config_host_kconfig(h->cfg, h->hc, NULL, NULL);
 	const kreg_repo_cfg *rc = kreg_config_repo(h->cfg, c->repo);
 	kreg_build_request req = { 0 };
 	kreg_build_result res = { 0 };

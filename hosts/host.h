@@ -31,7 +31,8 @@ typedef struct {
 	const char *repo;	/* configured repo name */
 	const char *repo_path;	/* a git repository holding the commit */
 	const char *sha;	/* full sha */
-	const char *kconfig;	/* kernel config name (build.configs[].name) */
+	const char *kconfig;	/* kernel config name (build.configs[].name or
+				 * built in); NULL: the host's */
 	const kreg_atom *atom;	/* the job the kernel is for: its fs: and need_kconfig:
 				 * go into the config (jobs/needs.h); NULL: none */
 } kreg_host_commit;

@@ -33,28 +33,13 @@
 
 #define LOG_TAIL_LINES 40
 
-/* The built-in kernel config: tinyconfig and the fragments kreg ships. */
-static char *builtin_fragments[] = {
-	"config/kernel/qemu-guest.config",
-	"config/kernel/fio-dbench.config",
-	"config/kernel/ext4.config",
-	"config/kernel/f2fs.config",
-};
-static const kreg_kconfig_cfg builtin_kconfig = {
-	.name = "default",
-	.base = "tinyconfig",
-	.fragments = builtin_fragments,
-	.nfragments = sizeof(builtin_fragments) / sizeof(builtin_fragments[0]),
-};
-
+/* A configured kernel config, else one kreg ships (config.h): without a
+ * name the first configured, else the qemu guest's. */
 const kreg_kconfig_cfg *kreg_build_kconfig(const kreg_config *cfg, const char *name)
 {
-	for (size_t i = 0; i < cfg->build.nconfigs; i++)
-		if (!name || !strcmp(cfg->build.configs[i].name, name))
-			return &cfg->build.configs[i];
-	if (!name || !strcmp(name, builtin_kconfig.name))
-		return &builtin_kconfig;
-	return NULL;
+	const kreg_kconfig_cfg *kc = kreg_config_kconfig(cfg, name);
+
+	return kc ? kc : name ? NULL : kreg_config_kconfig_builtin("qemu");
 }
 
 /* A fragment or base file: lib/shared.h's one rule (as the configuration

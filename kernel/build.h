@@ -22,7 +22,7 @@ typedef struct {
 	const char *repo_url;		/* for the repos row; NULL: repo_path */
 	const char *repo_path;		/* a git repository holding the commit */
 	const char *rev;		/* sha, unique prefix or rev-parse expression */
-	const kreg_kconfig_cfg *kconfig;	/* NULL: the first configured, else built-in */
+	const kreg_kconfig_cfg *kconfig;	/* NULL: kreg_build_kconfig(cfg, NULL) */
 	const char *needs;		/* a job's needs: a fragment merged last (jobs/needs.h),
 					 * or NULL; what the config sets already adds nothing */
 	int force;			/* build again even when a failure is cached */
@@ -70,8 +70,10 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	       const kreg_build_request *req);
 void kreg_build_result_free(kreg_build_result *r);
 
-/* The kernel config of name (NULL: the first configured, or the built-in
- * one: tinyconfig plus the shipped fragments). NULL when not found. */
+/* The kernel config of name: configured, else built in ("qemu", "ssh":
+ * kreg_config_kconfig_builtin). NULL name: the first configured, else the
+ * built-in "qemu" (a host's own: kreg_config_host_kconfig). NULL when not
+ * found. */
 const kreg_kconfig_cfg *kreg_build_kconfig(const kreg_config *cfg, const char *name);
 
 /* Merge kconfig fragment text into config text: every CONFIG_X=... and

@@ -107,8 +107,12 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	if ((error = kreg_db_begin(db)) < 0)
 		goto done;
 	b.regression_id = req->regression_id;
-	b.config_name = (char *)(req->kconfig ? req->kconfig :
-				 cfg->build.nconfigs ? cfg->build.configs[0].name : NULL);
+	{
+		const kreg_kconfig_cfg *kc = kreg_config_host_kconfig(cfg, kreg_config_host(cfg, req->host),
+								      req->kconfig, NULL);
+
+		b.config_name = (char *)(kc ? kc->name : req->kconfig);
+	}
 	if ((error = kreg_repo_record(repo, db, &b.good_commit_id, &good)) < 0 ||
 	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, &bad)) < 0 ||
 	    (error = kreg_db_repo_find(db, &b.repo_id, req->repo)) < 0 ||

@@ -19,7 +19,8 @@ typedef struct {
 	const char *job;	/* atom name */
 	const char *host;	/* configured host name */
 	const char *metric;	/* "fio.read_iops" */
-	const char *kconfig;	/* kernel config name; NULL: the first configured */
+	const char *kconfig;	/* kernel config name; NULL: the host's
+				 * (kreg_config_host_kconfig) */
 	int64_t regression_id;	/* 0: none (started by hand) */
 } kreg_bisect_request;
 

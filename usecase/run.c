@@ -220,8 +220,12 @@ static int prepare(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db
 	hcommit->repo = spec->repo;
 	hcommit->repo_path = kreg_repo_path(*repo);
 	hcommit->sha = out->sha;
-	hcommit->kconfig = spec->kconfig ? spec->kconfig :
-			   cfg->build.nconfigs ? cfg->build.configs[0].name : NULL;
+	{
+		const kreg_kconfig_cfg *kc = kreg_config_host_kconfig(cfg, kreg_host_config(host),
+								      spec->kconfig, NULL);
+
+		hcommit->kconfig = kc ? kc->name : spec->kconfig;
+	}
 	hcommit->atom = spec->atom;
 	if ((error = kreg_host_prepare(host, &out->kernel, hcommit)) < 0)
 		return error;

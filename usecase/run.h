@@ -90,7 +90,8 @@ typedef struct {
 	const char *host;		/* configured host name */
 	const char *repo;		/* configured repo name; NULL: the running kernel */
 	const char *commit;		/* anything the repo resolves; with repo */
-	const char *kconfig;		/* kernel config name; NULL: the first configured */
+	const char *kconfig;		/* kernel config name; NULL: the host's
+					 * (kreg_config_host_kconfig) */
 	unsigned runs;			/* how many runs; 0 means 1 */
 } kreg_run_job_spec;
 

@@ -2,7 +2,7 @@
 # kreg config check / show: OK on the example, one FILE:LINE:COL: line per
 # problem on stderr and exit 1 otherwise.
 . "$KREG_SRC/tests/lib.sh"
-plan 31
+plan 37
 
 example="$KREG_SRC/config/kreg.example.yaml"
 run_kreg config check "$example"
@@ -97,6 +97,31 @@ like "$OUT" "^  min_runs: 3$" "detect defaults are shown"
 printf '%s\n' "$OUT" > shown.yaml
 run_kreg config check shown.yaml
 is "$OUT" "configuration OK" "what show prints is a valid configuration"
+
+# A kernel per kind of host: show names the config each host boots and why.
+cat > hosts.yaml <<'YAML'
+data_dir: data
+hosts:
+  - { name: vm1, backend: qemu }
+  - { name: lab1, backend: ssh, address: 127.0.0.1 }
+  - { name: lab2, backend: ssh, address: 127.0.0.1, kernel_config: qemu }
+  - { name: here, backend: local }
+YAML
+run_kreg config show hosts.yaml
+like "$OUT" "^#   vm1 \(qemu\): qemu: the qemu backend's built-in: .*\(tinyconfig \+ qemu-guest.config \+ fio-dbench.config \+ ext4.config \+ f2fs.config\)$" \
+	"a qemu host boots the qemu guest's built-in config, without ssh-box.config"
+like "$OUT" "^#   lab1 \(ssh\): ssh: the ssh backend's built-in: .*qemu-guest.config \+ ssh-box.config \+" \
+	"an ssh host boots the ssh built-in one, with ssh-box.config"
+like "$OUT" "^#   lab2 \(ssh\): qemu: the host's kernel_config " "a host's kernel_config wins"
+like "$OUT" "^#   here \(local\): none: " "a local host boots none"
+printf 'build:\n  configs:\n    - { name: mine, base: tinyconfig }\n' >> hosts.yaml
+run_kreg config show hosts.yaml
+like "$OUT" "^#   lab1 \(ssh\): mine: the first of build.configs " \
+	"with build.configs, a host without kernel_config boots the first of them"
+sed -i 's/kernel_config: qemu/kernel_config: mien/' hosts.yaml
+run_kreg config check hosts.yaml
+like "$ERR" "^hosts.yaml:5:.*hosts\[2\].kernel_config: no kernel config named 'mien', did you mean 'mine'\?$" \
+	"a kernel_config that names no config is refused"
 
 run_kreg config frobnicate
 is "$RC" 2 "an unknown subcommand is a usage error"

@@ -43,7 +43,7 @@ like "$xfs_conf" "^$D/configs/[0-9a-f]{40}-[0-9a-f]{16}\.config\$" "it prints th
 ok "with CONFIG_XFS_FS=y (built in)" grep -qx 'CONFIG_XFS_FS=y' "$xfs_conf"
 ok "and the shipped config's options (virtio block, ext4)" \
 	bash -c "grep -qx 'CONFIG_VIRTIO_BLK=y' '$xfs_conf' && grep -qx 'CONFIG_EXT4_FS=y' '$xfs_conf'"
-like "$ERR" "config default\+XFS_FS: configured" "the config is named for what the job adds"
+like "$ERR" "config qemu\+XFS_FS: configured" "the config is named for what the job adds"
 ok "nothing was compiled" bash -c "! ls '$D'/artifacts/*/bzImage"
 is "$(sqlite3 "$D/kreg.db" 'SELECT count(*) FROM builds')" 0 "and no build is recorded"
 
@@ -64,7 +64,7 @@ run_kreg build --repo linux --commit master --job rt.yaml --config-only
 is "$RC" 1 "a job needing XFS_RT without XFS fails"
 like "$ERR" "options the job needs not kept by olddefconfig: CONFIG_XFS_RT=y \(now: not set; depends on XFS_FS \[=n\]\)" \
 	"naming the option and what it depends on"
-like "$ERR" "config default\+XFS_RT\)" "and the config (BLOCK: y is in it already, so it is not named)"
+like "$ERR" "config qemu\+XFS_RT\)" "and the config (BLOCK: y is in it already, so it is not named)"
 
 # 5. A malformed entry never reaches a shell or a config.
 run_kreg build --repo linux --commit master --job bad.yaml --config-only

@@ -16,8 +16,8 @@ plan 13
 
 D="$SCRATCH/data"
 mkdir -p disks
-# The built-in kernel config (tinyconfig + config/kernel/), as every kernel
-# test uses: f2fs is in it (f2fs.config), so the job needs no variant and
+# The qemu backend's built-in kernel config (tinyconfig + the guest's
+# fragments of config/kernel/), as every qemu kernel test uses: f2fs is in it (f2fs.config), so the job needs no variant and
 # its kernel is the one 51-kernel.t built (the suite's shared cache).
 cat > kreg.yaml <<YAML
 data_dir: $D
@@ -57,7 +57,7 @@ ok "and is above 0" awk -v v="$v" 'BEGIN { exit !(v > 0) }'
 
 # The kernel: the shipped config, which has what the job needs.
 is "$(q "SELECT b.config_name FROM runs r JOIN builds b ON b.id = r.build_id ORDER BY r.id DESC LIMIT 1")" \
-	"default" "the run booted the shipped config: it has what the job needs"
+	"qemu" "the run booted the qemu backend's built-in config: it has what the job needs"
 art=$(q "SELECT b.artifact FROM runs r JOIN builds b ON b.id = r.build_id ORDER BY r.id DESC LIMIT 1")
 ok "whose .config has CONFIG_F2FS_FS=y" grep -qx 'CONFIG_F2FS_FS=y' "$art/.config"
 

@@ -5,6 +5,9 @@
 # The daemon reloads its configuration on SIGHUP, again and again: it keeps
 # the file's path as its own (a reload once freed it with the configuration
 # it came from, and the workers were started with `-c <garbage>`).
+# Its children have 10 s to end once signalled: make check runs it by
+# itself (tests/run-suite.sh), not beside another test.
+# suite: alone
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 export KREG_DATA_DIR="$SCRATCH/data"

@@ -1,4 +1,9 @@
-/* lib/: buffers, checked parsing, running children with timeouts. */
+/* lib/: buffers, checked parsing, running children with timeouts.
+ *
+ * Its children have half a second to start before their timeout: make
+ * check runs it by itself (tests/run-suite.sh), not beside another test.
+ * suite: alone
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

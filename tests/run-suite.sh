@@ -7,7 +7,11 @@
 #
 # Three kinds of tests (docs/HACKING.md, "Tests"):
 # - the kernel tests (tests/integration/5N-*.t) run one after the other,
-#   in their order, beside the others: they share the suite's kernel
+#   in their order, once the others are done (prove's scheduler takes a
+#   seq group after the single tests: TAP::Parser::Scheduler queues nested
+#   groups last; so no kernel build runs beside a daemon test's margins;
+#   giving each single test a group of its own would start the kernel
+#   lane first, beside them, if that is ever wanted): they share the suite's kernel
 #   checkout, object directories and build cache (5x-kernel.sh), and 51
 #   builds what 52-58 then take;
 # - a test that says `suite: alone` (a comment line of its own: `# suite:

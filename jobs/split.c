@@ -533,6 +533,16 @@ static int check_unplaced(const kreg_jnode *n, const name_set *dims, const char 
 		if (p->val->kind == KJ_MAP &&
 		    (error = check_unplaced(p->val, dims, p->key, path)) < 0)
 			return error;
+		/* the mappings of a list that expands: an atom has each under
+		 * the list's key once split (ioengine: [{format: n}] gives
+		 * ioengine: {format: n}), and what split writes must load
+		 * back (fuzz_job); a list that stays a list stays one */
+		for (size_t k = 0; p->val->kind == KJ_SEQ && set_has(dims, p->key) &&
+				   k < p->val->count; k++)
+			if ((error = check_unplaced(p->val->items[k]->kind == KJ_MAP ?
+						    p->val->items[k] : NULL, dims, p->key,
+						    path)) < 0)
+				return error;
 	}
 	return 0;
 }

@@ -540,6 +540,41 @@ int kreg_db_migrate(kreg_db *db, int *from, int *to)
 	return 0;
 }
 
+/* WAL mode, which stays with the file once set. Switching to it needs the
+ * file to itself, and SQLite answers "database is locked" at once, without
+ * the busy timeout, when another process holds a lock it cannot wait for
+ * (two processes creating one database: 97-mirror-lock.t saw it one run in
+ * a few): retried for the busy timeout's 10 s. */
+static int set_wal(kreg_db *db)
+{
+	for (int tries = 0, asked = 0;; tries++) {
+		sqlite3_stmt *st;
+		int rc, wal;
+
+		if (kreg_db__prepare(db, &st, "PRAGMA journal_mode") < 0)
+			return KREG_ERROR;
+		rc = sqlite3_step(st);
+		wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+		      !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+		sqlite3_finalize(st);
+		if (wal)
+			return 0;
+		if (asked) {
+			kreg_error_set("%s: cannot switch to WAL mode (does the file system "
+				       "support it?)", db->path);
+			return KREG_ERROR;
+		}
+		if (rc == SQLITE_ROW &&
+		    sqlite3_exec(db->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) == SQLITE_OK) {
+			asked = 1;	/* read it back */
+			continue;
+		}
+		if ((sqlite3_errcode(db->h) & 0xff) != SQLITE_BUSY || tries >= 500)
+			return kreg_db__error(db, "cannot switch to WAL mode");
+		sqlite3_sleep(20);
+	}
+}
+
 int kreg_db_open(kreg_db **out, const char *path, unsigned flags)
 {
 	kreg_db *db = kreg_calloc(1, sizeof(*db));
@@ -609,7 +644,7 @@ int kreg_db_open(kreg_db **out, const char *path, unsigned flags)
 		goto fail;
 	}
 	if (!(flags & KREG_DB_READONLY)) {
-		if (kreg_db__exec(db, "PRAGMA journal_mode = WAL") < 0)
+		if (set_wal(db) < 0)
 			goto fail;
 		if (kreg_db__exec(db, "PRAGMA synchronous = NORMAL") < 0)
 			goto fail;

@@ -48,6 +48,7 @@ typedef struct {
 	candidate best, hint;
 	int have_best, have_hint;
 	size_t locate;		/* hint: 1 + the step's split when only its place is unsure */
+	size_t jfloor;		/* splits before this one are not looked at (0: none) */
 } detector;
 
 static int check_history(const kreg_stats_history *h)
@@ -156,7 +157,7 @@ static int find_step(detector *x)
 	candidate c;
 	int strong;
 
-	if (best_split(&bj, x, jmin, b0) < 0)
+	if (best_split(&bj, x, jmin > x->jfloor ? jmin : x->jfloor, b0) < 0)
 		return 0;
 	B = h->values + lo;
 	A = h->values + h->offset[x->dc[bj]];
@@ -306,6 +307,29 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, con
 	if (x.K >= 2 && (error = find_step(&x)) < 0) {
 		free(x.dc);
 		return error;
+	}
+	/* A suggestive split whose commit has all the runs it may get is not
+	 * settled, but it must not hide a step at a later commit (80's head
+	 * at -20% went unjudged behind "-3.7% from commit 1 on is not settled
+	 * with 12 runs"): the later splits are looked at on their own. */
+	while (!x.have_best && x.have_hint && x.hint.j + 1 < x.K &&
+	       h->offset[x.dc[x.hint.j] + 1] - h->offset[x.dc[x.hint.j]] >= (size_t)x.max_runs) {
+		x.jfloor = x.hint.j + 1;
+		x.have_hint = 0;
+		x.locate = 0;
+		if ((error = find_step(&x)) < 0) {
+			free(x.dc);
+			return error;
+		}
+		if (!x.have_best && !x.have_hint) {
+			/* nothing later: the unsettled split stands (none) */
+			x.jfloor = 0;
+			if ((error = find_step(&x)) < 0) {
+				free(x.dc);
+				return error;
+			}
+			break;
+		}
 	}
 
 	if (x.have_best) {

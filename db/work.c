@@ -489,8 +489,11 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
 	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
 }
 
-int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id,
-			      int64_t job_id, int64_t host_id)
+/* The commits other than commit_id whose detections asked for run items
+ * of (commit, job, host) (their judge_commit_id), each once, oldest
+ * first; *ids is the caller's. */
+static int group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id,
+			int64_t job_id, int64_t host_id)
 {
 	static const char sql[] =
 		"SELECT judge_commit_id FROM work WHERE commit_id = ?1 AND job_id = ?2 AND "
@@ -520,31 +523,39 @@ int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t com
 	return 0;
 }
 
+/* The detection of commit_id's group of seq run items, under key. */
+static int add_detect(kreg_db *db, int *added, char *key, int64_t commit_id, int64_t job_id,
+		      int64_t host_id, const char *config_name, int seq)
+{
+	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = commit_id,
+			    .job_id = job_id, .host_id = host_id, .config_name = config_name,
+			    .seq = seq, .priority = KREG_PRIO_DETECT };
+	int error = kreg_db_work_add(db, NULL, added, &d);
+
+	free(key);
+	return error;
+}
+
 int kreg_db_work_judge_group(kreg_db *db, int *added, int64_t commit_id, int64_t job_id,
 			     int64_t host_id, const char *config_name)
 {
 	int64_t *judges = NULL;
 	size_t njudges = 0;
 	int total, open, error;
-	char *key;
 
 	if (added)
 		*added = 0;
 	if ((error = kreg_db_work_group(db, &total, &open, commit_id, job_id, host_id)) < 0 ||
 	    open || !total)
 		return error;
-	key = kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)commit_id, (long long)job_id,
-			    (long long)host_id, total);
-	kreg_work_new d = { .kind = "detect", .key = key, .commit_id = commit_id,
-			    .job_id = job_id, .host_id = host_id, .config_name = config_name,
-			    .seq = total, .priority = KREG_PRIO_DETECT };
-
-	error = kreg_db_work_add(db, NULL, added, &d);
-	free(key);
+	error = add_detect(db, added,
+			   kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)commit_id,
+					 (long long)job_id, (long long)host_id, total),
+			   commit_id, job_id, host_id, config_name, total);
 	/* and again every other commit whose detection asked for runs of
 	 * this one, unless its own runs are still open (their end judges it) */
-	if (error < 0 || (error = kreg_db_work_group_judges(db, &judges, &njudges, commit_id,
-							     job_id, host_id)) < 0)
+	if (error < 0 ||
+	    (error = group_judges(db, &judges, &njudges, commit_id, job_id, host_id)) < 0)
 		return error;
 	for (size_t i = 0; i < njudges && error == 0; i++) {
 		int jtotal, jopen;
@@ -552,16 +563,12 @@ int kreg_db_work_judge_group(kreg_db *db, int *added, int64_t commit_id, int64_t
 		if ((error = kreg_db_work_group(db, &jtotal, &jopen, judges[i], job_id,
 						host_id)) < 0 || jopen)
 			continue;
-		key = kreg_asprintf("detect:%lld:%lld:%lld:%d:after:%lld:%d", (long long)judges[i],
-				    (long long)job_id, (long long)host_id, jtotal,
-				    (long long)commit_id, total);
-		kreg_work_new again = { .kind = "detect", .key = key, .commit_id = judges[i],
-					.job_id = job_id, .host_id = host_id,
-					.config_name = config_name, .seq = jtotal,
-					.priority = KREG_PRIO_DETECT };
-
-		error = kreg_db_work_add(db, NULL, NULL, &again);
-		free(key);
+		error = add_detect(db, NULL,
+				   kreg_asprintf("detect:%lld:%lld:%lld:%d:after:%lld:%d",
+						 (long long)judges[i], (long long)job_id,
+						 (long long)host_id, jtotal, (long long)commit_id,
+						 total),
+				   judges[i], job_id, host_id, config_name, jtotal);
 	}
 	free(judges);
 	return error;

@@ -14,7 +14,6 @@
 
 #include "db/db.h"
 
-#include <stddef.h>
 #include <stdint.h>
 
 /* Priorities: bisect steps and confirmation runs go before new heads. */
@@ -133,15 +132,10 @@ int kreg_db_work_set_run(kreg_db *db, int64_t id, int64_t run_id);
  * running. */
 int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, int64_t job_id,
 		       int64_t host_id);
-/* The commits other than commit_id whose detections asked for run items
- * of (commit, job, host) (their judge_commit_id), each once, oldest
- * first; *ids is the caller's. */
-int kreg_db_work_group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id,
-			      int64_t job_id, int64_t host_id);
 /* Once no run item of (commit, job, host) is queued or running, queue the
  * detection of that group (its key counts the group's items, so a group
  * that grows is judged again), and again that of every commit whose
- * detection asked for runs of it (kreg_db_work_group_judges) unless its
+ * detection asked for runs of it (their judge_commit_id) unless its
  * own runs are still open; done, failed and given-up items alike end a
  * group: what it has is judged. Nothing while one is open. *added 1 when
  * the group's detect item was queued (may be NULL). */

@@ -314,6 +314,9 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, con
 	 * with 12 runs"): the later splits are looked at on their own. */
 	while (!x.have_best && x.have_hint && x.hint.j + 1 < x.K &&
 	       h->offset[x.dc[x.hint.j] + 1] - h->offset[x.dc[x.hint.j]] >= (size_t)x.max_runs) {
+		candidate unsettled = x.hint;
+		size_t locate = x.locate;
+
 		x.jfloor = x.hint.j + 1;
 		x.have_hint = 0;
 		x.locate = 0;
@@ -323,11 +326,9 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, con
 		}
 		if (!x.have_best && !x.have_hint) {
 			/* nothing later: the unsettled split stands (none) */
-			x.jfloor = 0;
-			if ((error = find_step(&x)) < 0) {
-				free(x.dc);
-				return error;
-			}
+			x.hint = unsettled;
+			x.locate = locate;
+			x.have_hint = 1;
 			break;
 		}
 	}

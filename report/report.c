@@ -10,6 +10,7 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "stats/compare.h"
 #include "stats/stats.h"
 #include "usecase/judge_opts.h"
 
@@ -712,7 +713,6 @@ void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)
 			r->branch ? r->branch : "", c->sha, r->metric);
 	if (!isnan(r->change))
 		kreg_buf_printf(out, " %+.1f%%", r->change * 100);
-	kreg_buf_puts(out, r->direction == KREG_DIR_UNKNOWN ? " change" :
-		      ((r->change < 0) == (r->direction == KREG_DIR_HIGHER) ? " regression" :
-		       " improvement"));
+	kreg_buf_printf(out, " %s",
+			kreg_stats_verdict_name(kreg_stats_change_verdict(r->direction, r->change)));
 }

@@ -58,6 +58,20 @@ int kreg_stats_verdict_changed(kreg_verdict v)
 	       v == KREG_VERDICT_CHANGE;
 }
 
+kreg_verdict kreg_stats_change_verdict(kreg_direction d, double change)
+{
+	if (d == KREG_DIR_UNKNOWN || isnan(change))
+		return KREG_VERDICT_CHANGE;
+	return (d == KREG_DIR_HIGHER) == (change > 0) ? KREG_VERDICT_IMPROVEMENT :
+							KREG_VERDICT_REGRESSION;
+}
+
+const char *kreg_stats_direction_phrase(kreg_direction d)
+{
+	return d == KREG_DIR_HIGHER ? "higher is better" :
+	       d == KREG_DIR_LOWER ? "lower is better" : "direction unknown";
+}
+
 /* z with P(Z <= z) = p, by bisection (only used for run estimates). */
 static double normal_quantile(double p)
 {
@@ -208,14 +222,7 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *cfg, const ch
 		rank_ok = 2;	/* the rank test is at its floor: Welch decides */
 
 	if (rank_ok && out->ranges_apart) {
-		int up = out->change > 0;
-
-		if (out->direction == KREG_DIR_UNKNOWN)
-			out->verdict = KREG_VERDICT_CHANGE;
-		else if ((out->direction == KREG_DIR_HIGHER) == up)
-			out->verdict = KREG_VERDICT_IMPROVEMENT;
-		else
-			out->verdict = KREG_VERDICT_REGRESSION;
+		out->verdict = kreg_stats_change_verdict(out->direction, out->change);
 		if (rank_ok == 2)
 			snprintf(out->reason, sizeof(out->reason),
 				 "%+.1f%%: ranges apart, rank test at its floor (p=%.2g), Welch p=%.2g",

@@ -61,6 +61,13 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *opts, const c
 const char *kreg_stats_verdict_name(kreg_verdict v);
 /* 1 for regression, improvement and change. */
 int kreg_stats_verdict_changed(kreg_verdict v);
+/* The one rule for what a real change is, from the metric's good direction
+ * and the change's sign: an improvement when it moves the good way, a
+ * regression otherwise, a change when the direction is unknown or the
+ * change is not a number. */
+kreg_verdict kreg_stats_change_verdict(kreg_direction d, double change);
+/* "higher is better", "lower is better", "direction unknown" */
+const char *kreg_stats_direction_phrase(kreg_direction d);
 
 typedef struct {
 	const kreg_stats_opts *stats;	/* may be NULL */

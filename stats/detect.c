@@ -2,6 +2,7 @@
  * more runs when suggestive. */
 #include "stats/detect.h"
 
+#include "stats/compare.h"
 #include "stats/stats.h"
 
 #include "lib/err.h"
@@ -202,9 +203,7 @@ static void say_change(kreg_stats_detection *out, const detector *x, const kreg_
 	out->after = best->after;
 	out->change = best->change;
 	out->pvalue = best->p;
-	out->verdict = d == KREG_DIR_UNKNOWN ? KREG_VERDICT_CHANGE :
-		       (d == KREG_DIR_HIGHER) == (best->change > 0) ? KREG_VERDICT_IMPROVEMENT :
-		       KREG_VERDICT_REGRESSION;
+	out->verdict = kreg_stats_change_verdict(d, best->change);
 	snprintf(out->reason, sizeof(out->reason),
 		 "%+.1f%% from commit %zu on (%zu runs) against %zu runs before, rank p=%.2g",
 		 100 * best->change, out->index, best->na, best->nb, best->p);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "stats/changes.h"
+#include "tests/lib/edivisive.h"
 #include "stats/detect.h"
 #include "lib/err.h"
 #include "lib/mem.h"

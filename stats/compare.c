@@ -388,8 +388,7 @@ static void put_change(kreg_buf *out, const char *metric, const kreg_stats_serie
 		       const kreg_stats_series *s, int unsettled)
 {
 	double avg0, avg, p;
-	size_t len = strlen(metric);
-	int absolute = (len && metric[len - 1] == '%') || !strncmp(metric, "perf-profile", 12);
+	int absolute = kreg_stats_metric_is_share(metric);
 
 	if (!b || !b->n || !s || !s->n) {
 		kreg_buf_printf(out, "%*s  ", REL_WIDTH, "");

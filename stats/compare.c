@@ -100,6 +100,60 @@ static double mw_min_p(size_t na, size_t nb)
 	return 2 * exp(-log_choose(na + nb, na));
 }
 
+double kreg_stats_mde(double rsd, size_t nbase, size_t nnew, double alpha, double floor)
+{
+	double z;
+
+	if (!(rsd >= 0) || !nbase || !nnew || mw_min_p(nnew, nbase) >= alpha)
+		return NAN;
+	/* the normal approximation's shift at 80% power, over the rank
+	 * test's efficiency (3/pi) */
+	z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
+	z *= rsd * sqrt(1.0 / (double)nbase + 1.0 / (double)nnew) / sqrt(0.955);
+	return z > floor ? z : floor;
+}
+
+int kreg_stats_runs_for(double effect, double rsd, size_t nbase, double alpha, double floor,
+			int max_runs)
+{
+	if (effect < floor)
+		return 0;
+	for (int n = 1; n <= max_runs; n++) {
+		double m = kreg_stats_mde(rsd, nbase, (size_t)n, alpha, floor);
+
+		if (!isnan(m) && m <= effect)
+			return n;
+	}
+	return 0;
+}
+
+double kreg_stats_pooled_rsd(const kreg_stats_history *h, size_t from, size_t to, size_t *df)
+{
+	double ss = 0, sum = 0;
+	size_t n = 0, groups = 0;
+
+	for (size_t c = from; c < to && c < h->ncommits; c++) {
+		size_t a = h->offset[c], b = h->offset[c + 1];
+		double m = 0;
+
+		if (b - a < 2)
+			continue;
+		for (size_t i = a; i < b; i++)
+			m += h->values[i];
+		m /= (double)(b - a);
+		for (size_t i = a; i < b; i++)
+			ss += (h->values[i] - m) * (h->values[i] - m);
+		sum += m * (double)(b - a);
+		n += b - a;
+		groups++;
+	}
+	if (df)
+		*df = n - groups;
+	if (n <= groups || sum == 0)
+		return NAN;
+	return sqrt(ss / (double)(n - groups)) / fabs(sum / (double)n);
+}
+
 /* LKP's own verdict, as LKP's compare gives it (cur is its 'a', the
  * tested matrix; base its 'b'). */
 static int lkp_rule(const double *base, size_t nb, const double *cur, size_t nc)

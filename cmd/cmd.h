@@ -53,6 +53,7 @@ int cmd_work(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
+int cmd_regression(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
 #endif

@@ -34,6 +34,7 @@ static const struct {
 	{ "status", cmd_status, "repos, the queue, hosts and regressions in flight" },
 	{ "report", cmd_report, "generate the HTML site" },
 	{ "mail", cmd_mail, "write and send regression reports" },
+	{ "regression", cmd_regression, "list, show and triage regressions" },
 	{ "demo", cmd_demo, "run kreg's main job on its built-in default" },
 };
 

@@ -299,6 +299,27 @@ static const char *const migrations[] = {
 	 * login) apart from its attempts: only refusals count towards
 	 * mail.attempts, a server that is down only delays a message. */
 	"ALTER TABLE outbox ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0;",
+	/* 7 -> 8: triage by people (kreg regression mark): a regression
+	 * closed as invalid, noise or a duplicate of another keeps its state
+	 * (what the robot found) beside the mark; fixed_by names the commit
+	 * that fixed it; every mark is kept with what it changed, so that
+	 * reopen takes the regression back and the pages can show its life. */
+	"ALTER TABLE regressions ADD COLUMN triage TEXT"
+	"  CHECK (triage IN ('invalid','noise','duplicate'));"
+	"ALTER TABLE regressions ADD COLUMN duplicate_of INTEGER REFERENCES regressions(id);"
+	"ALTER TABLE regressions ADD COLUMN fixed_by TEXT;"
+	"CREATE TABLE regression_marks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER NOT NULL REFERENCES regressions(id),"
+	"  mark TEXT NOT NULL CHECK (mark IN ('invalid','noise','duplicate','fixed','reopen')),"
+	"  arg TEXT,"				/* the duplicate's id, the fixing sha */
+	"  note TEXT,"
+	"  who TEXT,"
+	"  state_before TEXT NOT NULL,"
+	"  triage_before TEXT,"
+	"  at INTEGER NOT NULL"
+	");"
+	"CREATE INDEX regression_marks_regression ON regression_marks(regression_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -147,7 +147,9 @@ done:
 /* States whose regression gets no mail: not (yet) real, or not found. */
 static int skip_state(const char *s)
 {
-	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "suspected"));
+	/* and what a person closed (kreg regression mark) */
+	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "suspected") ||
+		     !strcmp(s, "invalid") || !strcmp(s, "noise") || !strcmp(s, "duplicate"));
 }
 
 /* A regression confirmed and not bisected (or whose bisection named no

@@ -2,6 +2,7 @@
 #include "web/web_internal.h"
 
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
@@ -16,38 +17,6 @@
 #include <unistd.h>
 
 #define REPLACEMENT "\xef\xbf\xbd"
-
-/* The code point of the UTF-8 sequence at s and its length; len 0 when it
- * is not valid UTF-8. */
-static unsigned decode(const unsigned char *s, size_t *len)
-{
-	unsigned c = s[0], cp;
-	size_t n;
-
-	*len = 0;
-	if (c < 0x80) {
-		*len = 1;
-		return c;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	*len = n;
-	return cp;
-}
 
 /* What HTML5 calls a parse error in the input stream: controls other than
  * white space, C1 controls and non-characters. */
@@ -90,7 +59,7 @@ static void esc(kreg_buf *b, const char *s, size_t max, int line)
 			p = q;
 			continue;
 		}
-		cp = decode(p, &len);
+		cp = kreg_utf8_decode((const char *)p, &len);
 		if (!len) {
 			kreg_buf_puts(b, REPLACEMENT);
 			p++;

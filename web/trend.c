@@ -7,9 +7,8 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
-#include "stats/changes.h"
-#include "stats/segment.h"
 #include "stats/stats.h"
+#include "usecase/changes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -173,23 +172,10 @@ static web_point *make_points(const web_line *l, const tested *t, size_t nt, siz
 	return pts;
 }
 
-static int write_trend(web_site *s, const web_line *l, const web_pair *p, const line_metric *lm,
-		       int64_t metric_id)
+/* What a trend page is made from, hashed. */
+static uint64_t trend_hash(const web_site *s, const web_line *l, const web_pair *p,
+			   const line_metric *lm, const char *metric)
 {
-	const char *metric = web_metric_name(s, metric_id);
-	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
-	const tested *t = lm->t;
-	size_t nt = lm->nt, npts = 0, nmarks = 0, ncp = 0, bucket = 1;
-	web_point *pts = NULL;
-	web_marker *marks = NULL;
-	char **hrefs = NULL;
-	size_t nhrefs = 0;
-	kreg_stats_change_point *cps = NULL;
-	kreg_stats_segmentation seg = { 0 };
-	size_t cp_from;
-	char *page = web_trend_page(l, p, metric_id);
-	int error;
-
 	uint64_t hash = web_hbegin(s, "trend");
 
 	hash = web_hstr(hash, l->repo);
@@ -199,7 +185,7 @@ static int write_trend(web_site *s, const web_line *l, const web_pair *p, const 
 	hash = web_hstr(hash, p->host);
 	hash = web_hstr(hash, metric);
 	hash = web_hdetect(hash, &s->cfg->detect);
-	hash = web_hstr(hash, "steps and drifts: PELT");
+	hash = web_hstr(hash, "steps and drifts: usecase/changes.h along the line");
 	hash = web_hmix(hash, lm->hash);
 	for (size_t r = 0; r < s->nregs; r++) {
 		const kreg_report_regression *rg = s->regs[r];
@@ -213,191 +199,237 @@ static int write_trend(web_site *s, const web_line *l, const web_pair *p, const 
 		hash = web_hstr(hash, rg->culprit.sha);
 		hash = web_hstr(hash, rg->bad.sha);
 	}
-	if (web_writer_fresh(s->w, page, hash)) {
-		free(page);
-		return 0;
-	}
-	pts = make_points(l, t, nt, &npts, &bucket);
-	/* change points among the newest commits */
-	cp_from = nt > CP_WINDOW ? nt - CP_WINDOW : 0;
-	if (nt - cp_from >= 4) {
-		size_t m = nt - cp_from, *off = kreg_calloc(m + 1, sizeof(*off)), nv = 0;
-		double *vals;
-		kreg_stats_history h;
+	return hash;
+}
 
-		for (size_t k = 0; k < m; k++)
-			nv += t[cp_from + k].n;
-		vals = kreg_calloc(nv ? nv : 1, sizeof(*vals));
-		nv = 0;
-		for (size_t k = 0; k < m; k++) {
-			const web_group *g = t[cp_from + k].g;
+/* The steps and drifts of the newest CP_WINDOW tested commits, as `kreg
+ * changes` finds them (usecase/changes.h): the history is the line from
+ * the oldest of them to the newest, commits without runs included. Their
+ * indices are the line's from *first on. */
+static void trend_steps(kreg_metric_changes *mc, size_t *first, const tested *t, size_t nt)
+{
+	size_t from = nt > CP_WINDOW ? nt - CP_WINDOW : 0, m, nv = 0, *off;
+	double *vals;
+	kreg_stats_history h;
 
-			off[k] = nv;
-			memcpy(vals + nv, t[cp_from + k].v, g->n * sizeof(*vals));
-			nv += g->n;
+	*first = 0;
+	if (nt - from < 4)
+		return;
+	*first = t[from].line_index;
+	m = t[nt - 1].line_index - *first + 1;
+	for (size_t k = from; k < nt; k++)
+		nv += t[k].n;
+	off = kreg_calloc(m + 1, sizeof(*off));
+	vals = kreg_calloc(nv ? nv : 1, sizeof(*vals));
+	nv = 0;
+	for (size_t i = 0, k = from; i < m; i++) {
+		off[i] = nv;
+		if (k < nt && t[k].line_index == *first + i) {
+			memcpy(vals + nv, t[k].v, t[k].n * sizeof(*vals));
+			nv += t[k].n;
+			k++;
 		}
-		off[m] = nv;
-		h.ncommits = m;
-		h.offset = off;
-		h.values = vals;
-		/* steps and drifts as kreg changes finds them (PELT, docs/stats.md) */
-		if (kreg_stats_segment(&seg, &h, NULL) < 0) {
-			kreg_error_clear();
-		} else {
-			cps = kreg_calloc(seg.nsteps + 1, sizeof(*cps));
-			for (size_t k = 0; k < seg.nsteps; k++, ncp++) {
-				const kreg_stats_step *st = &seg.steps[k];
-
-				cps[k] = (kreg_stats_change_point){ .index = st->index, .prev = st->prev,
-					.good = st->good, .bad = st->bad, .before = st->before,
-					.after = st->after, .change = st->change, .pvalue = st->pvalue };
-			}
-		}
-		free(off);
-		free(vals);
 	}
-	/* point links: single commits link their page */
-	hrefs = kreg_calloc(npts + 2 * ncp + 2 * s->nregs + 1, sizeof(*hrefs));
+	off[m] = nv;
+	h = (kreg_stats_history){ m, off, vals };
+	if (kreg_changes_steps(mc, &h) < 0) {
+		kreg_error_clear();
+		kreg_metric_changes_free(mc);
+	}
+	free(off);
+	free(vals);
+}
+
+/* The chart's markers, and the strings they and the points name. */
+typedef struct {
+	web_marker *marks;
+	size_t nmarks;
+	char **strs;			/* hrefs and labels, freed with it */
+	size_t nstrs;
+} trend_marks;
+
+static const char *marks_keep(trend_marks *tm, char *str)
+{
+	tm->strs[tm->nstrs++] = str;
+	return str;
+}
+
+/* Single commits link their page; change points and the regressions of
+ * the metric are marked at the points that hold their commits. */
+static void trend_marks_make(trend_marks *tm, const web_site *s, const web_line *l,
+			     const web_pair *p, const char *metric, web_point *pts, size_t npts,
+			     const kreg_metric_changes *mc, size_t first)
+{
+	tm->strs = kreg_calloc(npts + 2 * mc->ncp + 2 * s->nregs + 1, sizeof(*tm->strs));
+	tm->marks = kreg_calloc(mc->ncp + s->nregs + 1, sizeof(*tm->marks));
 	for (size_t i = 0; i < npts; i++)
-		if (pts[i].first == pts[i].last) {
-			hrefs[nhrefs] = web_commit_page(pts[i].sha);
-			pts[i].href = hrefs[nhrefs++];
-		}
-
-	marks = kreg_calloc(ncp + s->nregs + 1, sizeof(*marks));
-	for (size_t k = 0; k < ncp; k++) {
-		size_t li = t[cp_from + cps[k].index].line_index, at = web_point_of(pts, npts, li);
-		kreg_buf lbl = KREG_BUF_INIT;
+		if (pts[i].first == pts[i].last)
+			pts[i].href = marks_keep(tm, web_commit_page(pts[i].sha));
+	for (size_t k = 0; k < mc->ncp; k++) {
+		size_t li = first + mc->cp[k].index, at = web_point_of(pts, npts, li);
 
 		if (at == npts)
 			continue;
 		pts[at].mark = pts[at].mark ? pts[at].mark : 1;
-		kreg_buf_printf(&lbl, "change point at %.12s: %+.1f%%", l->h.shas[li],
-				cps[k].change * 100);
-		marks[nmarks].at = at;
-		marks[nmarks].kind = 1;
-		marks[nmarks].label = NULL;
-		marks[nmarks].href = NULL;
-		/* the label lives in hrefs' storage, freed with it */
-		hrefs[nhrefs] = kreg_buf_detach(&lbl);
-		marks[nmarks++].label = hrefs[nhrefs++];
+		tm->marks[tm->nmarks++] = (web_marker){ .at = at, .kind = 1,
+			.label = marks_keep(tm, kreg_asprintf("change point at %.12s: %+.1f%%",
+							      l->h.shas[li], mc->cp[k].change * 100)) };
 	}
 	for (size_t r = 0; r < s->nregs; r++) {
 		const kreg_report_regression *rg = s->regs[r];
 		const char *sha = rg->culprit.id ? rg->culprit.sha : rg->bad.sha;
 		long li;
+		size_t at;
 
 		if (rg->job_id != p->job_id || rg->host_id != p->host_id || strcmp(rg->metric, metric))
 			continue;
 		li = kreg_db_history_find(&l->h, sha);
-		if (li < 0)
+		if (li < 0 || (at = web_point_of(pts, npts, (size_t)li)) == npts)
 			continue;
-		{
-			size_t at = web_point_of(pts, npts, (size_t)li);
-
-			if (at == npts)
-				continue;
-			pts[at].mark = 2;
-			hrefs[nhrefs++] = web_regression_page(rg);
-			marks[nmarks].href = hrefs[nhrefs - 1];
-			hrefs[nhrefs] = kreg_asprintf("%s %.12s (%s)", rg->culprit.id ? "culprit" :
-						      "regression at", sha, rg->state);
-			marks[nmarks].label = hrefs[nhrefs++];
-			marks[nmarks].at = at;
-			marks[nmarks++].kind = 2;
-		}
+		pts[at].mark = 2;
+		tm->marks[tm->nmarks].href = marks_keep(tm, web_regression_page(rg));
+		tm->marks[tm->nmarks].label = marks_keep(tm, kreg_asprintf("%s %.12s (%s)",
+			rg->culprit.id ? "culprit" : "regression at", sha, rg->state));
+		tm->marks[tm->nmarks].at = at;
+		tm->marks[tm->nmarks++].kind = 2;
 	}
+}
 
-	kreg_buf_printf(&title, "%s: %s on %s, %s:%s", metric, p->job, p->host, l->repo, l->branch);
-	web_page_begin(&b, kreg_buf_cstr(&title), s->title);
-	kreg_buf_puts(&b, "<h1>");
-	web_esc(&b, metric, 200);
-	kreg_buf_puts(&b, "</h1>\n<p class=\"sub\">");
-	web_esc(&b, p->job, 200);
-	kreg_buf_puts(&b, " on ");
-	web_host_link(&b, s, p->host);
-	kreg_buf_puts(&b, ", ");
-	web_esc(&b, l->repo, 100);
-	kreg_buf_puts(&b, ":");
-	web_esc(&b, l->branch, 100);
-	kreg_buf_puts(&b, " at ");
-	web_commit_link(&b, s, l->head);
-	kreg_buf_printf(&b, "; %s. %zu tested commits along the first-parent line",
-			kreg_stats_direction(&s->so, metric) == KREG_DIR_HIGHER ?
-			"higher is better" : kreg_stats_direction(&s->so, metric) ==
-			KREG_DIR_LOWER ? "lower is better" : "direction unknown", nt);
+static void trend_marks_free(trend_marks *tm)
+{
+	for (size_t i = 0; i < tm->nstrs; i++)
+		free(tm->strs[i]);
+	free(tm->strs);
+	free(tm->marks);
+}
+
+/* The heading, what the chart shows, the chart and its legend. */
+static void trend_head(kreg_buf *b, const web_site *s, const web_line *l, const web_pair *p,
+		       const char *metric, size_t nt, size_t npts, size_t bucket)
+{
+	kreg_direction dir = kreg_stats_direction(&s->so, metric);
+
+	kreg_buf_puts(b, "<h1>");
+	web_esc(b, metric, 200);
+	kreg_buf_puts(b, "</h1>\n<p class=\"sub\">");
+	web_esc(b, p->job, 200);
+	kreg_buf_puts(b, " on ");
+	web_host_link(b, s, p->host);
+	kreg_buf_puts(b, ", ");
+	web_esc(b, l->repo, 100);
+	kreg_buf_puts(b, ":");
+	web_esc(b, l->branch, 100);
+	kreg_buf_puts(b, " at ");
+	web_commit_link(b, s, l->head);
+	kreg_buf_printf(b, "; %s. %zu tested commits along the first-parent line",
+			dir == KREG_DIR_HIGHER ? "higher is better" : dir == KREG_DIR_LOWER ?
+			"lower is better" : "direction unknown", nt);
 	if (npts < nt)
-		kreg_buf_printf(&b, ", shown as %zu points (the newest %d commits one a point, "
+		kreg_buf_printf(b, ", shown as %zu points (the newest %d commits one a point, "
 				"older ones the runs of up to %zu commits a point)", npts, SINGLE_POINTS,
 				bucket);
-	kreg_buf_puts(&b, ".</p>\n");
-	web_svg_trend(&b, pts, npts, marks, nmarks, metric);
-	kreg_buf_puts(&b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, bar: "
-		      "smallest to largest run, <span class=\"k-cp\">change point</span>, "
-		      "<span class=\"k-culprit\">culprit</span>.</p>\n");
+	kreg_buf_puts(b, ".</p>\n");
+}
 
-	if (ncp) {
-		kreg_buf_puts(&b, "<h2>Change points</h2>\n<div class=\"scroll\"><table>\n<thead><tr>"
+/* The change points with the range to bisect, and the drifts. */
+static void trend_changes(kreg_buf *b, const web_site *s, const web_line *l,
+			  const kreg_metric_changes *mc, size_t first)
+{
+	char *const *shas = l->h.shas + first;
+
+	if (mc->ncp) {
+		kreg_buf_puts(b, "<h2>Change points</h2>\n<div class=\"scroll\"><table>\n<thead><tr>"
 			      "<th>commit</th><th>change</th><th>before</th><th>after</th><th>p</th>"
 			      "<th>bisect</th></tr></thead><tbody>\n");
-		for (size_t k = 0; k < ncp; k++) {
-			const kreg_stats_change_point *cp = &cps[k];
+		for (size_t k = 0; k < mc->ncp; k++) {
+			const kreg_stats_change_point *cp = &mc->cp[k];
 
-			kreg_buf_puts(&b, "<tr><td>");
-			web_commit_link(&b, s, l->h.shas[t[cp_from + cp->index].line_index]);
-			kreg_buf_puts(&b, "</td><td class=\"num\">");
-			web_pct(&b, cp->change);
-			kreg_buf_printf(&b, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td>"
+			kreg_buf_puts(b, "<tr><td>");
+			web_commit_link(b, s, shas[cp->index]);
+			kreg_buf_puts(b, "</td><td class=\"num\">");
+			web_pct(b, cp->change);
+			kreg_buf_printf(b, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td>"
 					"<td class=\"num\">%.2g</td><td><code>%.12s..%.12s</code></td></tr>\n",
-					cp->before, cp->after, cp->pvalue,
-					l->h.shas[t[cp_from + cp->good].line_index],
-					l->h.shas[t[cp_from + cp->bad].line_index]);
+					cp->before, cp->after, cp->pvalue, shas[cp->good], shas[cp->bad]);
 		}
-		kreg_buf_puts(&b, "</tbody></table></div>\n");
+		kreg_buf_puts(b, "</tbody></table></div>\n");
 	}
-	if (seg.ndrifts) {
+	if (mc->ndrifts) {
 		/* a creep is one finding with its slope, not a staircase of steps */
-		kreg_buf_puts(&b, "<h2>Drifts</h2>\n<ul>\n");
-		for (size_t k = 0; k < seg.ndrifts; k++) {
-			const kreg_stats_drift *d = &seg.drifts[k];
+		kreg_buf_puts(b, "<h2>Drifts</h2>\n<ul>\n");
+		for (size_t k = 0; k < mc->ndrifts; k++) {
+			const kreg_stats_drift *d = &mc->drifts[k];
 
-			kreg_buf_puts(&b, "<li>");
-			web_commit_link(&b, s, l->h.shas[t[cp_from + d->first].line_index]);
-			kreg_buf_puts(&b, "..");
-			web_commit_link(&b, s, l->h.shas[t[cp_from + d->last].line_index]);
-			kreg_buf_puts(&b, ": ");
-			web_pct(&b, d->change);
-			kreg_buf_printf(&b, " over %zu commits (%+.3g%% a commit), %.4g to %.4g</li>\n",
+			kreg_buf_puts(b, "<li>");
+			web_commit_link(b, s, shas[d->first]);
+			kreg_buf_puts(b, "..");
+			web_commit_link(b, s, shas[d->last]);
+			kreg_buf_puts(b, ": ");
+			web_pct(b, d->change);
+			kreg_buf_printf(b, " over %zu commits (%+.3g%% a commit), %.4g to %.4g</li>\n",
 					d->last - d->first + 1, 100 * d->rel_slope, d->from, d->to);
 		}
-		kreg_buf_puts(&b, "</ul>\n");
+		kreg_buf_puts(b, "</ul>\n");
 	}
+}
 
-	kreg_buf_puts(&b, "<h2>Newest commits</h2>\n<div class=\"scroll\"><table>\n<thead><tr>"
+/* The newest RECENT tested commits. */
+static void trend_recent(kreg_buf *b, const web_site *s, const web_line *l, const tested *t,
+			 size_t nt)
+{
+	kreg_buf_puts(b, "<h2>Newest commits</h2>\n<div class=\"scroll\"><table>\n<thead><tr>"
 		      "<th>commit</th><th>subject</th><th>mean</th><th>min</th><th>max</th>"
 		      "<th>runs</th></tr></thead><tbody>\n");
 	for (size_t k = nt; k-- > 0 && k + RECENT >= nt;) {
 		double mean = t[k].sum / (double)t[k].n, min = t[k].min, max = t[k].max;
 		size_t li = t[k].line_index;
 
-		kreg_buf_puts(&b, "<tr><td>");
-		web_commit_link(&b, s, l->h.shas[li]);
-		kreg_buf_puts(&b, "</td><td class=\"subject\">");
-		web_esc_line(&b, l->h.subjects[li], 100);
-		kreg_buf_printf(&b, "</td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
+		kreg_buf_puts(b, "<tr><td>");
+		web_commit_link(b, s, l->h.shas[li]);
+		kreg_buf_puts(b, "</td><td class=\"subject\">");
+		web_esc_line(b, l->h.subjects[li], 100);
+		kreg_buf_printf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
 				"<td class=\"num\">%.6g</td><td class=\"num\">%zu</td></tr>\n", mean, min,
 				max, t[k].n);
 	}
-	kreg_buf_puts(&b, "</tbody></table></div>\n");
+	kreg_buf_puts(b, "</tbody></table></div>\n");
+}
+
+static int write_trend(web_site *s, const web_line *l, const web_pair *p, const line_metric *lm,
+		       int64_t metric_id)
+{
+	const char *metric = web_metric_name(s, metric_id);
+	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
+	kreg_metric_changes mc = { 0 };
+	trend_marks tm = { 0 };
+	size_t npts = 0, bucket = 1, first;
+	web_point *pts;
+	char *page = web_trend_page(l, p, metric_id);
+	uint64_t hash = trend_hash(s, l, p, lm, metric);
+	int error;
+
+	if (web_writer_fresh(s->w, page, hash)) {
+		free(page);
+		return 0;
+	}
+	pts = make_points(l, lm->t, lm->nt, &npts, &bucket);
+	trend_steps(&mc, &first, lm->t, lm->nt);
+	trend_marks_make(&tm, s, l, p, metric, pts, npts, &mc, first);
+
+	kreg_buf_printf(&title, "%s: %s on %s, %s:%s", metric, p->job, p->host, l->repo, l->branch);
+	web_page_begin(&b, kreg_buf_cstr(&title), s->title);
+	trend_head(&b, s, l, p, metric, lm->nt, npts, bucket);
+	web_svg_trend(&b, pts, npts, tm.marks, tm.nmarks, metric);
+	kreg_buf_puts(&b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, bar: "
+		      "smallest to largest run, <span class=\"k-cp\">change point</span>, "
+		      "<span class=\"k-culprit\">culprit</span>.</p>\n");
+	trend_changes(&b, s, l, &mc, first);
+	trend_recent(&b, s, l, lm->t, lm->nt);
 	web_page_end(&b);
 	error = web_writer_put_hashed(s->w, page, &b, hash);
 
-	for (size_t i = 0; i < nhrefs; i++)
-		free(hrefs[i]);
-	free(hrefs);
-	free(marks);
-	free(cps);
-	kreg_stats_segmentation_free(&seg);
+	trend_marks_free(&tm);
+	kreg_metric_changes_free(&mc);
 	free(pts);
 	free(page);
 	kreg_buf_free(&title);

@@ -140,10 +140,141 @@ static uint64_t commit_hash(const web_site *s, const kreg_db_report_commit *c,
 	return h;
 }
 
+/* The commit's web page: the repo's template (a line of the repo names
+ * it), else a regression's culprit link; NULL when none (caller frees). */
+static char *commit_url(const web_site *s, const kreg_db_report_commit *c)
+{
+	char *url = NULL;
+
+	for (size_t l = 0; !url && l < s->nlines; l++)
+		if (s->lines[l].repo_id == c->repo_id)
+			url = kreg_report_commit_url(kreg_config_repo(s->cfg, s->lines[l].repo), c->sha);
+	for (size_t r = 0; !url && r < s->nregs; r++)
+		if (!strcmp(s->regs[r]->culprit.sha, c->sha) && s->regs[r]->culprit.url)
+			url = kreg_strdup(s->regs[r]->culprit.url);
+	return url;
+}
+
+/* The heading and the commit's facts. */
+static void commit_head(kreg_buf *b, const web_site *s, const kreg_db_report_commit *c)
+{
+	char *url = commit_url(s, c);
+
+	kreg_buf_printf(b, "<h1><code>%.12s</code> ", c->sha);
+	web_esc_line(b, c->subject, 300);
+	kreg_buf_puts(b, "</h1>\n<dl>\n<dt>commit</dt><dd><code>");
+	web_esc(b, c->sha, 0);
+	kreg_buf_puts(b, "</code>");
+	if (url) {
+		kreg_buf_puts(b, " (<a href=\"");
+		web_esc(b, url, 0);
+		kreg_buf_puts(b, "\">web</a>)");
+	}
+	kreg_buf_puts(b, "</dd>\n<dt>parent</dt><dd>");
+	web_commit_link(b, s, c->parent);
+	kreg_buf_puts(b, "</dd>\n<dt>author</dt><dd>");
+	web_esc_line(b, c->author_name, 200);
+	if (c->author_email) {
+		kreg_buf_puts(b, " &lt;");
+		web_esc_line(b, c->author_email, 200);
+		kreg_buf_puts(b, "&gt;");
+	}
+	kreg_buf_puts(b, "</dd>\n<dt>date</dt><dd>");
+	web_date(b, c->author_time);
+	kreg_buf_puts(b, "</dd>\n</dl>\n");
+	free(url);
+}
+
+/* The regressions whose culprit or bad commit it is. */
+static void commit_regressions(kreg_buf *b, const web_site *s, const kreg_db_report_commit *c)
+{
+	for (size_t r = 0; r < s->nregs; r++) {
+		const kreg_report_regression *rg = s->regs[r];
+		char *rp;
+
+		if (strcmp(rg->culprit.sha, c->sha) && strcmp(rg->bad.sha, c->sha))
+			continue;
+		rp = web_regression_page(rg);
+		kreg_buf_puts(b, "<p class=\"alert\">");
+		kreg_buf_puts(b, strcmp(rg->culprit.sha, c->sha) ? "A regression was seen here: " :
+			      "The culprit of a regression: ");
+		web_link_open(b, s, rp);
+		web_esc(b, rg->metric, 200);
+		kreg_buf_puts(b, " ");
+		web_pct(b, rg->change);
+		web_link_close(b, s, rp);
+		kreg_buf_puts(b, " ");
+		web_state_badge(b, rg->state);
+		kreg_buf_puts(b, "</p>\n");
+		free(rp);
+	}
+}
+
+/* A metric's row: linked to its trend, against the baseline when there is
+ * one that compares. */
+static void part_row(kreg_buf *b, const web_site *s, const commit_part *cp, int64_t metric_id)
+{
+	const web_pair *p = cp->p;
+	const web_group *cur = web_samples_find(cp->g, cp->n, metric_id);
+	const web_group *bg = web_samples_find(cp->bg, cp->nb, metric_id);
+	const char *metric = web_metric_name(s, metric_id);
+	kreg_stats_cmp cmp;
+	char *tp;
+
+	if (!cur)
+		return;
+	tp = cp->home ? web_trend_page(cp->home, p, metric_id) : NULL;
+	kreg_buf_puts(b, "<tr><td class=\"metric\">");
+	web_link_open(b, s, tp);
+	web_esc(b, metric, 200);
+	web_link_close(b, s, tp);
+	free(tp);
+	kreg_buf_puts(b, "</td>");
+	if (bg && kreg_stats_compare(&cmp, &s->so, metric, web_samples_values(p->d, bg), bg->n,
+				     web_samples_values(p->d, cur), cur->n) == 0) {
+		kreg_buf_printf(b, "<td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
+				"<td class=\"num\">%.1f%%</td><td class=\"num\">",
+				cmp.base.mean, cmp.cur.mean, cmp.cur.rsd * 100);
+		web_pct(b, cmp.change);
+		kreg_buf_puts(b, "</td>");
+		web_verdict_cell(b, cmp.verdict);
+	} else {
+		double mean, min, max;
+
+		group_stats(p, cur, &mean, &min, &max);
+		kreg_buf_printf(b, "<td class=\"num\">\xe2\x80\x94</td><td class=\"num\">"
+				"%.6g</td><td></td><td></td><td></td>", mean);
+	}
+	kreg_buf_puts(b, "</tr>\n");
+}
+
+/* One (job, host) with runs at the commit: its metrics against the
+ * baseline. */
+static void commit_part_table(kreg_buf *b, const web_site *s, const commit_part *cp)
+{
+	kreg_buf_puts(b, "<h2>");
+	web_esc(b, cp->p->job, 200);
+	kreg_buf_puts(b, " on ");
+	web_host_link(b, s, cp->p->host);
+	kreg_buf_puts(b, "</h2>\n<p class=\"sub\">Against ");
+	if (cp->base) {
+		web_commit_link(b, s, cp->base->sha);
+		kreg_buf_puts(b, " (the nearest first-parent ancestor with runs)");
+	} else {
+		kreg_buf_puts(b, "no baseline (no ancestor with runs)");
+	}
+	kreg_buf_puts(b, ".</p>\n<div class=\"scroll\"><table>\n<thead><tr><th>metric</th>"
+		      "<th>base</th><th>this</th><th>%stddev</th><th>%change</th>"
+		      "<th>verdict</th></tr></thead><tbody>\n");
+	for (size_t m = 0; m < cp->p->nmetrics; m++)
+		part_row(b, s, cp, cp->p->metrics[m]);
+	kreg_buf_puts(b, "</tbody></table></div>\n");
+}
+
 int web_write_commit(web_site *s, const kreg_db_report_commit *c)
 {
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
-	char *page = web_commit_page(c->sha), *url = NULL;
+	char *page = web_commit_page(c->sha);
 	commit_part *parts = NULL;
 	size_t nparts = commit_parts(s, c, &parts);
 	uint64_t hash = commit_hash(s, c, parts, nparts);
@@ -154,120 +285,16 @@ int web_write_commit(web_site *s, const kreg_db_report_commit *c)
 	kreg_buf_printf(&title, "%.12s ", c->sha);
 	kreg_buf_puts(&title, c->subject ? c->subject : "");
 	web_page_begin(&b, kreg_buf_cstr(&title), s->title);
-	kreg_buf_printf(&b, "<h1><code>%.12s</code> ", c->sha);
-	web_esc_line(&b, c->subject, 300);
-	kreg_buf_puts(&b, "</h1>\n<dl>\n<dt>commit</dt><dd><code>");
-	web_esc(&b, c->sha, 0);
-	kreg_buf_puts(&b, "</code>");
-	/* its web page: the repo's template (a line of the repo names it),
-	 * else a regression's culprit link */
-	for (size_t l = 0; !url && l < s->nlines; l++)
-		if (s->lines[l].repo_id == c->repo_id)
-			url = kreg_report_commit_url(kreg_config_repo(s->cfg, s->lines[l].repo), c->sha);
-	for (size_t r = 0; !url && r < s->nregs; r++)
-		if (!strcmp(s->regs[r]->culprit.sha, c->sha) && s->regs[r]->culprit.url)
-			url = kreg_strdup(s->regs[r]->culprit.url);
-	if (url) {
-		kreg_buf_puts(&b, " (<a href=\"");
-		web_esc(&b, url, 0);
-		kreg_buf_puts(&b, "\">web</a>)");
-	}
-	kreg_buf_puts(&b, "</dd>\n<dt>parent</dt><dd>");
-	web_commit_link(&b, s, c->parent);
-	kreg_buf_puts(&b, "</dd>\n<dt>author</dt><dd>");
-	web_esc_line(&b, c->author_name, 200);
-	if (c->author_email) {
-		kreg_buf_puts(&b, " &lt;");
-		web_esc_line(&b, c->author_email, 200);
-		kreg_buf_puts(&b, "&gt;");
-	}
-	kreg_buf_puts(&b, "</dd>\n<dt>date</dt><dd>");
-	web_date(&b, c->author_time);
-	kreg_buf_puts(&b, "</dd>\n</dl>\n");
-	for (size_t r = 0; r < s->nregs; r++) {
-		const kreg_report_regression *rg = s->regs[r];
-		char *rp;
-
-		if (strcmp(rg->culprit.sha, c->sha) && strcmp(rg->bad.sha, c->sha))
-			continue;
-		rp = web_regression_page(rg);
-		kreg_buf_puts(&b, "<p class=\"alert\">");
-		kreg_buf_puts(&b, strcmp(rg->culprit.sha, c->sha) ? "A regression was seen here: " :
-			      "The culprit of a regression: ");
-		web_link_open(&b, s, rp);
-		web_esc(&b, rg->metric, 200);
-		kreg_buf_puts(&b, " ");
-		web_pct(&b, rg->change);
-		web_link_close(&b, s, rp);
-		kreg_buf_puts(&b, " ");
-		web_state_badge(&b, rg->state);
-		kreg_buf_puts(&b, "</p>\n");
-		free(rp);
-	}
-	for (size_t i = 0; i < nparts; i++) {
-		const web_pair *p = parts[i].p;
-		const kreg_db_report_commit *base = parts[i].base;
-		const web_line *home = parts[i].home;
-		const web_group *g = parts[i].g, *bgs = parts[i].bg;
-		size_t n = parts[i].n, nb = parts[i].nb;
-
-		kreg_buf_puts(&b, "<h2>");
-		web_esc(&b, p->job, 200);
-		kreg_buf_puts(&b, " on ");
-		web_host_link(&b, s, p->host);
-		kreg_buf_puts(&b, "</h2>\n<p class=\"sub\">Against ");
-		if (base) {
-			web_commit_link(&b, s, base->sha);
-			kreg_buf_puts(&b, " (the nearest first-parent ancestor with runs)");
-		} else {
-			kreg_buf_puts(&b, "no baseline (no ancestor with runs)");
-		}
-		kreg_buf_puts(&b, ".</p>\n<div class=\"scroll\"><table>\n<thead><tr><th>metric</th>"
-			      "<th>base</th><th>this</th><th>%stddev</th><th>%change</th>"
-			      "<th>verdict</th></tr></thead><tbody>\n");
-		for (size_t m = 0; m < p->nmetrics; m++) {
-			const web_group *cur = web_samples_find(g, n, p->metrics[m]);
-			const web_group *bg = web_samples_find(bgs, nb, p->metrics[m]);
-			const char *metric = web_metric_name(s, p->metrics[m]);
-			kreg_stats_cmp cmp;
-			char *tp;
-
-			if (!cur)
-				continue;
-			tp = home ? web_trend_page(home, p, p->metrics[m]) : NULL;
-			kreg_buf_puts(&b, "<tr><td class=\"metric\">");
-			web_link_open(&b, s, tp);
-			web_esc(&b, metric, 200);
-			web_link_close(&b, s, tp);
-			free(tp);
-			kreg_buf_puts(&b, "</td>");
-			if (bg && kreg_stats_compare(&cmp, &s->so, metric,
-						     web_samples_values(p->d, bg), bg->n,
-						     web_samples_values(p->d, cur), cur->n) == 0) {
-				kreg_buf_printf(&b, "<td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
-						"<td class=\"num\">%.1f%%</td><td class=\"num\">",
-						cmp.base.mean, cmp.cur.mean, cmp.cur.rsd * 100);
-				web_pct(&b, cmp.change);
-				kreg_buf_puts(&b, "</td>");
-				web_verdict_cell(&b, cmp.verdict);
-			} else {
-				double mean, min, max;
-
-				group_stats(p, cur, &mean, &min, &max);
-				kreg_buf_printf(&b, "<td class=\"num\">\xe2\x80\x94</td><td class=\"num\">"
-						"%.6g</td><td></td><td></td><td></td>", mean);
-			}
-			kreg_buf_puts(&b, "</tr>\n");
-		}
-		kreg_buf_puts(&b, "</tbody></table></div>\n");
-	}
+	commit_head(&b, s, c);
+	commit_regressions(&b, s, c);
+	for (size_t i = 0; i < nparts; i++)
+		commit_part_table(&b, s, &parts[i]);
 	if (!nparts)
 		kreg_buf_puts(&b, "<p class=\"note\">No successful runs at this commit.</p>\n");
 	web_page_end(&b);
 	error = web_writer_put_hashed(s->w, page, &b, hash);
 done:
 	free(parts);
-	free(url);
 	free(page);
 	kreg_buf_free(&title);
 	kreg_buf_free(&b);

@@ -8,6 +8,7 @@
 #include "db/results.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/compare.h"
@@ -22,42 +23,15 @@
 
 /* ---- printable text ---- */
 
-/* Length of the UTF-8 sequence at s (1-4), 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	unsigned cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 char *kreg_report_printable(const char *s, size_t max)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p && (!max || b.len < max)) {
-		size_t n = utf8_len(p);
+		size_t n;
 
+		kreg_utf8_decode((const char *)p, &n);
 		if (!n || *p < 0x20 || *p == 0x7f) {
 			kreg_buf_putc(&b, '?');
 			p++;

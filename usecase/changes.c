@@ -97,6 +97,21 @@ static void steps_to_change_points(kreg_metric_changes *out, const kreg_stats_se
 	}
 }
 
+int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h)
+{
+	kreg_stats_segmentation seg;
+	int error;
+
+	if ((error = kreg_stats_segment(&seg, h, NULL)) < 0)
+		return error;
+	steps_to_change_points(out, &seg);
+	out->drifts = seg.drifts;
+	out->ndrifts = seg.ndrifts;
+	seg.drifts = NULL;
+	kreg_stats_segmentation_free(&seg);
+	return 0;
+}
+
 int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric)
@@ -105,7 +120,6 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	kreg_stats_opts sopts;
 	size_t since = 0, lookback = cfg && cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 4;
 	kreg_stats_history sh;
-	kreg_stats_segmentation seg;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -116,13 +130,8 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	for (size_t i = 0; i < out->h.ncommits; i++)
 		out->with_runs += out->h.offset[i + 1] > out->h.offset[i];
 	sh = (kreg_stats_history){ out->h.ncommits, out->h.offset, out->h.values };
-	if ((error = kreg_stats_segment(&seg, &sh, NULL)) < 0)
+	if ((error = kreg_changes_steps(out, &sh)) < 0)
 		return error;
-	steps_to_change_points(out, &seg);
-	out->drifts = seg.drifts;
-	out->ndrifts = seg.ndrifts;
-	seg.drifts = NULL;
-	kreg_stats_segmentation_free(&seg);
 	/* the detector judges the newest commits itself: its level starts at
 	 * the last step before them */
 	for (size_t i = out->ncp; i-- > 0;)

@@ -82,4 +82,12 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 			int64_t host_id, const char *metric);
 void kreg_metric_changes_free(kreg_metric_changes *m);
 
+/* The steps and drifts of a history already in memory, as
+ * kreg_changes_metric finds them: out->cp (the range to bisect is the
+ * step's, q its z), out->ncp, out->drifts and out->ndrifts, indices into
+ * h's commits (commits without runs count, as on the line); the rest of
+ * *out is left alone. The pages' trends call it on the samples they have
+ * read. kreg_metric_changes_free frees it. */
+int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h);
+
 #endif

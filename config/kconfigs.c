@@ -1,6 +1,6 @@
 /* The kernel configs: the ones kreg ships (a qemu guest's, a lab machine's
- * over ssh), the look-ups by name and which one a host boots. The
- * configured ones are read by config.c's tables. */
+ * over ssh), the look-ups by name, the default one, and which one a host
+ * boots. The configured ones are read by config.c's tables. */
 #include "config/config.h"
 
 #include <stddef.h>
@@ -44,12 +44,17 @@ static const kreg_kconfig_cfg *configured_kconfig(const kreg_config *cfg, const 
 	return NULL;
 }
 
+const kreg_kconfig_cfg *kreg_config_kconfig_default(const kreg_config *cfg)
+{
+	return cfg->build.nconfigs ? &cfg->build.configs[0] : NULL;
+}
+
 const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name)
 {
 	const kreg_kconfig_cfg *kc;
 
 	if (!name)
-		return cfg->build.nconfigs ? &cfg->build.configs[0] : NULL;
+		return kreg_config_kconfig_default(cfg);
 	kc = configured_kconfig(cfg, name);
 	return kc ? kc : kreg_config_kconfig_builtin(name);
 }
@@ -68,7 +73,7 @@ const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const k
 		w = "the host's kernel_config";
 	else if (boots && (kc = configured_kconfig(cfg, backend)))
 		w = "build.configs has one named for the host's backend";
-	else if ((kc = kreg_config_kconfig(cfg, NULL)))
+	else if ((kc = kreg_config_kconfig_default(cfg)))
 		w = "the first of build.configs";
 	else if (boots && (kc = kreg_config_kconfig_builtin(backend)))
 		w = hc->backend == KREG_BACKEND_QEMU ?

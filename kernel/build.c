@@ -34,10 +34,11 @@
 #define LOG_TAIL_LINES 40
 
 /* A configured kernel config, else one kreg ships (config.h): without a
- * name the first configured, else the qemu guest's. */
+ * name the default (config.h decides), else the qemu guest's. */
 const kreg_kconfig_cfg *kreg_build_kconfig(const kreg_config *cfg, const char *name)
 {
-	const kreg_kconfig_cfg *kc = kreg_config_kconfig(cfg, name);
+	const kreg_kconfig_cfg *kc = name ? kreg_config_kconfig(cfg, name) :
+				     kreg_config_kconfig_default(cfg);
 
 	return kc ? kc : name ? NULL : kreg_config_kconfig_builtin("qemu");
 }

@@ -45,6 +45,48 @@ static char *check_script(const kreg_host_cfg *hc)
 	return kreg_buf_detach(&b);
 }
 
+/* One line of the machine's side of the check ("name|0-or-1|detail"), told
+ * to fn: 1 when it failed. */
+static int check_line(const kreg_host_cfg *hc, kreg_host_check_fn fn, void *arg, char *line)
+{
+	char *name = line, *v = strchr(line, '|'), *detail, *d;
+
+	if (!v || !(detail = strchr(v + 1, '|')))
+		return 0;
+	*v++ = '\0';
+	*detail++ = '\0';
+	if (!strcmp(name, "space")) {
+		long long kb = -1;
+
+		if (kreg_parse_ll(&kb, v, "free space") < 0)
+			kreg_error_clear();
+		if (kb < 0) {
+			fn(arg, 0, "space", detail);
+		} else {
+			d = kreg_asprintf("%lld MiB free in %s (kreg needs %llu MiB)", kb / 1024, detail,
+					  MIN_FREE_KB / 1024);
+			fn(arg, (unsigned long long)kb >= MIN_FREE_KB, "space", d);
+			free(d);
+		}
+		return kb < 0 || (unsigned long long)kb < MIN_FREE_KB;
+	}
+	if ((!strcmp(name, "fio") || !strcmp(name, "dbench")) && strcmp(v, "1")) {
+		char *here = kreg_host_ssh__find_in_path(name);
+		int missing = here == NULL;
+
+		d = here ? kreg_asprintf("not on the machine: kreg copies %s (with its libraries) "
+					 "at the first run", here) :
+			   kreg_asprintf("not on the machine, nor here to copy: install it there");
+		fn(arg, here != NULL, name, d);
+		free(d);
+		free(here);
+		return missing;
+	}
+	fn(arg, !strcmp(v, "1"), !strcmp(name, "boot") && !hc->ninstall_command ? "kexec" :
+	   !strcmp(name, "boot") ? "install_command" : name, detail);
+	return strcmp(v, "1") != 0;
+}
+
 int kreg_host_ssh__check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 {
 	ssh_host *st = h->priv;
@@ -108,45 +150,8 @@ int kreg_host_ssh__check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 		goto done;
 	}
 	p = r.output;
-	while ((line = kreg_host_ssh__next_line(&p))) {
-		char *name = line, *v = strchr(line, '|'), *detail;
-
-		if (!v || !(detail = strchr(v + 1, '|')))
-			continue;
-		*v++ = '\0';
-		*detail++ = '\0';
-		if (!strcmp(name, "space")) {
-			long long kb = -1;
-
-			if (kreg_parse_ll(&kb, v, "free space") < 0)
-				kreg_error_clear();
-			if (kb < 0) {
-				fn(arg, 0, "space", detail);
-			} else {
-				d = kreg_asprintf("%lld MiB free in %s (kreg needs %llu MiB)", kb / 1024, detail,
-						  MIN_FREE_KB / 1024);
-				fn(arg, (unsigned long long)kb >= MIN_FREE_KB, "space", d);
-				free(d);
-			}
-			failed += kb < 0 || (unsigned long long)kb < MIN_FREE_KB;
-			continue;
-		}
-		if ((!strcmp(name, "fio") || !strcmp(name, "dbench")) && strcmp(v, "1")) {
-			char *here = kreg_host_ssh__find_in_path(name);
-
-			d = here ? kreg_asprintf("not on the machine: kreg copies %s (with its libraries) "
-						 "at the first run", here) :
-				   kreg_asprintf("not on the machine, nor here to copy: install it there");
-			fn(arg, here != NULL, name, d);
-			failed += here == NULL;
-			free(d);
-			free(here);
-			continue;
-		}
-		fn(arg, !strcmp(v, "1"), !strcmp(name, "boot") && !hc->ninstall_command ? "kexec" :
-		   !strcmp(name, "boot") ? "install_command" : name, detail);
-		failed += strcmp(v, "1") != 0;
-	}
+	while ((line = kreg_host_ssh__next_line(&p)))
+		failed += check_line(hc, fn, arg, line);
 	/* Here: the power cycle command. */
 	if (hc->npower_cycle) {
 		const char *prog = hc->power_cycle[0];

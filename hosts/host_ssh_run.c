@@ -281,32 +281,17 @@ int kreg_host_ssh__plan_on(const kreg_host_cfg *hc, const kreg_config *cfg, kreg
 	return error;
 }
 
-int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg,
-			   kreg_host_result *out, const kreg_host_request *req, const machine_state *m,
-			   double deadline)
+/* The job's files in out_dir, to be copied to the machine: the disk the
+ * run script sets up (kreg-disk), the plan's files, its argv, where its
+ * output goes and the run script. 1 when the plan cannot run there (out
+ * says why). */
+static int write_job(const kreg_host_cfg *hc, kreg_host_result *out, const kreg_host_request *req,
+		     const kreg_plan *plan, const char *fs, char ***paths, size_t *npaths)
 {
-	kreg_plan plan;
-	kreg_buf argv_text = KREG_BUF_INIT, cmd = KREG_BUF_INIT;
-	kreg_ssh_result r = { 0 };
-	char **paths = NULL, *run_dir = kreg_path_join(hc->work_dir, "run");
-	char *qdir = kreg_ssh_quote(run_dir), *local = NULL, *remote = NULL;
+	kreg_buf argv_text = KREG_BUF_INIT;
 	char *mnt = NULL, *script = NULL;
-	const char *fs = NULL;
-	size_t npaths = 0;
-	double timeout;
-	int error = 0, have_plan = 0;
+	int error = 0;
 
-	if (!hc->target || !*hc->target) {
-		kreg_host__fail(out, KREG_RUN_INFRA_FAILED,
-				"host '%s' has no target (where tests write on the machine)", hc->name);
-		goto done;
-	}
-	if (kreg_host_ssh__plan_on(hc, cfg, &plan, &fs, req->atom, hc->cpus > 0 ? hc->cpus : m->cpus) < 0) {
-		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-		kreg_error_clear();
-		goto done;
-	}
-	have_plan = 1;
 	if (fs) {
 		char *line;
 
@@ -318,34 +303,52 @@ int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_con
 				       "formatted and mounted", hc->name);
 			error = KREG_EINVAL;
 		} else {
-			error = write_file(req->out_dir, "kreg-disk", line, strlen(line), &paths,
-					   &npaths);
+			error = write_file(req->out_dir, "kreg-disk", line, strlen(line), paths,
+					   npaths);
 		}
 		free(line);
 		if (error < 0)
 			goto done;
 	}
-	for (size_t i = 0; i < plan.argc; i++) {
-		if (strchr(plan.argv[i], '\n')) {
+	for (size_t i = 0; i < plan->argc; i++) {
+		if (strchr(plan->argv[i], '\n')) {
 			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "argument %zu of the plan holds a line feed", i);
+			error = 1;
 			goto done;
 		}
-		kreg_buf_printf(&argv_text, "%s\n", plan.argv[i]);
+		kreg_buf_printf(&argv_text, "%s\n", plan->argv[i]);
 	}
-	for (size_t i = 0; i < plan.nfiles; i++)
-		if ((error = write_file(req->out_dir, plan.files[i].name, plan.files[i].content,
-					plan.files[i].len, &paths, &npaths)) < 0)
+	for (size_t i = 0; i < plan->nfiles; i++)
+		if ((error = write_file(req->out_dir, plan->files[i].name, plan->files[i].content,
+					plan->files[i].len, paths, npaths)) < 0)
 			goto done;
 	script = kreg_asprintf("#!/bin/sh\n%s%s", kreg_image_disk_setup_script(), run_script);
-	if ((error = write_file(req->out_dir, "argv", argv_text.ptr, argv_text.len, &paths, &npaths)) < 0 ||
-	    (error = write_file(req->out_dir, "kreg-stdout", plan.stdout_name,
-				strlen(plan.stdout_name), &paths, &npaths)) < 0 ||
+	if ((error = write_file(req->out_dir, "argv", argv_text.ptr, argv_text.len, paths, npaths)) < 0 ||
+	    (error = write_file(req->out_dir, "kreg-stdout", plan->stdout_name,
+				strlen(plan->stdout_name), paths, npaths)) < 0 ||
 	    (error = write_file(req->out_dir, "kreg-run.sh", script, strlen(script),
-				&paths, &npaths)) < 0)
+				paths, npaths)) < 0)
 		goto done;
+done:
+	kreg_buf_free(&argv_text);
+	free(script);
+	free(mnt);
+	return error;
+}
+
+/* A fresh run directory on the machine with the job's files in it, the
+ * program copied there first when the machine lacks it. 1 when the job
+ * cannot get there (out says why). */
+static int send_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *out,
+		    const kreg_host_request *req, const kreg_plan *plan, char **paths,
+		    size_t npaths, const char *run_dir, const char *qdir)
+{
+	kreg_buf cmd = KREG_BUF_INIT;
+	kreg_ssh_result r = { 0 };
+	int error;
 
 	{
-		char *qprog = kreg_ssh_quote(plan.argv[0]), *bin = kreg_path_join(hc->work_dir, "bin");
+		char *qprog = kreg_ssh_quote(plan->argv[0]), *bin = kreg_path_join(hc->work_dir, "bin");
 		char *qbin = kreg_ssh_quote(bin);
 
 		kreg_buf_printf(&cmd, "rm -rf %s && mkdir -p %s && { command -v %s >/dev/null 2>&1 || "
@@ -357,10 +360,12 @@ int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_con
 	if ((error = kreg_ssh_exec(&st->ssh, &r, cmd.ptr, COMMAND_TIMEOUT, NULL)) < 0)
 		goto done;
 	if (r.status == KREG_SSH_OK && strstr(r.output, "kreg-missing")) {
-		if ((error = copy_program(st, hc, out, plan.argv[0], req->out_dir)) < 0)
+		if ((error = copy_program(st, hc, out, plan->argv[0], req->out_dir)) < 0)
 			goto done;
-		if (out->error)
+		if (out->error) {
+			error = 1;
 			goto done;
+		}
 	}
 	if (r.status == KREG_SSH_OK) {
 		kreg_ssh_result_free(&r);
@@ -371,78 +376,147 @@ int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_con
 	if (r.status != KREG_SSH_OK) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "cannot copy the job to %s: %s", hc->name,
 				r.error);
-		goto done;
+		error = 1;
 	}
+done:
 	kreg_ssh_result_free(&r);
+	kreg_buf_free(&cmd);
+	return error;
+}
 
+/* The run script on the machine, within the deadline: out's status from
+ * how it ended, *code its exit status. *fetch when its raw output is to be
+ * fetched: also after a job that lost the machine (after_lost_job), not
+ * when ssh was refused. */
+static int exec_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *out,
+		    const kreg_host_request *req, const kreg_plan *plan, const char *run_dir,
+		    const char *qdir, const machine_state *m, double deadline, int *code, int *fetch)
+{
+	kreg_buf cmd = KREG_BUF_INIT;
+	kreg_ssh_result r = { 0 };
+	char *local = NULL;
+	double timeout;
+	int error;
+
+	*fetch = 0;
 	timeout = deadline - kreg_now_mono();
 	if (timeout < 30)
 		timeout = 30;
-	kreg_buf_clear(&cmd);
 	kreg_buf_printf(&cmd, "cd %s && exec sh kreg-run.sh", qdir);
 	log_info("host %s: running %s (timeout %.0f s)", hc->name,
-		 req->atom_name ? req->atom_name : plan.program, timeout);
+		 req->atom_name ? req->atom_name : plan->program, timeout);
 	local = kreg_path_join(req->out_dir, "ssh.log");
 	if ((error = kreg_ssh_exec(&st->ssh, &r, cmd.ptr, timeout, local)) < 0)
 		goto done;
+	*code = r.exit_code;
 	if (r.status == KREG_SSH_TIMEOUT) {
-		char *what = kreg_asprintf("%s timed out after %.0f s (host %s)", plan.program, timeout,
+		char *what = kreg_asprintf("%s timed out after %.0f s (host %s)", plan->program, timeout,
 					   hc->name);
 
 		error = after_lost_job(st, hc, out, req->out_dir, run_dir, m, what);
 		free(what);
-		goto fetch;
+		*fetch = 1;
+		goto done;
 	}
 	if (r.status == KREG_SSH_UNREACHABLE) {
-		char *what = kreg_asprintf("the connection was lost during %s (%s)", plan.program,
+		char *what = kreg_asprintf("the connection was lost during %s (%s)", plan->program,
 					   r.error);
 
 		error = after_lost_job(st, hc, out, req->out_dir, run_dir, m, what);
 		free(what);
-		goto fetch;
+		*fetch = 1;
+		goto done;
 	}
 	if (r.status == KREG_SSH_HOSTKEY || r.status == KREG_SSH_DENIED) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", r.error);
 		goto done;
 	}
 	out->status = r.status == KREG_SSH_OK ? KREG_RUN_OK : KREG_RUN_JOB_FAILED;
+	*fetch = 1;
+done:
+	kreg_ssh_result_free(&r);
+	kreg_buf_free(&cmd);
+	free(local);
+	return error;
+}
 
-fetch:
-	/* The raw output, whatever happened. */
-	{
-		int code = r.exit_code;
-		int fetched = 0;
+/* The raw output, whatever happened: the program's stdout and the file it
+ * is parsed from, fetched into out_dir; a job that failed says how it
+ * ended (code: its exit status). */
+static int fetch_output(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *out,
+			const kreg_host_request *req, const kreg_plan *plan, const char *run_dir,
+			int code)
+{
+	char *remote = NULL, *local = NULL;
+	int fetched = 0, error = 0;
 
-		for (int k = 0; k < 2; k++) {
-			const char *name = k ? plan.parse_name : plan.stdout_name;
-			kreg_ssh_result g = { 0 };
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? plan->parse_name : plan->stdout_name;
+		kreg_ssh_result g = { 0 };
 
-			if (k && !strcmp(plan.parse_name, plan.stdout_name))
-				break;
-			free(remote);
-			free(local);
-			remote = kreg_path_join(run_dir, name);
-			local = kreg_path_join(req->out_dir, name);
-			if ((error = kreg_ssh_get(&st->ssh, &g, remote, local, COPY_TIMEOUT)) < 0)
-				goto done;
-			if (g.status == KREG_SSH_OK)
-				fetched++;
-			else if (out->status == KREG_RUN_OK)
-				kreg_host__fail(out, KREG_RUN_INFRA_FAILED,
-						"cannot fetch %s from %s: %s", name, hc->name, g.error);
-			kreg_ssh_result_free(&g);
-		}
-		(void)fetched;
-		if (out->status == KREG_RUN_JOB_FAILED && !out->error) {
-			char *stdout_path = kreg_path_join(req->out_dir, plan.stdout_name);
-			char *tail = kreg_host__file_last_line(stdout_path);
-
-			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s exited with status %d on %s%s%s",
-					plan.program, code, hc->name, tail ? ": " : "", tail ? tail : "");
-			free(tail);
-			free(stdout_path);
-		}
+		if (k && !strcmp(plan->parse_name, plan->stdout_name))
+			break;
+		free(remote);
+		free(local);
+		remote = kreg_path_join(run_dir, name);
+		local = kreg_path_join(req->out_dir, name);
+		if ((error = kreg_ssh_get(&st->ssh, &g, remote, local, COPY_TIMEOUT)) < 0)
+			goto done;
+		if (g.status == KREG_SSH_OK)
+			fetched++;
+		else if (out->status == KREG_RUN_OK)
+			kreg_host__fail(out, KREG_RUN_INFRA_FAILED,
+					"cannot fetch %s from %s: %s", name, hc->name, g.error);
+		kreg_ssh_result_free(&g);
 	}
+	(void)fetched;
+	if (out->status == KREG_RUN_JOB_FAILED && !out->error) {
+		char *stdout_path = kreg_path_join(req->out_dir, plan->stdout_name);
+		char *tail = kreg_host__file_last_line(stdout_path);
+
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s exited with status %d on %s%s%s",
+				plan->program, code, hc->name, tail ? ": " : "", tail ? tail : "");
+		free(tail);
+		free(stdout_path);
+	}
+done:
+	free(remote);
+	free(local);
+	return error;
+}
+
+/* The atom's plan on the machine: its files written and sent, run, its
+ * raw output fetched and parsed. */
+int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg,
+			   kreg_host_result *out, const kreg_host_request *req, const machine_state *m,
+			   double deadline)
+{
+	kreg_plan plan;
+	char **paths = NULL, *run_dir = kreg_path_join(hc->work_dir, "run");
+	char *qdir = kreg_ssh_quote(run_dir);
+	const char *fs = NULL;
+	size_t npaths = 0;
+	int error = 0, have_plan = 0, code = 0, fetch = 0;
+
+	if (!hc->target || !*hc->target) {
+		kreg_host__fail(out, KREG_RUN_INFRA_FAILED,
+				"host '%s' has no target (where tests write on the machine)", hc->name);
+		goto done;
+	}
+	if (kreg_host_ssh__plan_on(hc, cfg, &plan, &fs, req->atom,
+				   hc->cpus > 0 ? hc->cpus : m->cpus) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+		goto done;
+	}
+	have_plan = 1;
+	/* 1 from a step: the run is over, out says why */
+	if ((error = write_job(hc, out, req, &plan, fs, &paths, &npaths)) != 0 ||
+	    (error = send_job(st, hc, out, req, &plan, paths, npaths, run_dir, qdir)) != 0)
+		goto done;
+	error = exec_job(st, hc, out, req, &plan, run_dir, qdir, m, deadline, &code, &fetch);
+	if (!fetch || (error = fetch_output(st, hc, out, req, &plan, run_dir, code)) < 0)
+		goto done;
 	if (out->status == KREG_RUN_OK) {
 		char *path = kreg_path_join(req->out_dir, plan.parse_name);
 
@@ -453,19 +527,12 @@ fetch:
 		free(path);
 	}
 done:
-	kreg_ssh_result_free(&r);
 	for (size_t i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
 	if (have_plan)
 		kreg_plan_free(&plan);
-	kreg_buf_free(&argv_text);
-	kreg_buf_free(&cmd);
-	free(remote);
-	free(local);
 	free(qdir);
 	free(run_dir);
-	free(script);
-	free(mnt);
-	return error;
+	return error < 0 ? error : 0;
 }

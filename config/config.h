@@ -237,7 +237,12 @@ void kreg_config_problems_free(kreg_config_problems *p);
 
 const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
 const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
-/* NULL name: the first of build.configs (NULL when none); a name: the
+/* The default kernel config, where no name is given: the first of
+ * build.configs, NULL when there is none. The one place that decides it:
+ * the look-up below, a host's (kreg_config_host_kconfig), the build's
+ * (kreg_build_kconfig) and the report's ask it. */
+const kreg_kconfig_cfg *kreg_config_kconfig_default(const kreg_config *cfg);
+/* NULL name: the default (kreg_config_kconfig_default); a name: the
  * configured one, else the built-in one of that name, else NULL. */
 const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name);
 /* The kernel configs kreg ships, one per kind of host that boots a kernel

@@ -478,10 +478,7 @@ static void kconfig_load(kreg_report_regression *r, const kreg_config *cfg)
 {
 	const kreg_kconfig_cfg *kc = NULL;
 
-	if (r->kconfig)
-		kc = kreg_config_kconfig(cfg, r->kconfig);
-	else if (cfg->build.nconfigs)
-		kc = &cfg->build.configs[0];
+	kc = kreg_config_kconfig(cfg, r->kconfig);	/* NULL: the default */
 	if (!kc)
 		return;
 	if (!r->kconfig)

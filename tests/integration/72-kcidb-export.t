@@ -8,7 +8,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 "$PY" -c 'import jsonschema' 2>/dev/null || skip_all "python3-jsonschema is not installed (make deps)"
-plan 35
+plan 36
 
 SCHEMA=$KREG_SRC/tests/fixtures/kcidb/v05_03.schema.json
 check() { CHECK=$("$PY" "$KREG_SRC/tests/integration/kcidb-check.py" "$@" 2>&1); }
@@ -149,4 +149,8 @@ is "$RC:$(printf '%s' "$ERR" | head -1)" "2:kreg: export: --since: 'yesterday' i
 	"a --since that is not a time is a usage error"
 run_kreg export csv
 is "$RC" 2 "an unknown format is a usage error"
+printf 'data_dir: %s/bad\nkcidb:\n  origin: My-Lab\n' "$SCRATCH" > bad.yaml
+run_kreg config check bad.yaml
+is "$RC:$OUT$ERR" "1:bad.yaml:3:11: kcidb.origin: KCIDB's origin is lower-case letters, digits and '_' only" \
+	"an origin KCIDB would refuse is a problem of the configuration, at its place"
 done_testing

@@ -3,14 +3,16 @@
 #include "cmd/cmd.h"
 
 #include "kcidb/kcidb.h"
-#include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/mem.h"
 #include "lib/util.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 	"usage: kreg export kcidb [--since TIME] [-o FILE]\n"
@@ -27,6 +29,49 @@ static const char usage[] =
 	"                (that long ago)\n"
 	"  -o FILE       write FILE (atomically) instead of standard output\n";
 
+/* The document into path as kreg_write_file_atomic writes a file (a
+ * temporary beside it, O_EXCL, written out, renamed), but as it is made:
+ * a lab's document can be larger than is worth holding. */
+static int export_file(const char *path, kreg_db *db, const kreg_config *cfg,
+		       const kreg_kcidb_opts *opts, kreg_kcidb_stats *stats)
+{
+	char *tmp = kreg_asprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd, error = KREG_ERROR;
+	FILE *f = NULL;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		kreg_error_errno("%s: cannot create", tmp);
+		if (fd >= 0)
+			close(fd);
+		goto done;
+	}
+	if (kreg_kcidb_export(f, db, cfg, opts, stats) < 0)
+		goto done;
+	if (fsync(fileno(f)) < 0) {
+		kreg_error_errno("%s: cannot write out", tmp);
+		goto done;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		kreg_error_errno("%s: cannot write", tmp);
+		goto done;
+	}
+	f = NULL;
+	if (rename(tmp, path) < 0) {
+		kreg_error_errno("%s: cannot rename to %s", tmp, path);
+		goto done;
+	}
+	error = 0;
+done:
+	if (f)
+		fclose(f);
+	if (error < 0 && fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	return error;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -37,7 +82,6 @@ int cmd_export(int argc, char **argv)
 	};
 	kreg_kcidb_opts opts = { 0 };
 	kreg_kcidb_stats stats;
-	kreg_buf doc = KREG_BUF_INIT;
 	kreg_config *cfg = NULL;
 	kreg_db *db = NULL;
 	const char *output = NULL;
@@ -70,26 +114,17 @@ int cmd_export(int argc, char **argv)
 		return KREG_EXIT_FAIL;
 	if (kreg_cmd_open_db(&db, cfg, KREG_DB_READONLY) < 0)
 		goto done;
-	if (kreg_kcidb_export(&doc, db, cfg, &opts, &stats) < 0) {
+	if (output ? export_file(output, db, cfg, &opts, &stats) < 0 :
+	    kreg_kcidb_export(stdout, db, cfg, &opts, &stats) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	if (output) {
-		if (kreg_write_file_atomic(output, doc.ptr, doc.len) < 0) {
-			kreg_cmd_error(NULL);
-			goto done;
-		}
-		if (!kreg_opts.quiet)
-			printf("%s: %zu checkouts, %zu builds, %zu tests, %zu issues, %zu incidents\n",
-			       output, stats.checkouts, stats.builds, stats.tests, stats.issues,
-			       stats.incidents);
-	} else if (fwrite(doc.ptr, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
-		kreg_cmd_error("export: cannot write the document to standard output");
-		goto done;
-	}
+	if (output && !kreg_opts.quiet)
+		printf("%s: %zu checkouts, %zu builds, %zu tests, %zu issues, %zu incidents\n",
+		       output, stats.checkouts, stats.builds, stats.tests, stats.issues,
+		       stats.incidents);
 	ret = KREG_EXIT_OK;
 done:
-	kreg_buf_free(&doc);
 	kreg_db_close(db);
 	kreg_config_free(cfg);
 	return ret;

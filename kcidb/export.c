@@ -1,5 +1,6 @@
-/* kreg_kcidb_export: the document, written one object at a time (a lab's
- * samples are many: no tree of them all is held), each object made with
+/* kreg_kcidb_export: the document, written one object at a time and out
+ * to the stream every FLUSH_AT bytes (a lab's samples are many: neither a
+ * tree of them all nor the whole text is held), each object made with
  * jansson from text made valid UTF-8 first. */
 #include "kcidb/kcidb.h"
 
@@ -21,9 +22,12 @@
 /* KCIDB's limit on a log excerpt, and kreg's on a one-line text. */
 #define EXCERPT_MAX 16384
 #define TEXT_MAX 1024
+#define FLUSH_AT ((size_t)1 << 16)
 
 typedef struct {
-	kreg_buf *out;
+	FILE *f;
+	kreg_buf *out;		/* what is not written to f yet */
+	int write_failed;
 	const kreg_config *cfg;
 	const char *origin;
 	int64_t since;
@@ -108,6 +112,13 @@ static void list_close(exporter *x)
 	kreg_buf_puts(x->out, x->count ? "\n ]" : "]");
 }
 
+static void flush(exporter *x)
+{
+	if (x->out->len && fwrite(x->out->ptr, 1, x->out->len, x->f) != x->out->len)
+		x->write_failed = 1;
+	kreg_buf_clear(x->out);
+}
+
 /* Append o to the open list and drop it. */
 static void put(exporter *x, json_t *o)
 {
@@ -119,6 +130,8 @@ static void put(exporter *x, json_t *o)
 	kreg_buf_puts(x->out, s);
 	free(s);
 	json_decref(o);
+	if (x->out->len >= FLUSH_AT)
+		flush(x);
 }
 
 /* ---- checkouts ---- */
@@ -506,21 +519,29 @@ done:
 	return error;
 }
 
-int kreg_kcidb_export(kreg_buf *out, kreg_db *db, const kreg_config *cfg,
-		      const kreg_kcidb_opts *opts, kreg_kcidb_stats *stats)
+int kreg_kcidb_export(FILE *f, kreg_db *db, const kreg_config *cfg, const kreg_kcidb_opts *opts,
+		      kreg_kcidb_stats *stats)
 {
-	exporter x = { .out = out, .cfg = cfg, .origin = cfg->kcidb.origin ? cfg->kcidb.origin : "kreg",
+	kreg_buf buf = KREG_BUF_INIT;
+	exporter x = { .f = f, .out = &buf, .cfg = cfg,
+		       .origin = cfg->kcidb.origin ? cfg->kcidb.origin : "kreg",
 		       .since = opts ? opts->since : 0 };
-	size_t start = out->len;
+	int error = KREG_ERROR;
 
-	kreg_buf_puts(out, "{\n \"version\": {\"major\": 5, \"minor\": 3}");
+	kreg_buf_puts(&buf, "{\n \"version\": {\"major\": 5, \"minor\": 3}");
 	if (checkouts(&x, db) < 0 || builds(&x, db) < 0 || tests(&x, db) < 0 ||
-	    issues(&x, db) < 0) {
-		kreg_buf_truncate(out, start);
-		return KREG_ERROR;
+	    issues(&x, db) < 0)
+		goto done;
+	kreg_buf_puts(&buf, "\n}\n");
+	flush(&x);
+	if (x.write_failed || fflush(f) != 0 || ferror(f)) {
+		kreg_error_errno("cannot write the KCIDB document");
+		goto done;
 	}
-	kreg_buf_puts(out, "\n}\n");
 	if (stats)
 		*stats = x.stats;
-	return 0;
+	error = 0;
+done:
+	kreg_buf_free(&buf);
+	return error;
 }

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
 	int64_t since;		/* only what was stored at or after it (seconds
@@ -28,8 +29,10 @@ typedef struct {
 	size_t checkouts, builds, tests, issues, incidents;
 } kreg_kcidb_stats;
 
-/* The document, as JSON text, appended to out. stats may be NULL. */
-int kreg_kcidb_export(kreg_buf *out, kreg_db *db, const kreg_config *cfg,
+/* The document, as JSON text, written to f as it is made (a stream of a
+ * failed export holds a part of one: the caller drops it). stats may be
+ * NULL. */
+int kreg_kcidb_export(FILE *f, kreg_db *db, const kreg_config *cfg,
 		      const kreg_kcidb_opts *opts, kreg_kcidb_stats *stats);
 
 /* --since: "@SECONDS" or SECONDS, an ISO 8601 date or time in UTC

@@ -8,7 +8,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 "$PY" -c 'import jsonschema' 2>/dev/null || skip_all "python3-jsonschema is not installed (make deps)"
-plan 36
+plan 39
 
 SCHEMA=$KREG_SRC/tests/fixtures/kcidb/v05_03.schema.json
 check() { CHECK=$("$PY" "$KREG_SRC/tests/integration/kcidb-check.py" "$@" 2>&1); }
@@ -147,6 +147,15 @@ is "$?" 0 "every object of the first export is in the later one with the same id
 run_kreg export kcidb --since yesterday
 is "$RC:$(printf '%s' "$ERR" | head -1)" "2:kreg: export: --since: 'yesterday' is not a time (like 2026-12-01, 2026-12-01T18:00Z, @1764612000, 2h, 7d)" \
 	"a --since that is not a time is a usage error"
+run_kreg export kcidb -o nodir/lab.json
+like "$RC:$ERR" "^1:kreg: nodir/lab.json.tmp.[0-9]+: cannot create: No such file or directory" \
+	"an -o FILE that cannot be made is an error that names it"
+"$KREG" export kcidb > /dev/full 2>"$SCRATCH/full.err"
+is "$?:$(cat "$SCRATCH/full.err")" "1:kreg: cannot write the KCIDB document: No space left on device" \
+	"so is standard output that cannot take the document"
+mkdir -p outdir/sub
+run_kreg export kcidb -o outdir
+is "$RC:$(ls | grep -c 'outdir\.')" "1:0" "an -o FILE the document cannot be renamed to is an error that leaves nothing behind"
 run_kreg export csv
 is "$RC" 2 "an unknown format is a usage error"
 printf 'data_dir: %s/bad\nkcidb:\n  origin: My-Lab\n' "$SCRATCH" > bad.yaml

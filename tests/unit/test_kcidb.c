@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "db/commits.h"
 #include "db/db.h"
+#include "db/db_internal.h"
 #include "db/results.h"
 #include "kcidb/kcidb.h"
 #include "lib/buf.h"
@@ -264,6 +265,88 @@ static void one_run(void **state)
 	json_decref(doc);
 }
 
+static int64_t add_commit(fixture *f, int64_t repo, char c, int runs, int64_t job, int64_t host)
+{
+	kreg_commit_row row = { 0 };
+	int64_t id;
+
+	row.repo_id = repo;
+	memset(row.sha, c, 40);
+	row.parents = "";
+	row.subject = "a commit";
+	assert_int_equal(kreg_db_commit_put(f->db, &id, &row), 0);
+	for (int i = 0; i < runs; i++) {
+		kreg_db_run_key key = { .job_id = job, .host_id = host, .commit_id = id };
+		kreg_samples s = KREG_SAMPLES_INIT;
+		int64_t run;
+
+		kreg_samples_set(&s, "fio.read_iops", c == 'b' ? 1000 : 800);
+		assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
+		assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
+		kreg_samples_free(&s);
+	}
+	return id;
+}
+
+/* A regressions row the detector suspected: its issue, and an incident
+ * for each of its metric's tests where it was seen, with its issue or,
+ * --since past the issue's update, with its tests alone. */
+static void regression(void **state)
+{
+	fixture *f = *state;
+	int64_t repo, job, host, metric, base, bad;
+	json_t *doc, *is, *inc;
+	char *sql;
+
+	assert_int_equal(kreg_db_repo_id(f->db, &repo, "linux", "/src/linux"), 0);
+	assert_int_equal(kreg_db_job_id(f->db, &job, "fio-read", "fio", "read", "fio: {}\n"), 0);
+	assert_int_equal(kreg_db_host_id(f->db, &host, "box", "sim", 2, 1 << 30), 0);
+	assert_int_equal(kreg_db_metric_id(f->db, &metric, "fio.read_iops"), 0);
+	base = add_commit(f, repo, 'b', 3, job, host);
+	bad = add_commit(f, repo, 'c', 3, job, host);
+	sql = kreg_asprintf("INSERT INTO regressions (repo_id, job_id, host_id, metric_id, "
+			    "base_commit_id, bad_commit_id, change, base_mean, bad_mean, state, created, "
+			    "updated) VALUES (%lld, %lld, %lld, %lld, %lld, %lld, -0.2, 1000, 800, "
+			    "'suspected', 1, 5)", (long long)repo, (long long)job, (long long)host,
+			    (long long)metric, (long long)base, (long long)bad);
+	assert_int_equal(kreg_db__exec(f->db, sql), 0);
+	free(sql);
+
+	doc = export(f, 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "issues")), 1);
+	is = json_array_get(json_object_get(doc, "issues"), 0);
+	assert_string_equal(json_string_value(json_object_get(is, "id")), "unit_lab:regression-r1");
+	assert_int_equal(json_integer_value(json_object_get(is, "version")), 5);
+	assert_null(json_object_get(is, "report_url"));	/* no web.base_url */
+	assert_true(json_is_true(json_object_get(json_object_get(is, "culprit"), "code")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(is, "misc"),
+							      "bad_checkout_id")),
+			    "unit_lab:linux:cccccccccccccccccccccccccccccccccccccccc");
+	assert_int_equal(json_array_size(json_object_get(doc, "incidents")), 3);
+	inc = json_array_get(json_object_get(doc, "incidents"), 0);
+	assert_string_equal(json_string_value(json_object_get(inc, "id")),
+			    "unit_lab:regression-r1:run:4:fio.read_iops");
+	assert_string_equal(json_string_value(json_object_get(inc, "test_id")),
+			    "unit_lab:run:4:fio.read_iops");
+	assert_string_equal(json_string_value(json_object_get(inc, "issue_id")),
+			    "unit_lab:regression-r1");
+	assert_int_equal(json_integer_value(json_object_get(inc, "issue_version")), 5);
+	json_decref(doc);
+
+	/* since after the issue's update: its tests are new, their incidents too */
+	doc = export(f, 6);
+	assert_int_equal(json_array_size(json_object_get(doc, "issues")), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "incidents")), 3);
+	json_decref(doc);
+
+	/* a regression the bisection could not reproduce: no layer is to blame */
+	assert_int_equal(kreg_db__exec(f->db, "UPDATE regressions SET state = 'not_reproduced'"), 0);
+	doc = export(f, 0);
+	is = json_array_get(json_object_get(doc, "issues"), 0);
+	assert_true(json_is_false(json_object_get(json_object_get(is, "culprit"), "code")));
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +356,7 @@ int main(void)
 		cmocka_unit_test(since),
 		cmocka_unit_test_setup_teardown(empty_lab, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(regression, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("kcidb", tests, NULL, NULL);

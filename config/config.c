@@ -232,6 +232,23 @@ static const field web_fields[] = {
 };
 SCHEMA(web_schema, kreg_web_cfg, web_fields, NULL);
 
+/* KCIDB names a CI system with [a-z0-9_]+ and starts every id with it. */
+static void kcidb_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
+{
+	const kreg_kcidb_cfg *k = rec;
+	const yaml_node_t *v;
+
+	if (k->origin && (!*k->origin || strspn(k->origin, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+			  strlen(k->origin)) && (v = schema_map_get(ld, map, "origin")))
+		schema_problem(ld, v, "%s.origin: KCIDB's origin is lower-case letters, digits "
+			       "and '_' only", path);
+}
+
+static const field kcidb_fields[] = {
+	{ .key = "origin", .type = T_STR, .off = O(kreg_kcidb_cfg, origin), .def = "kreg" },
+};
+SCHEMA(kcidb_schema, kreg_kcidb_cfg, kcidb_fields, kcidb_check);
+
 static const field root_fields[] = {
 	{ .key = "data_dir", .type = T_PATH, .off = O(kreg_config, data_dir), .flags = F_REQUIRED },
 	{ .key = "database", .type = T_PATH, .off = O(kreg_config, database) },
@@ -246,6 +263,7 @@ static const field root_fields[] = {
 	{ .key = "bisect", .type = T_STRUCT, .off = O(kreg_config, bisect), .sub = &bisect_schema },
 	{ .key = "mail", .type = T_STRUCT, .off = O(kreg_config, mail), .sub = &mail_schema },
 	{ .key = "web", .type = T_STRUCT, .off = O(kreg_config, web), .sub = &web_schema },
+	{ .key = "kcidb", .type = T_STRUCT, .off = O(kreg_config, kcidb), .sub = &kcidb_schema },
 };
 SCHEMA(root_schema, kreg_config, root_fields, NULL);
 

@@ -190,6 +190,10 @@ typedef struct {
 } kreg_web_cfg;
 
 typedef struct {
+	char *origin;		/* KCIDB origin: the "<origin>:" of every id, [a-z0-9_]+ */
+} kreg_kcidb_cfg;
+
+typedef struct {
 	char *path;		/* the file it was read from, or "<built-in>" */
 	char *database;		/* default <data_dir>/kreg.db */
 	char *data_dir;		/* required */
@@ -209,6 +213,7 @@ typedef struct {
 	kreg_bisect_cfg bisect;
 	kreg_mail_cfg mail;
 	kreg_web_cfg web;
+	kreg_kcidb_cfg kcidb;
 } kreg_config;
 
 /* Problems found while loading, each with its position. */

@@ -542,6 +542,52 @@ static size_t boundary(const machine *m, const kreg_bisect_search *s, git_oid **
 	return n;
 }
 
+/* The revert of a found culprit on bad, when configured: it must bring
+ * the good side back. Returns 1 when out asks for runs (or for the revert
+ * to be made), 0 when done (*conf and msg updated). */
+static int verify_revert(machine *m, kreg_bisect_action *out, node *culprit, double *conf,
+			 kreg_buf *msg, unsigned budget)
+{
+	const kreg_bisect_params *p = m->p;
+	const kreg_bisect_state *st = m->st;
+	double llr;
+
+	for (size_t i = 0; i < st->nevents; i++) {
+		const kreg_bisect_event *e = &st->events[i];
+		node *r;
+
+		/* A revert of another culprit (the search moved on) does not count. */
+		if (e->role != KREG_BISECT_ROLE_REVERT || !git_oid_equal(&e->reverts, &culprit->id))
+			continue;
+		if (e->failed) {
+			kreg_buf_puts(msg, "; the culprit does not revert cleanly on bad");
+			return 0;
+		}
+		r = find_node(m, &e->id);
+		if (!r)
+			continue;
+		if (untestable(r)) {
+			kreg_buf_puts(msg, "; the revert does not build or boot");
+			return 0;
+		}
+		llr = llr_loo(m, r);
+		if (nvalues(r) < p->runs_per_step ||
+		    (llr > -m->a_verify && llr < m->a_verify && nruns(r) < budget)) {
+			ask(out, KREG_BISECT_ROLE_REVERT, r, more_runs(m, r, budget));
+			return 1;
+		}
+		*conf *= sigmoid(-llr);
+		if (llr <= -m->a_search)
+			kreg_buf_puts(msg, "; reverting it on bad restores the good side");
+		else
+			kreg_buf_puts(msg, "; reverting it on bad does NOT restore the good side");
+		return 0;
+	}
+	ask(out, KREG_BISECT_ROLE_REVERT, culprit, p->runs_per_step);
+	out->make_revert = 1;
+	return 1;
+}
+
 /* The answer's boundary again, with leave-one-out references and the
  * stricter threshold: the lowest bad commit (the culprit) must be clearly
  * bad and every parent on the good side clearly good, after runs of their
@@ -630,44 +676,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 			(*weak)[(*nweak)++] = x->id;
 		}
 	}
-	asked = 0;
-	if (!found || !p->verify_revert)
-		goto out;
-	for (size_t i = 0; i < st->nevents; i++) {
-		const kreg_bisect_event *e = &st->events[i];
-		node *r;
-
-		/* A revert of another culprit (the search moved on) does not count. */
-		if (e->role != KREG_BISECT_ROLE_REVERT || !git_oid_equal(&e->reverts, &culprit->id))
-			continue;
-		if (e->failed) {
-			kreg_buf_puts(msg, "; the culprit does not revert cleanly on bad");
-			goto out;
-		}
-		r = find_node(m, &e->id);
-		if (!r)
-			continue;
-		if (untestable(r)) {
-			kreg_buf_puts(msg, "; the revert does not build or boot");
-			goto out;
-		}
-		llr = llr_loo(m, r);
-		if (nvalues(r) < p->runs_per_step ||
-		    (llr > -m->a_verify && llr < m->a_verify && nruns(r) < budget)) {
-			ask(out, KREG_BISECT_ROLE_REVERT, r, more_runs(m, r, budget));
-			asked = 1;
-			goto out;
-		}
-		*conf *= sigmoid(-llr);
-		if (llr <= -m->a_search)
-			kreg_buf_puts(msg, "; reverting it on bad restores the good side");
-		else
-			kreg_buf_puts(msg, "; reverting it on bad does NOT restore the good side");
-		goto out;
-	}
-	ask(out, KREG_BISECT_ROLE_REVERT, culprit, p->runs_per_step);
-	out->make_revert = 1;
-	asked = 1;
+	asked = found && p->verify_revert ? verify_revert(m, out, culprit, conf, msg, budget) : 0;
 out:
 	free(parents);
 	return asked;

@@ -87,6 +87,7 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	kreg_host *host = NULL;
 	kreg_bisect_graph *g = NULL;
 	kreg_db_bisection b;
+	char good_sha[KREG_REPO_SHA_SIZE], bad_sha[KREG_REPO_SHA_SIZE];
 	git_oid good, bad;
 	int error;
 
@@ -96,8 +97,9 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 		goto done;
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
 		goto done;
-	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||
-	    (error = kreg_repo_resolve(repo, &bad, req->bad)) < 0)
+	if ((error = kreg_repo_resolve(repo, good_sha, req->good)) < 0 ||
+	    (error = kreg_repo_resolve(repo, bad_sha, req->bad)) < 0 ||
+	    (error = oid_of(&good, good_sha)) < 0 || (error = oid_of(&bad, bad_sha)) < 0)
 		goto done;
 	/* The range must be one git bisect would take. */
 	if ((error = kreg_bisect_graph_new(&g, kreg_repo_git(repo), &good, &bad)) < 0) {
@@ -113,8 +115,8 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 
 		b.config_name = (char *)(kc ? kc->name : req->kconfig);
 	}
-	if ((error = kreg_repo_record(repo, db, &b.good_commit_id, &good)) < 0 ||
-	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, &bad)) < 0 ||
+	if ((error = kreg_repo_record(repo, db, &b.good_commit_id, good_sha)) < 0 ||
+	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, bad_sha)) < 0 ||
 	    (error = kreg_db_repo_find(db, &b.repo_id, req->repo)) < 0 ||
 	    (error = kreg_db_host_id(db, &b.host_id, req->host,
 				     kreg_backend_name(kreg_host_config(host)->backend),
@@ -285,13 +287,18 @@ static void short_sha(char *buf, const git_oid *id)
 
 static char *subject_of(driver *d, const git_oid *id)
 {
-	git_commit *c;
+	kreg_repo_commit c;
+	char sha[KREG_REPO_SHA_SIZE];
 	char *s;
 
-	if (git_commit_lookup(&c, kreg_repo_git(d->repo), id) < 0)
+	git_oid_tostr(sha, sizeof(sha), id);
+	if (kreg_repo_commit_read(d->repo, &c, sha) < 0) {
+		kreg_error_clear();
 		return kreg_strdup("?");
-	s = kreg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
-	git_commit_free(c);
+	}
+	s = c.subject;
+	c.subject = NULL;
+	kreg_repo_commit_free(&c);
 	/* untrusted: keep it printable on a terminal */
 	for (char *p = s; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -301,7 +308,10 @@ static char *subject_of(driver *d, const git_oid *id)
 
 static int record(driver *d, int64_t *commit_id, const git_oid *id)
 {
-	return kreg_repo_record(d->repo, d->db, commit_id, id);
+	char sha[KREG_REPO_SHA_SIZE];
+
+	git_oid_tostr(sha, sizeof(sha), id);
+	return kreg_repo_record(d->repo, d->db, commit_id, sha);
 }
 
 /* The step row for this action: the last one when it is the same commit in

@@ -433,15 +433,18 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const char *sha)
 
 int kreg_repo_open_mirror(kreg_repo **out, const kreg_config *cfg, const char *name)
 {
-	char *path = mirror_path(cfg, name);
+	char *path = mirror_path(cfg, name), *there;
 	kreg_repo *r;
 
 	*out = NULL;
 	/* libgit2 (its TLS set-up) only when there is a mirror to open */
-	if (!(path = mirror_there(path))) {
-		kreg_error_set("repo '%s': no mirror of it in %s", name, cfg->data_dir);
+	if (!(there = mirror_there(kreg_strdup(path)))) {
+		kreg_error_set("repo '%s': no mirror at %s", name, path);
+		free(path);
 		return KREG_ENOTFOUND;
 	}
+	free(path);
+	path = there;
 	git_libgit2_init();
 	r = kreg_calloc(1, sizeof(*r));
 	r->name = kreg_strdup(name);

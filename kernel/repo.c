@@ -812,3 +812,58 @@ void kreg_repo_mailmap_free(kreg_repo_mailmap *mm)
 	git_mailmap_free(mm->mm);
 	free(mm);
 }
+
+int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *onto)
+{
+	git_commit *c = NULL, *o = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_merge_options mopts = GIT_MERGE_OPTIONS_INIT;
+	kreg_buf msg = KREG_BUF_INIT;
+	const char *subject;
+	git_oid tree_id, out;
+	int error = KREG_ERROR;
+
+	if (commit_of(r, &c, culprit) < 0 || commit_of(r, &o, onto) < 0) {
+		kreg_error_set("cannot read the commits to revert: %s", kreg_error_last());
+		goto done;
+	}
+	if (git_revert_commit(&index, r->git, c, o, git_commit_parentcount(c) > 1 ? 1 : 0,
+			      &mopts) < 0) {
+		kreg_git_error("cannot revert the culprit");
+		goto done;
+	}
+	if (git_index_has_conflicts(index)) {
+		error = 1;
+		goto done;
+	}
+	if (git_index_write_tree_to(&tree_id, index, r->git) < 0 ||
+	    git_tree_lookup(&tree, r->git, &tree_id) < 0) {
+		kreg_git_error("cannot write the reverted tree");
+		goto done;
+	}
+	if (git_signature_new(&sig, "kreg bisect", "kreg@localhost",
+			      git_commit_time(o), git_commit_time_offset(o)) < 0) {
+		kreg_git_error("cannot make a signature");
+		goto done;
+	}
+	subject = git_commit_summary(c);
+	kreg_buf_printf(&msg, "Revert \"%s\"\n\nThis reverts commit %s.\n", subject ? subject : "",
+			culprit);
+	if (git_commit_create(&out, r->git, NULL, sig, sig, NULL, msg.ptr, tree, 1,
+			      (const git_commit **)&o) < 0) {
+		kreg_git_error("cannot write the revert commit");
+		goto done;
+	}
+	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &out);
+	error = 0;
+done:
+	kreg_buf_free(&msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_commit_free(o);
+	git_commit_free(c);
+	return error;
+}

@@ -43,6 +43,13 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const char *sha);
 int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const char *url,
 			    git_commit *commit);
 
+/* Make in the object database (on no branch) the commit that reverts culprit
+ * on top of onto, for a bisection's last verification, as the 0-day robot
+ * does: a fixed author and onto's time, so making it again gives the same
+ * id and a resumed bisection finds its samples. 0 with sha set, 1 when the
+ * revert does not apply cleanly (conflicts), <0 on failure. */
+int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *onto);
+
 /* Reading a tree: nothing is made or fetched, the repository is only read. */
 
 /* The mirror of the repo named name (a repo of the database, configured or

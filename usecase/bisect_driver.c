@@ -447,10 +447,15 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	int error;
 
 	if (a->make_revert) {
-		int rc = kreg_bisect_make_revert(&target, kreg_repo_git(d->repo), &a->commit, &d->bad);
+		char culprit[KREG_REPO_SHA_SIZE], onto[KREG_REPO_SHA_SIZE], made[KREG_REPO_SHA_SIZE];
+		int rc;
 
-		if (rc < 0)
+		git_oid_tostr(culprit, sizeof(culprit), &a->commit);
+		git_oid_tostr(onto, sizeof(onto), &d->bad);
+		if ((rc = kreg_repo_revert(d->repo, made, culprit, onto)) < 0)
 			return rc;
+		if (rc == 0 && (error = oid_of(&target, made)) < 0)
+			return error;
 		if ((error = record(d, &of_id, &a->commit)) < 0)
 			return error;
 		short_sha(s12, &a->commit);

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <git2.h>
 #include <git2/mailmap.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,13 @@
 #include "db/commits.h"
 #include "db/db.h"
 
-#include <git2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* libgit2's own handles, for the two rooms that use libgit2 with a mirror
+ * (kernel/, bisect/'s graph: kreg_repo_git); the others never see them. */
+struct git_repository;
+struct git_commit;
 
 typedef struct kreg_repo kreg_repo;
 
@@ -18,7 +24,7 @@ typedef struct kreg_repo kreg_repo;
  * missing. */
 int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name);
 void kreg_repo_close(kreg_repo *r);
-git_repository *kreg_repo_git(kreg_repo *r);
+struct git_repository *kreg_repo_git(kreg_repo *r);
 const char *kreg_repo_path(const kreg_repo *r);	/* the mirror's path */
 const kreg_repo_cfg *kreg_repo_config(const kreg_repo *r);	/* NULL: opened to read */
 /* The path of the configured repo's mirror when it is there (the caller's,
@@ -41,7 +47,7 @@ int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const char *sha);
 /* The same for a commit read elsewhere (a build's work tree): the one writer
  * of commits rows, under the repo row named repo (made with url when new). */
 int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const char *url,
-			    git_commit *commit);
+			    struct git_commit *commit);
 
 /* Make in the object database (on no branch) the commit that reverts culprit
  * on top of onto, for a bisection's last verification, as the 0-day robot

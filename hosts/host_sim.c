@@ -190,7 +190,7 @@ static void sim_close(kreg_host *h)
 }
 
 /* The repository's error (kernel/repo.h's message) as the host's. */
-static int git_fail(const kreg_host *h, const char *what)
+static int repo_fail(const kreg_host *h, const char *what)
 {
 	kreg_error_set("host '%s' (sim): %s: %s", h->hc->name, what, kreg_error_last());
 	return KREG_ERROR;
@@ -218,7 +218,7 @@ static int open_repo(kreg_host *h, sim_state *s, const char *repo_path)
 	free(s->git_path);
 	s->git_path = kreg_strdup(repo_path);
 	if (kreg_repo_open_path(&s->git, repo_path, 0) < 0)
-		return git_fail(h, "cannot open the repository");
+		return repo_fail(h, "cannot open the repository");
 	return 0;
 }
 
@@ -236,7 +236,7 @@ static int trailer_fails(kreg_host *h, const kreg_host_commit *c, const char *ke
 	if ((error = open_repo(h, s, c->repo_path)) < 0)
 		return error;
 	if (kreg_repo_commit_read(s->git, &commit, c->sha) < 0)
-		return git_fail(h, "cannot read the commit");
+		return repo_fail(h, "cannot read the commit");
 	for (line = commit.message; line && *line;
 	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		size_t len = strcspn(line, "\n");
@@ -284,7 +284,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 		return KREG_EINVAL;
 	}
 	if (kreg_repo_walk_new(&walk, s->git, sha, NULL, 0) < 0) {
-		git_fail(h, "cannot walk the commit's history");
+		repo_fail(h, "cannot walk the commit's history");
 		goto done;
 	}
 	while ((rc = kreg_repo_walk_next(walk, hex)) == 1) {
@@ -305,7 +305,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 				}
 		}
 		if (kreg_repo_commit_read(s->git, &c, hex) < 0) {
-			git_fail(h, "cannot read a commit");
+			repo_fail(h, "cannot read a commit");
 			goto done;
 		}
 		msg = c.message;
@@ -343,7 +343,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 		kreg_repo_commit_free(&c);
 	}
 	if (rc < 0) {
-		git_fail(h, "cannot walk the commit's history");
+		repo_fail(h, "cannot walk the commit's history");
 		goto done;
 	}
 	for (size_t i = 0; i < neff; i++) {

@@ -13,10 +13,8 @@
 #ifndef KREG_BISECT_H
 #define KREG_BISECT_H
 
-#include "bisect/graph.h"
+#include "bisect/graph.h"	/* git_oid, the ids of its interface */
 #include "stats/stats.h"
-
-#include <git2.h>
 
 typedef enum {
 	KREG_BISECT_ROLE_GOOD = 0,

@@ -73,7 +73,7 @@ static void say(driver *d, const char *fmt, ...)
 
 static int oid_of(git_oid *out, const char *sha)
 {
-	if (git_oid_fromstr(out, sha) < 0) {
+	if (kreg_bisect_oid_parse(out, sha) < 0) {
 		kreg_error_set("'%s' is not a commit id", sha);
 		return KREG_EINVAL;
 	}
@@ -282,7 +282,7 @@ done:
 
 static void short_sha(char *buf, const git_oid *id)
 {
-	git_oid_tostr(buf, 13, id);
+	kreg_bisect_oid_hex(buf, 13, id);
 }
 
 static char *subject_of(driver *d, const git_oid *id)
@@ -291,7 +291,7 @@ static char *subject_of(driver *d, const git_oid *id)
 	char sha[KREG_REPO_SHA_SIZE];
 	char *s;
 
-	git_oid_tostr(sha, sizeof(sha), id);
+	kreg_bisect_oid_hex(sha, sizeof(sha), id);
 	if (kreg_repo_commit_read(d->repo, &c, sha) < 0) {
 		kreg_error_clear();
 		return kreg_strdup("?");
@@ -310,7 +310,7 @@ static int record(driver *d, int64_t *commit_id, const git_oid *id)
 {
 	char sha[KREG_REPO_SHA_SIZE];
 
-	git_oid_tostr(sha, sizeof(sha), id);
+	kreg_bisect_oid_hex(sha, sizeof(sha), id);
 	return kreg_repo_record(d->repo, d->db, commit_id, sha);
 }
 
@@ -333,7 +333,7 @@ static int step_for(driver *d, int64_t *step_id, int64_t commit_id, kreg_bisect_
 static kreg_host_kernel *prepared(driver *d, const git_oid *id)
 {
 	for (size_t i = 0; i < d->nprepared; i++)
-		if (git_oid_equal(&d->prepared[i], id))
+		if (kreg_bisect_oid_equal(&d->prepared[i], id))
 			return &d->kernels[i];
 	return NULL;
 }
@@ -442,7 +442,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	git_oid target = a->commit;
 	int64_t commit_id, of_id = 0, step_id;
 	kreg_host_kernel *kernel;
-	char sha[GIT_OID_HEXSZ + 1], s12[16], verdict[256];
+	char sha[KREG_REPO_SHA_SIZE], s12[16], verdict[256];
 	char *subject = NULL;
 	int error;
 
@@ -450,8 +450,8 @@ static int execute(driver *d, const kreg_bisect_action *a)
 		char culprit[KREG_REPO_SHA_SIZE], onto[KREG_REPO_SHA_SIZE], made[KREG_REPO_SHA_SIZE];
 		int rc;
 
-		git_oid_tostr(culprit, sizeof(culprit), &a->commit);
-		git_oid_tostr(onto, sizeof(onto), &d->bad);
+		kreg_bisect_oid_hex(culprit, sizeof(culprit), &a->commit);
+		kreg_bisect_oid_hex(onto, sizeof(onto), &d->bad);
 		if ((rc = kreg_repo_revert(d->repo, made, culprit, onto)) < 0)
 			return rc;
 		if (rc == 0 && (error = oid_of(&target, made)) < 0)
@@ -470,7 +470,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 			if (!strcmp(d->steps[i].role, "revert") && d->steps[i].commit_id) {
 				git_oid sid;
 
-				if (oid_of(&sid, d->steps[i].sha) == 0 && git_oid_equal(&sid, &target)) {
+				if (oid_of(&sid, d->steps[i].sha) == 0 && kreg_bisect_oid_equal(&sid, &target)) {
 					of_id = d->steps[i].of_commit_id;
 					break;
 				}
@@ -483,7 +483,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	runs = stored >= runs ? 0 : runs - stored;
 	if ((error = step_for(d, &step_id, commit_id, a->role, of_id)) < 0)
 		return error;
-	git_oid_tostr(sha, sizeof(sha), &target);
+	kreg_bisect_oid_hex(sha, sizeof(sha), &target);
 	short_sha(s12, &target);
 	subject = subject_of(d, &target);
 	if (stored)
@@ -549,9 +549,9 @@ static char *candidates_text(const kreg_bisect_action *a)
 	kreg_buf b = KREG_BUF_INIT;
 
 	for (size_t i = 0; i < a->ncandidates; i++) {
-		char sha[GIT_OID_HEXSZ + 1];
+		char sha[KREG_REPO_SHA_SIZE];
 
-		git_oid_tostr(sha, sizeof(sha), &a->candidates[i]);
+		kreg_bisect_oid_hex(sha, sizeof(sha), &a->candidates[i]);
 		if (i)
 			kreg_buf_putc(&b, ' ');
 		kreg_buf_puts(&b, sha);

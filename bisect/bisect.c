@@ -92,7 +92,7 @@ typedef struct {
 static node *find_node(machine *m, const git_oid *id)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (git_oid_equal(&m->nodes[i].id, id))
+		if (kreg_bisect_oid_equal(&m->nodes[i].id, id))
 			return &m->nodes[i];
 	return NULL;
 }
@@ -210,7 +210,7 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 		const kreg_bisect_event *e = &st->events[i];
 		node *x;
 
-		if (git_oid_is_zero(&e->id))
+		if (kreg_bisect_oid_is_zero(&e->id))
 			continue;
 		x = add_node(m, &e->id, i + 2);
 		if (e->role == KREG_BISECT_ROLE_REVERT)
@@ -412,7 +412,7 @@ static void done(kreg_bisect_action *out, kreg_bisect_outcome o, const char *fmt
 
 static void short_id(char *buf, const git_oid *id)
 {
-	git_oid_tostr(buf, 13, id);
+	kreg_bisect_oid_hex(buf, 13, id);
 }
 
 /* The ends: each run enough, and the regression seen between them. Returns 1
@@ -473,7 +473,7 @@ static unsigned role_runs(const kreg_bisect_state *st, kreg_bisect_role role, co
 	unsigned n = 0;
 
 	for (size_t i = 0; i < st->nevents; i++)
-		if (st->events[i].role == role && git_oid_equal(&st->events[i].id, id))
+		if (st->events[i].role == role && kreg_bisect_oid_equal(&st->events[i].id, id))
 			n += st->events[i].runs;
 	return n;
 }
@@ -531,7 +531,7 @@ static size_t boundary(const machine *m, const kreg_bisect_search *s, git_oid **
 			for (size_t j = 0; j < s->ncandidates && pi >= 0 && !dup; j++)
 				dup = s->candidates[j] == (size_t)pi;
 			for (size_t j = 0; j < n && !dup; j++)
-				dup = git_oid_equal(&v[j], pid);
+				dup = kreg_bisect_oid_equal(&v[j], pid);
 			if (dup)
 				continue;
 			KREG_ARRAY_GROW(v, n + 1, alloc);
@@ -557,7 +557,8 @@ static int verify_revert(machine *m, kreg_bisect_action *out, node *culprit, dou
 		node *r;
 
 		/* A revert of another culprit (the search moved on) does not count. */
-		if (e->role != KREG_BISECT_ROLE_REVERT || !git_oid_equal(&e->reverts, &culprit->id))
+		if (e->role != KREG_BISECT_ROLE_REVERT ||
+		    !kreg_bisect_oid_equal(&e->reverts, &culprit->id))
 			continue;
 		if (e->failed) {
 			kreg_buf_puts(msg, "; the culprit does not revert cleanly on bad");

@@ -6,6 +6,7 @@
 #include "db/commits.h"
 #include "db/report.h"
 #include "db/results.h"
+#include "kernel/repo.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/esc.h"
@@ -15,7 +16,6 @@
 #include "stats/stats.h"
 #include "usecase/judge_opts.h"
 
-#include <git2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,27 +112,19 @@ char *kreg_report_commit_url(const kreg_repo_cfg *rc, const char *sha)
 
 /* The paths the commit changes against its first parent (the whole tree
  * for a root), from the mirror; nothing when there is no mirror. */
-static void commit_files(kreg_report_commit *c, git_repository *git)
+static void commit_files(kreg_report_commit *c, kreg_repo *git)
 {
-	git_oid oid;
-	git_commit *commit = NULL, *parent = NULL;
-	git_tree *tree = NULL, *ptree = NULL;
-	git_diff *diff = NULL;
-	size_t n, alloc = 0;
+	kreg_repo_change *ch = NULL;
+	size_t n = 0, alloc = 0;
 
-	if (!git || git_oid_fromstr(&oid, c->sha) < 0 || git_commit_lookup(&commit, git, &oid) < 0)
+	if (!git)
 		return;
-	if (git_commit_tree(&tree, commit) < 0)
-		goto done;
-	if (git_commit_parentcount(commit) > 0 &&
-	    (git_commit_parent(&parent, commit, 0) < 0 || git_commit_tree(&ptree, parent) < 0))
-		goto done;
-	if (git_diff_tree_to_tree(&diff, git, ptree, tree, NULL) < 0)
-		goto done;
-	n = git_diff_num_deltas(diff);
+	if (kreg_repo_changes(git, &ch, &n, c->sha, 0) < 0) {
+		kreg_error_clear();
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		const char *path = ch[i].new_path ? ch[i].new_path : ch[i].old_path;
 
 		if (c->nfiles == KREG_REPORT_MAX_FILES) {
 			c->files_truncated = 1;
@@ -141,16 +133,11 @@ static void commit_files(kreg_report_commit *c, git_repository *git)
 		KREG_ARRAY_GROW(c->files, c->nfiles + 1, alloc);
 		c->files[c->nfiles++] = kreg_strdup(path ? path : "");
 	}
-done:
-	git_diff_free(diff);
-	git_tree_free(ptree);
-	git_tree_free(tree);
-	git_commit_free(parent);
-	git_commit_free(commit);
+	kreg_repo_changes_free(ch, n);
 }
 
 static int commit_load(kreg_report_commit *c, kreg_db *db, int64_t id, const kreg_repo_cfg *rc,
-		       git_repository *git)
+		       kreg_repo *git)
 {
 	kreg_commit_row row = { 0 };
 	int error;
@@ -493,18 +480,14 @@ static void kconfig_load(kreg_report_regression *r, const kreg_config *cfg)
 }
 
 /* The repo's mirror when it is here (never made or fetched for a report). */
-static git_repository *mirror_open(const kreg_config *cfg, const char *repo)
+static kreg_repo *mirror_open(const kreg_config *cfg, const char *repo)
 {
-	git_repository *git = NULL;
-	char *sub = kreg_asprintf("repos/%s.git", repo);
-	char *path = kreg_config_data_path(cfg, sub);
+	kreg_repo *git = NULL;
 
-	/* libgit2 (its TLS set-up) only when there is a mirror to open */
-	if (kreg_path_exists(path) &&
-	    (git_libgit2_init() < 0 || git_repository_open_bare(&git, path) < 0))
+	if (kreg_repo_open_mirror(&git, cfg, repo) < 0) {
+		kreg_error_clear();
 		git = NULL;
-	free(path);
-	free(sub);
+	}
 	return git;
 }
 
@@ -518,7 +501,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	kreg_db_report_host host = { 0 };
 	kreg_db_report_mail mail = { 0 };
 	const kreg_repo_cfg *rc;
-	git_repository *git = NULL;
+	kreg_repo *git = NULL;
 	const kreg_report_row *trow;
 	int error;
 
@@ -613,7 +596,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	r = NULL;
 	error = 0;
 done:
-	git_repository_free(git);
+	kreg_repo_close(git);
 	kreg_db_report_mail_free(&mail);
 	kreg_db_report_host_free(&host);
 	kreg_db_report_job_free(&job);

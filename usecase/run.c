@@ -209,14 +209,12 @@ void kreg_run_job_report_free(kreg_run_job_report *r)
 static int prepare(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		   const kreg_run_job_spec *spec, kreg_repo **repo, kreg_host_commit *hcommit)
 {
-	git_oid oid;
 	int error;
 
 	if ((error = kreg_repo_open(repo, cfg, spec->repo)) < 0 ||
-	    (error = kreg_repo_resolve(*repo, &oid, spec->commit)) < 0 ||
-	    (error = kreg_repo_record(*repo, db, &out->commit_id, &oid)) < 0)
+	    (error = kreg_repo_resolve(*repo, out->sha, spec->commit)) < 0 ||
+	    (error = kreg_repo_record(*repo, db, &out->commit_id, out->sha)) < 0)
 		return error;
-	git_oid_tostr(out->sha, sizeof(out->sha), &oid);
 	hcommit->repo = spec->repo;
 	hcommit->repo_path = kreg_repo_path(*repo);
 	hcommit->sha = out->sha;

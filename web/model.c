@@ -5,13 +5,13 @@
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/report.h"
+#include "kernel/repo.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "report/report.h"
 
-#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +335,7 @@ static int load_lines(web_site *s)
 {
 	kreg_db_report_branch *rows = NULL;
 	size_t nrows = 0;
-	int libgit2 = 0, error;
+	int error;
 
 	if ((error = kreg_db_report_branches(s->db, &rows, &nrows)) < 0)
 		return error;
@@ -344,38 +344,28 @@ static int load_lines(web_site *s)
 	kreg_db_report_branches_free(rows, nrows);
 	for (size_t r = 0; r < s->cfg->nrepos; r++) {
 		const kreg_repo_cfg *rc = &s->cfg->repos[r];
-		char *sub = kreg_asprintf("repos/%s.git", rc->name);
-		char *path = kreg_config_data_path(s->cfg, sub);
-		git_repository *git = NULL;
+		kreg_repo *git = NULL;
 		int64_t repo_id = 0;
-		int have;
 
-		free(sub);
 		if (kreg_db_repo_find(s->db, &repo_id, rc->name) < 0) {
 			kreg_error_clear();
-			free(path);
 			continue;
 		}
-		/* libgit2 (its TLS set-up) only when there is a mirror to open */
-		have = kreg_path_exists(path);
-		if (have && !libgit2)
-			libgit2 = git_libgit2_init() >= 0;
-		if (have && libgit2 && git_repository_open_bare(&git, path) == 0) {
-			for (size_t b = 0; b < rc->nbranches; b++) {
-				char *ref = kreg_asprintf("refs/heads/%s", rc->branches[b]);
-				git_oid oid;
-				char hex[41];
-
-				if (git_reference_name_to_id(&oid, git, ref) == 0) {
-					git_oid_tostr(hex, sizeof(hex), &oid);
-					if (commit_by_sha(s, hex))
-						line_add(s, repo_id, rc->name, rc->branches[b], hex);
-				}
-				free(ref);
-			}
-			git_repository_free(git);
+		if (kreg_repo_open_mirror(&git, s->cfg, rc->name) < 0) {
+			kreg_error_clear();
+			continue;
 		}
-		free(path);
+		for (size_t b = 0; b < rc->nbranches; b++) {
+			char hex[KREG_REPO_SHA_SIZE];
+
+			if (kreg_repo_branch_head(git, hex, rc->branches[b]) == 0) {
+				if (commit_by_sha(s, hex))
+					line_add(s, repo_id, rc->name, rc->branches[b], hex);
+			} else {
+				kreg_error_clear();
+			}
+		}
+		kreg_repo_close(git);
 	}
 	/* a repo with no line yet: its newest tested commit */
 	for (size_t i = s->ncommits; i-- > 0;) {

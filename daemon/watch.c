@@ -31,8 +31,8 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 				     hc->cpus, hc->memory)) < 0)
 		return error;
 	if (kreg_host_cfg_needs_kernel(hc)) {
-		char *key = kreg_asprintf("build:%s:%s", c->tree, kconfig ? kconfig : "");
-		kreg_work_new b = { .kind = "build", .key = key, .commit_id = c->id,
+		char *key = kreg_work_key_build(c->tree, kconfig);
+		kreg_work_new b = { .kind = KREG_WORK_BUILD, .key = key, .commit_id = c->id,
 				    .config_name = kconfig, .priority = KREG_PRIO_BUILD };
 
 		error = kreg_db_work_add(db, &build_id, &added, &b);
@@ -42,9 +42,8 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 		*planned += added;
 	}
 	for (int n = 0; n < runs; n++) {
-		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)c->id,
-					  (long long)job_id, (long long)host_id, n);
-		kreg_work_new r = { .kind = "run", .key = key, .commit_id = c->id, .job_id = job_id,
+		char *key = kreg_work_key_run(c->id, job_id, host_id, n);
+		kreg_work_new r = { .kind = KREG_WORK_RUN, .key = key, .commit_id = c->id, .job_id = job_id,
 				    .host_id = host_id, .after_id = build_id, .config_name = kconfig,
 				    .seq = n, .priority = priority };
 

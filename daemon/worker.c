@@ -26,12 +26,6 @@
 #include <unistd.h>
 #include <string.h>
 
-/* Infrastructure failures: retried after 2 s, 4 s, ... up to 5 attempts; a
- * host with 3 in a row is down, probed again after a minute. */
-#define RETRY_BASE 2
-#define MAX_ATTEMPTS 5
-#define HOST_DOWN_AFTER 3
-#define HOST_PROBE 60
 /* The web site's report item waits this long after the result that queued
  * it, taking in the results that follow (db/work.h coalesces them). */
 #define REPORT_DELAY 5
@@ -110,7 +104,7 @@ static int retry_run(run_ctx *c, const char *why)
 	int64_t other = 0;
 	int error;
 
-	if (j->attempt < MAX_ATTEMPTS &&
+	if (j->attempt < KREG_WORK_MAX_ATTEMPTS &&
 	    (error = kreg_db_work_other_host(j->db, &other, &c->moved_to, j->w.id, host_configured,
 					     (void *)j->cfg)) < 0)
 		return error;
@@ -122,7 +116,7 @@ static int retry_run(run_ctx *c, const char *why)
 		return after_run(j);
 	}
 	if ((error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, why, kreg_now(),
-					RETRY_BASE, MAX_ATTEMPTS, &c->gave_up)) < 0)
+					KREG_WORK_RETRY_BASE, KREG_WORK_MAX_ATTEMPTS, &c->gave_up)) < 0)
 		return error;
 	return c->gave_up ? after_run(j) : 0;
 }
@@ -145,14 +139,14 @@ static int book(run_ctx *c, kreg_run_status status, const char *why)
 		return KREG_ENOTFOUND;
 	}
 	if (status == KREG_RUN_INFRA_FAILED) {
-		if ((error = kreg_db_host_health(j->db, j->w.host_id, 1, HOST_DOWN_AFTER, kreg_now(),
-						 HOST_PROBE, &c->down)) < 0 ||
+		if ((error = kreg_db_host_health(j->db, j->w.host_id, 1, KREG_WORK_HOST_DOWN_AFTER, kreg_now(),
+						 KREG_WORK_HOST_PROBE, &c->down)) < 0 ||
 		    (error = retry_run(c, why)) < 0)
 			return error;
 		return queue_site(j);
 	}
-	if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, HOST_DOWN_AFTER, kreg_now(),
-					 HOST_PROBE, NULL)) < 0 ||
+	if ((error = kreg_db_host_health(j->db, j->w.host_id, 0, KREG_WORK_HOST_DOWN_AFTER, kreg_now(),
+					 KREG_WORK_HOST_PROBE, NULL)) < 0 ||
 	    (error = finish(j, "done", why)) < 0 || (error = after_run(j)) < 0)
 		return error;
 	return queue_site(j);
@@ -189,7 +183,7 @@ static void run_logged(run_ctx *c, const kreg_run_atom_result *r)
 		 kreg_run_status_name(r->status), r->error ? ": " : "", r->error ? r->error : "");
 	if (c->down)
 		log_warn("host %lld: %d infrastructure failures in a row: marked down, probed again in %d s",
-			 (long long)j->w.host_id, HOST_DOWN_AFTER, HOST_PROBE);
+			 (long long)j->w.host_id, KREG_WORK_HOST_DOWN_AFTER, KREG_WORK_HOST_PROBE);
 	if (c->gave_up)
 		log_warn("work %lld: gave up after %d attempts: %s", (long long)j->w.id, j->attempt,
 			 r->error ? r->error : "");
@@ -403,9 +397,8 @@ static int queue_more(job *j, int64_t commit_id, int runs, const char *kconfig)
 	/* A run moved here from another host took the next number: the
 	 * numbers of the group may have gaps, so a taken key is skipped. */
 	for (int seq = total, made = 0; made < runs; seq++) {
-		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)commit_id,
-					  (long long)j->w.job_id, (long long)j->w.host_id, seq);
-		kreg_work_new r = { .kind = "run", .key = key, .commit_id = commit_id,
+		char *key = kreg_work_key_run(commit_id, j->w.job_id, j->w.host_id, seq);
+		kreg_work_new r = { .kind = KREG_WORK_RUN, .key = key, .commit_id = commit_id,
 				    .job_id = j->w.job_id, .host_id = j->w.host_id,
 				    .config_name = kconfig, .seq = seq,
 				    .priority = KREG_PRIO_CONFIRM,
@@ -437,10 +430,10 @@ static int do_detect(job *j)
 			goto rollback_o;
 	for (size_t i = 0; i < o.nbisections; i++) {
 		kreg_db_bisection b;
-		char *key = kreg_asprintf("bisect:%lld:0", (long long)o.bisections[i]);
+		char *key = kreg_work_key_bisect(o.bisections[i], 0);
 
 		if ((error = kreg_db_bisection_get(j->db, &b, o.bisections[i])) == 0) {
-			kreg_work_new s = { .kind = "bisect", .key = key, .host_id = b.host_id,
+			kreg_work_new s = { .kind = KREG_WORK_BISECT, .key = key, .host_id = b.host_id,
 					    .bisection_id = b.id, .regression_id = b.regression_id,
 					    .config_name = b.config_name, .priority = KREG_PRIO_BISECT };
 
@@ -453,8 +446,8 @@ static int do_detect(job *j)
 	}
 	if (o.confirmed && j->cfg->mail.confirmed) {
 		/* the mail of a confirmed regression: sent by a mail item */
-		char *key = kreg_asprintf("mail:detect:%lld", (long long)j->w.id);
-		kreg_work_new m = { .kind = "mail", .key = key, .priority = KREG_PRIO_REPORT };
+		char *key = kreg_work_key_mail_confirmed(j->w.id);
+		kreg_work_new m = { .kind = KREG_WORK_MAIL, .key = key, .priority = KREG_PRIO_REPORT };
 
 		error = kreg_db_work_add(j->db, NULL, NULL, &m);
 		free(key);
@@ -497,8 +490,8 @@ static int do_bisect(job *j)
 	if ((error = kreg_db_begin(j->db)) < 0)
 		return error;
 	if (!over) {
-		char *key = kreg_asprintf("bisect:%lld:%d", (long long)j->w.bisection_id, j->w.seq + 1);
-		kreg_work_new s = { .kind = "bisect", .key = key, .host_id = j->w.host_id,
+		char *key = kreg_work_key_bisect(j->w.bisection_id, j->w.seq + 1);
+		kreg_work_new s = { .kind = KREG_WORK_BISECT, .key = key, .host_id = j->w.host_id,
 				    .bisection_id = j->w.bisection_id,
 				    .regression_id = j->w.regression_id,
 				    .config_name = j->w.config_name, .seq = j->w.seq + 1,
@@ -515,8 +508,8 @@ static int do_bisect(job *j)
 		log_info("work %lld: bisection %lld: %s", (long long)j->w.id, (long long)b.id,
 			 b.message ? b.message : b.state);
 		if (!strcmp(b.state, "found")) {
-			char *key = kreg_asprintf("mail:%lld", (long long)b.id);
-			kreg_work_new r = { .kind = "mail", .key = key, .bisection_id = b.id,
+			char *key = kreg_work_key_mail_culprit(b.id);
+			kreg_work_new r = { .kind = KREG_WORK_MAIL, .key = key, .bisection_id = b.id,
 					    .regression_id = b.regression_id,
 					    .commit_id = b.culprit_commit_id,
 					    .priority = KREG_PRIO_REPORT };
@@ -560,7 +553,7 @@ static int do_site(job *j)
 	msg = kreg_asprintf("kreg report: %s", kreg_error_last());
 	kreg_error_clear();
 	error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, msg, kreg_now(),
-				   RETRY_BASE * 15, MAX_ATTEMPTS, &gave_up);
+				   KREG_WORK_RETRY_SLOW, KREG_WORK_MAX_ATTEMPTS, &gave_up);
 	log_warn("work %lld: %s%s", (long long)j->w.id, msg, gave_up ? "; gave up" : "; retried");
 	free(msg);
 	return error;
@@ -577,7 +570,7 @@ static int do_report(job *j)
 	int argc = 0, error;
 	kreg_run_result r;
 
-	if (strcmp(j->w.kind, "mail"))
+	if (j->w.kind != KREG_WORK_MAIL)
 		return do_site(j);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
@@ -625,7 +618,7 @@ static int do_report(job *j)
 		kreg_run_describe(&r, how, sizeof(how));
 		msg = kreg_asprintf("kreg mail send: %s", how);
 		error = kreg_db_work_retry(j->db, j->w.id, j->owner, j->attempt, msg, kreg_now(),
-					   RETRY_BASE * 15, MAX_ATTEMPTS, &gave_up);
+					   KREG_WORK_RETRY_SLOW, KREG_WORK_MAX_ATTEMPTS, &gave_up);
 		log_warn("work %lld: %s%s", (long long)j->w.id, msg, gave_up ? "; gave up" : "; retried");
 		free(msg);
 		return error;
@@ -648,19 +641,17 @@ int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char
 		error = KREG_ENOTFOUND;
 		goto done;
 	}
-	log_info("work %lld: %s %s (attempt %d)", (long long)id, j.w.kind, j.w.key, attempt);
+	log_info("work %lld: %s %s (attempt %d)", (long long)id, kreg_work_kind_name(j.w.kind),
+		 j.w.key, attempt);
 	/* what it starts is known as this item's, should the worker die */
 	kreg_strays_mark(cfg->database, id, attempt, owner);
-	if (!strcmp(j.w.kind, "run"))
-		error = do_run(&j);
-	else if (!strcmp(j.w.kind, "build"))
-		error = do_build(&j);
-	else if (!strcmp(j.w.kind, "detect"))
-		error = do_detect(&j);
-	else if (!strcmp(j.w.kind, "bisect"))
-		error = do_bisect(&j);
-	else
-		error = do_report(&j);
+	switch (j.w.kind) {
+	case KREG_WORK_RUN: error = do_run(&j); break;
+	case KREG_WORK_BUILD: error = do_build(&j); break;
+	case KREG_WORK_DETECT: error = do_detect(&j); break;
+	case KREG_WORK_BISECT: error = do_bisect(&j); break;
+	default: error = do_report(&j); break;
+	}
 done:
 	kreg_work_free(&j.w);
 	return error;

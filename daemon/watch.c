@@ -309,23 +309,14 @@ done:
 #define STAMP_MAX_ENTRIES 100000
 #define STAMP_MAX_DEPTH 16
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
+/* lib/util.h's FNV-1a; the stamp lives only in the daemon's memory, for
+ * the polls of one process: nothing stored depends on its values. */
 static uint64_t stat_hash(const char *name, const struct stat *st)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
 	int64_t v[5] = { (int64_t)st->st_ino, (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
 			 (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_mode };
 
-	h = fnv(h, name, strlen(name) + 1);
-	return fnv(h, v, sizeof(v));
+	return kreg_hash64(v, sizeof(v), kreg_hash64(name, strlen(name) + 1, 0));
 }
 
 /* 0 with the folder's entries added to *sum; <0 when it cannot be read

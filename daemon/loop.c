@@ -9,6 +9,7 @@
 #include "db/watch.h"
 #include "db/work.h"
 #include "daemon/strays_internal.h"
+#include "daemon/work_internal.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -35,7 +36,7 @@
 
 #define LEASE 120		/* seconds; renewed every LEASE / 4 while a child lives */
 #define STOP_GRACE 10		/* seconds running workers get on SIGTERM */
-#define OTHER_SLOTS 2		/* detect, report and mail items at once */
+#define OTHER_SLOTS 2		/* items of the other lane at once (work_internal.h) */
 #define BUILD_SLOTS 1
 #define LOW_SPACE (16ull << 20)	/* bytes free in data_dir below which work pauses */
 
@@ -166,7 +167,8 @@ static int setup_lanes(loop *d)
 		lanes[i].capacity = hc->capacity > 0 ? hc->capacity : 1;
 		for (size_t k = 0; k < d->nkids; k++)
 			if (d->kids[k].host_id == lanes[i].host_id &&
-			    (d->kids[k].kind == KREG_WORK_RUN || d->kids[k].kind == KREG_WORK_BISECT))
+			    d->kids[k].kind != POLL &&
+			    kreg_work_table[d->kids[k].kind].lane == KREG_LANE_HOST)
 				lanes[i].running++;
 	}
 	if (error < 0) {
@@ -345,8 +347,8 @@ static int claim(loop *d)
 			if (!ok)
 				break;
 			if (kreg_db_work_claim(d->db, &w, &found, l->host_id,
-					       KREG_WORK_KIND(KREG_WORK_RUN) |
-					       KREG_WORK_KIND(KREG_WORK_BISECT), d->owner, now, LEASE) < 0)
+					       kreg_work_lane_kinds(KREG_LANE_HOST), d->owner, now,
+					       LEASE) < 0)
 				goto rollback;
 			if (!found)
 				break;
@@ -356,8 +358,8 @@ static int claim(loop *d)
 		}
 	}
 	while (d->builds < BUILD_SLOTS) {
-		if (kreg_db_work_claim(d->db, &w, &found, 0, KREG_WORK_KIND(KREG_WORK_BUILD), d->owner,
-				       now, LEASE) < 0)
+		if (kreg_db_work_claim(d->db, &w, &found, 0, kreg_work_lane_kinds(KREG_LANE_BUILD),
+				       d->owner, now, LEASE) < 0)
 			goto rollback;
 		if (!found)
 			break;
@@ -366,9 +368,8 @@ static int claim(loop *d)
 		d->builds++;
 	}
 	while (d->others < OTHER_SLOTS) {
-		if (kreg_db_work_claim(d->db, &w, &found, 0,
-				       KREG_WORK_KIND(KREG_WORK_DETECT) | KREG_WORK_KIND(KREG_WORK_SITE) |
-				       KREG_WORK_KIND(KREG_WORK_MAIL), d->owner, now, LEASE) < 0)
+		if (kreg_db_work_claim(d->db, &w, &found, 0, kreg_work_lane_kinds(KREG_LANE_OTHER),
+				       d->owner, now, LEASE) < 0)
 			goto rollback;
 		if (!found)
 			break;
@@ -430,15 +431,20 @@ static void child_over(loop *d, child *c, int status)
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		d->look_for_strays = 1;
-	if (c->kind == KREG_WORK_BUILD)
+	switch (kreg_work_table[c->kind].lane) {
+	case KREG_LANE_BUILD:
 		d->builds--;
-	else if (c->kind == KREG_WORK_RUN || c->kind == KREG_WORK_BISECT) {
+		break;
+	case KREG_LANE_HOST: {
 		lane *l = lane_of(d, c->host_id);
 
 		if (l)
 			l->running--;
-	} else {
+		break;
+	}
+	case KREG_LANE_OTHER:
 		d->others--;
+		break;
 	}
 	if (kreg_db_work_get(d->db, &w, c->work_id) < 0) {
 		log_error("work %lld: %s", (long long)c->work_id, kreg_error_last());

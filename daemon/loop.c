@@ -303,9 +303,9 @@ static int not_live(const kreg_stray *s, void *arg)
 	return 1;
 }
 
-/* Kill what dead workers left (a fio's job processes, a `kreg mail
- * send`); runs are not started while any of it lives (a minute at most:
- * then a run measured beside one is marked by its worker). */
+/* Kill what dead workers left (a fio's job processes); runs are not
+ * started while any of it lives (a minute at most: then a run measured
+ * beside one is marked by its worker). */
 static void kill_strays(loop *d)
 {
 	pid_t pid = 0;

@@ -73,7 +73,7 @@ int kreg_worker_judge_group(kreg_work_item *j, int64_t host_id)
  * bisection's step, a mail): its site item, one for a burst. */
 int kreg_worker_queue_site(kreg_work_item *j)
 {
-	return kreg_db_work_add_report(j->db, NULL, kreg_now(), SITE_DELAY);
+	return kreg_db_work_add_site(j->db, NULL, kreg_now(), SITE_DELAY);
 }
 
 int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char *owner,

@@ -22,7 +22,7 @@ static const char *const kind_names[KREG_WORK_NKINDS] = {
 	[KREG_WORK_RUN] = "run",
 	[KREG_WORK_DETECT] = "detect",
 	[KREG_WORK_BISECT] = "bisect",
-	[KREG_WORK_SITE] = "report",
+	[KREG_WORK_SITE] = "site",
 	[KREG_WORK_MAIL] = "mail",
 };
 
@@ -169,15 +169,15 @@ int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *
 	return error;
 }
 
-int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay)
+int kreg_db_work_add_site(kreg_db *db, int *added, int64_t now, int delay)
 {
 	/* the key only has to be new: the id the row is about to get */
 	static const char sql[] =
 		"INSERT INTO work (kind, key, after_id, priority, not_before, created, updated) "
-		"SELECT 'report', 'report:site:' || (SELECT coalesce(max(id), 0) + 1 FROM work), "
-		"(SELECT max(id) FROM work WHERE state = 'running' AND kind = 'report'), ?1, "
+		"SELECT 'site', 'site:' || (SELECT coalesce(max(id), 0) + 1 FROM work), "
+		"(SELECT max(id) FROM work WHERE state = 'running' AND kind = 'site'), ?1, "
 		"?2 + ?3, ?2, ?2 "
-		"WHERE NOT EXISTS (SELECT 1 FROM work WHERE state = 'queued' AND kind = 'report') "
+		"WHERE NOT EXISTS (SELECT 1 FROM work WHERE state = 'queued' AND kind = 'site') "
 		"ON CONFLICT (key) DO NOTHING";
 	sqlite3_stmt *st;
 	int error;
@@ -187,7 +187,7 @@ int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay)
 	sqlite3_bind_int(st, 1, KREG_PRIO_REPORT);
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_int(st, 3, delay);
-	error = kreg_db__step_done(db, st, "cannot queue the report");
+	error = kreg_db__step_done(db, st, "cannot queue the site item");
 	sqlite3_reset(st);
 	if (error == 0 && added)
 		*added = sqlite3_changes(db->h) > 0;

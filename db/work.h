@@ -1,5 +1,5 @@
 /* The work queue: one `work` row per thing to do (build, run, detect,
- * bisect step, report, mail), claimed by the daemon with a lease, carried
+ * bisect step, site, mail), claimed by the daemon with a lease, carried
  * out by one `kreg work ID` process, finished or put back. Also the hosts'
  * health (infrastructure failures in a row) that decides whether a host is
  * claimed for.
@@ -103,12 +103,12 @@ typedef struct {
 /* Add an item unless one with its key exists; *id is the row either way
  * (may be NULL), *added 1 when it is new (may be NULL). */
 int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *w);
-/* The web site's report item after a result, coalesced: added unless a
- * report item is queued already (it will read this result too); it waits
+/* The site item (the web site written again) after a result, coalesced:
+ * added unless one is queued already (it will read this result too); it waits
  * for a running one (after_id: one generation at a time) and is not
  * claimed before now + delay seconds, so a burst of results makes one
  * item. *added 1 when it is new (may be NULL). */
-int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay);
+int kreg_db_work_add_site(kreg_db *db, int *added, int64_t now, int delay);
 /* Every mail of the outbox waiting for its next try (queued, tried
  * before) is in the queue: a mail item "mail:retry:<outbox id>:<attempts>",
  * not claimed before the row's next_attempt (an item per try: one that

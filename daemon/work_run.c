@@ -100,10 +100,30 @@ static int book(run_ctx *c, kreg_run_status status, const char *why)
 	return kreg_worker_queue_site(j);
 }
 
-static int run_stored(kreg_db *db, const kreg_run_atom_result *r, void *arg)
+/* The run the host ran, and the item's end with it, in one transaction
+ * that checks the item is still held (book). When that fails, the run
+ * is stored as lost (infra_failed, with why) and the error returned. */
+static int store_run(run_ctx *c, kreg_run_atom_result *r)
 {
-	(void)db;
-	return book(arg, r->status, r->error);
+	kreg_db *db = c->j->db;
+	int error;
+
+	if ((error = kreg_db_begin(db)) < 0)
+		goto lost;
+	if ((error = kreg_run_atom_store(db, r)) < 0 || (error = book(c, r->status, r->error)) < 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+		kreg_db_rollback(db);
+		kreg_error_set("%s", msg);
+		goto lost;
+	}
+	if ((error = kreg_db_commit(db)) < 0)
+		goto lost;
+	return 0;
+lost:
+	kreg_run_atom_lost(db, r);
+	return error;
 }
 
 /* The runs row is named in the item as it is made: a worker killed while
@@ -263,11 +283,13 @@ int kreg_worker_run(kreg_work_item *j)
 					    .job_id = j->w.job_id, .host_id = j->w.host_id,
 					    .commit_id = j->w.commit_id, .commit = &hc,
 					    .kernel = &kernel, .run_index = (unsigned)j->w.seq };
-		kreg_run_atom_opts opts = { .store_with = run_stored, .started = run_started,
+		kreg_run_atom_opts opts = { .started = run_started,
 					    .disturbed = kreg_host_simulated(host) ? NULL : disturbed,
-					    .arg = &ctx };
+					    .arg = &ctx, .store_later = 1 };
 
-		error = kreg_run_atom(&r, j->cfg, j->db, host, &what, &opts);
+		/* the use case runs it; its result is stored here */
+		if ((error = kreg_run_atom(&r, j->cfg, j->db, host, &what, &opts)) == 0)
+			error = store_run(&ctx, &r);
 	}
 	if (error < 0 && r.run_id)
 		error = run_lost(&ctx, &r, error);

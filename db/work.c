@@ -184,7 +184,7 @@ int kreg_db_work_add_site(kreg_db *db, int *added, int64_t now, int delay)
 
 	if (kreg_db__cached(db, &st, sql) < 0)
 		return KREG_ERROR;
-	sqlite3_bind_int(st, 1, KREG_PRIO_REPORT);
+	sqlite3_bind_int(st, 1, KREG_PRIO_PUBLISH);
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_int(st, 3, delay);
 	error = kreg_db__step_done(db, st, "cannot queue the site item");
@@ -206,7 +206,7 @@ int kreg_db_work_add_mail_retries(kreg_db *db, int *added, int64_t now)
 
 	if (kreg_db__cached(db, &st, sql) < 0)
 		return KREG_ERROR;
-	sqlite3_bind_int(st, 1, KREG_PRIO_REPORT);
+	sqlite3_bind_int(st, 1, KREG_PRIO_PUBLISH);
 	sqlite3_bind_int64(st, 2, now);
 	error = kreg_db__step_done(db, st, "cannot queue the mail's retries");
 	sqlite3_reset(st);

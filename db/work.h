@@ -63,7 +63,7 @@ enum {
 enum {
 	KREG_PRIO_HEAD = 0,	/* runs of a new head */
 	KREG_PRIO_BUILD = 5,	/* builds of new heads */
-	KREG_PRIO_REPORT = 10,	/* site, mail */
+	KREG_PRIO_PUBLISH = 10,	/* site, mail */
 	KREG_PRIO_CONFIRM = 20,	/* the detector's extra runs */
 	KREG_PRIO_DETECT = 25,
 	KREG_PRIO_BISECT = 30,

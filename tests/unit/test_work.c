@@ -127,7 +127,7 @@ static void priority_then_age_per_lane(void **state)
 	int64_t conf = add(f, "run", "confirm", f->host1, KREG_PRIO_CONFIRM, 0);
 	int64_t det = add(f, "detect", "detect", f->host1, KREG_PRIO_DETECT, 0);
 	int64_t build = add(f, "build", "build", 0, KREG_PRIO_BUILD, 0);
-	int64_t mail = add(f, "mail", "mail", 0, KREG_PRIO_REPORT, 0);
+	int64_t mail = add(f, "mail", "mail", 0, KREG_PRIO_PUBLISH, 0);
 
 	/* host 1's lane: bisect steps, then confirmation runs, then heads;
 	 * never another host's item, never a detect item (it takes no host). */

@@ -215,22 +215,40 @@ int kreg_db_work_add_mail_retries(kreg_db *db, int *added, int64_t now)
 	return error;
 }
 
+/* The shape of the queue's counts: one row of one or two integers (b may
+ * be NULL) from a cached statement with nargs integer parameters. */
+static int count_row(kreg_db *db, const char *sql, const char *what, int nargs,
+		     const int64_t *args, int64_t *a, int64_t *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*a = 0;
+	if (b)
+		*b = 0;
+	if (kreg_db__cached(db, &st, sql) < 0)
+		return KREG_ERROR;
+	for (int i = 0; i < nargs; i++)
+		sqlite3_bind_int64(st, i + 1, args[i]);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*a = sqlite3_column_int64(st, 0);
+		if (b)
+			*b = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, what);
+}
+
 int kreg_db_work_mail_waiting(kreg_db *db, int *waiting, int64_t now)
 {
 	static const char sql[] = "SELECT count(*) FROM work WHERE state = 'queued' AND "
 				  "kind = 'mail' AND key LIKE 'mail:retry:%' AND not_before > ?1";
-	sqlite3_stmt *st;
-	int rc;
+	int64_t n = 0;
+	int error = count_row(db, sql, "cannot count work", 1, &now, &n, NULL);
 
-	*waiting = 0;
-	if (kreg_db__cached(db, &st, sql) < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*waiting = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+	*waiting = (int)n;
+	return error;
 }
 
 int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id)
@@ -539,21 +557,13 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
 	static const char sql[] =
 		"SELECT count(*), coalesce(sum(state IN ('queued', 'running')), 0) FROM work "
 		"WHERE commit_id = ?1 AND job_id = ?2 AND host_id = ?3 AND kind = 'run'";
-	sqlite3_stmt *st;
-	int rc;
+	const int64_t args[] = { commit_id, job_id, host_id };
+	int64_t t = 0, o = 0;
+	int error = count_row(db, sql, "cannot count work", 3, args, &t, &o);
 
-	if (kreg_db__cached(db, &st, sql) < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, commit_id);
-	sqlite3_bind_int64(st, 2, job_id);
-	sqlite3_bind_int64(st, 3, host_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*total = sqlite3_column_int(st, 0);
-		*open = sqlite3_column_int(st, 1);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+	*total = (int)t;
+	*open = (int)o;
+	return error;
 }
 
 /* The commits other than commit_id whose detections asked for run items
@@ -646,35 +656,20 @@ int kreg_db_work_pending(kreg_db *db, int *queued, int *running)
 	static const char sql[] = "SELECT coalesce(sum(state = 'queued'), 0), "
 				  "coalesce(sum(state = 'running'), 0) FROM work "
 				  "WHERE state IN ('queued', 'running')";
-	sqlite3_stmt *st;
-	int rc;
+	int64_t q = 0, r = 0;
+	int error = count_row(db, sql, "cannot count work", 0, NULL, &q, &r);
 
-	if (kreg_db__cached(db, &st, sql) < 0)
-		return KREG_ERROR;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*queued = sqlite3_column_int(st, 0);
-		*running = sqlite3_column_int(st, 1);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot count work");
+	*queued = (int)q;
+	*running = (int)r;
+	return error;
 }
 
 int kreg_db_work_next_time(kreg_db *db, int64_t now, int64_t *when)
 {
 	static const char sql[] = "SELECT coalesce(min(not_before), 0) FROM work "
 				  "WHERE state = 'queued' AND not_before > ?1";
-	sqlite3_stmt *st;
-	int rc;
 
-	if (kreg_db__cached(db, &st, sql) < 0)
-		return KREG_ERROR;
-	sqlite3_bind_int64(st, 1, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*when = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read work");
+	return count_row(db, sql, "cannot read work", 1, &now, when, NULL);
 }
 
 int kreg_db_work_counts(kreg_db *db, kreg_db_work_count_cb cb, void *arg)

@@ -120,7 +120,7 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 
 	if (s->json) {
 		fprintf(s->out, "%s\n    {\"id\": %lld, \"kind\": \"%s\", \"host\": ", s->n++ ? "," : "",
-			(long long)w->id, w->kind);
+			(long long)w->id, kreg_work_kind_name(w->kind));
 		jstr(s->out, host);
 		fputs(", \"commit\": ", s->out);
 		jstr(s->out, sha);
@@ -129,7 +129,8 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 		fprintf(s->out, ", \"attempt\": %d}", w->attempts);
 		return 0;
 	}
-	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id, w->kind);
+	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id,
+		kreg_work_kind_name(w->kind));
 	if (sha)
 		fprintf(s->out, " %.12s", sha);
 	if (job) {

@@ -31,8 +31,8 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 				     hc->cpus, hc->memory)) < 0)
 		return error;
 	if (kreg_host_cfg_needs_kernel(hc)) {
-		char *key = kreg_asprintf("build:%s:%s", c->tree, kconfig ? kconfig : "");
-		kreg_work_new b = { .kind = "build", .key = key, .commit_id = c->id,
+		char *key = kreg_work_key_build(c->tree, kconfig);
+		kreg_work_new b = { .kind = KREG_WORK_BUILD, .key = key, .commit_id = c->id,
 				    .config_name = kconfig, .priority = KREG_PRIO_BUILD };
 
 		error = kreg_db_work_add(db, &build_id, &added, &b);
@@ -42,9 +42,8 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 		*planned += added;
 	}
 	for (int n = 0; n < runs; n++) {
-		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)c->id,
-					  (long long)job_id, (long long)host_id, n);
-		kreg_work_new r = { .kind = "run", .key = key, .commit_id = c->id, .job_id = job_id,
+		char *key = kreg_work_key_run(c->id, job_id, host_id, n);
+		kreg_work_new r = { .kind = KREG_WORK_RUN, .key = key, .commit_id = c->id, .job_id = job_id,
 				    .host_id = host_id, .after_id = build_id, .config_name = kconfig,
 				    .seq = n, .priority = priority };
 
@@ -282,23 +281,14 @@ done:
 #define STAMP_MAX_ENTRIES 100000
 #define STAMP_MAX_DEPTH 16
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
+/* lib/util.h's FNV-1a; the stamp lives only in the daemon's memory, for
+ * the polls of one process: nothing stored depends on its values. */
 static uint64_t stat_hash(const char *name, const struct stat *st)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
 	int64_t v[5] = { (int64_t)st->st_ino, (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
 			 (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_mode };
 
-	h = fnv(h, name, strlen(name) + 1);
-	return fnv(h, v, sizeof(v));
+	return kreg_hash64(v, sizeof(v), kreg_hash64(name, strlen(name) + 1, 0));
 }
 
 /* 0 with the folder's entries added to *sum; <0 when it cannot be read

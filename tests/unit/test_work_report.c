@@ -144,6 +144,16 @@ static void migration_renames_report_items(void **state)
 		"  ('report', 'report:site:1', 'done', 10, 1, 1),"
 		"  ('mail', 'mail:1', 'done', 10, 1, 1),"
 		"  ('report', 'report:site:3', 'queued', 10, 1, 1);"
+		/* the regressions table of version 7: before the triage of 8 -> 9 */
+		"DROP TABLE regression_marks; DROP TABLE regressions;"
+		"CREATE TABLE regressions (id INTEGER PRIMARY KEY, repo_id INTEGER,"
+		"  job_id INTEGER NOT NULL, host_id INTEGER NOT NULL, metric_id INTEGER NOT NULL,"
+		"  base_commit_id INTEGER NOT NULL, bad_commit_id INTEGER NOT NULL,"
+		"  culprit_commit_id INTEGER, change REAL NOT NULL, base_mean REAL, base_stddev REAL,"
+		"  bad_mean REAL, bad_stddev REAL, pvalue REAL,"
+		"  state TEXT NOT NULL DEFAULT 'suspected', created INTEGER NOT NULL,"
+		"  updated INTEGER NOT NULL, bisection_id INTEGER,"
+		"  UNIQUE (job_id, host_id, metric_id, bad_commit_id));"
 		"PRAGMA user_version = 7;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(kreg_db_open(&f->db, f->path, KREG_DB_MIGRATE), 0);

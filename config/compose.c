@@ -1,0 +1,349 @@
+/* A worker's document: libyaml's events composed into a document the way
+ * yaml_parser_load composes them, except that the items of one top-level
+ * list (kreg.yaml's hosts) whose name is not wanted are skipped, their
+ * events read and dropped without a node built: with 100,000 hosts a
+ * worker that needs one reads the text once and builds one host's nodes.
+ * What a skipped item anchors is composed all the same (a later alias may
+ * name it). config/schema_internal.h: schema_load_some. */
+#include "config/schema_internal.h"
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+
+#include <yaml.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	yaml_parser_t *p;
+	yaml_document_t *doc;
+	const char *list_key;
+	int (*want)(const char *name, void *arg);
+	void *arg;
+	kreg_buf *names;
+	struct anchor { char *name; int id; } *anchors;
+	size_t nanchors, aanchors;
+} composer;
+
+static int next(composer *c, yaml_event_t *e)
+{
+	return yaml_parser_parse(c->p, e);
+}
+
+static int fail(composer *c, const char *problem, yaml_mark_t at)
+{
+	c->p->error = YAML_COMPOSER_ERROR;
+	c->p->problem = problem;
+	c->p->problem_mark = at;
+	c->p->context = NULL;
+	return 0;
+}
+
+static yaml_node_t *node(composer *c, int id)
+{
+	return yaml_document_get_node(c->doc, id);
+}
+
+static int born(composer *c, int id, const yaml_event_t *e, const yaml_char_t *anchor)
+{
+	if (!id)
+		kreg_die("out of memory composing the configuration");
+	node(c, id)->start_mark = e->start_mark;
+	node(c, id)->end_mark = e->end_mark;
+	if (anchor) {
+		KREG_ARRAY_GROW(c->anchors, c->nanchors + 1, c->aanchors);
+		c->anchors[c->nanchors].name = kreg_strdup((const char *)anchor);
+		c->anchors[c->nanchors++].id = id;
+	}
+	return id;
+}
+
+static const yaml_char_t *tag_of(const yaml_char_t *tag)
+{
+	return tag && strcmp((const char *)tag, "!") ? tag : NULL;
+}
+
+static int compose(composer *c, yaml_event_t *e);
+
+/* The rest of a sequence or a mapping whose start was e: its items, each
+ * composed and added to node id. */
+static int compose_items(composer *c, int id, int mapping)
+{
+	yaml_event_t k, v;
+
+	for (;;) {
+		int kid, vid;
+
+		if (!next(c, &k))
+			return 0;
+		if (k.type == YAML_SEQUENCE_END_EVENT || k.type == YAML_MAPPING_END_EVENT) {
+			node(c, id)->end_mark = k.end_mark;
+			yaml_event_delete(&k);
+			return id;
+		}
+		kid = compose(c, &k);
+		if (!kid)
+			return 0;
+		if (!mapping) {
+			if (!yaml_document_append_sequence_item(c->doc, id, kid))
+				kreg_die("out of memory composing the configuration");
+			continue;
+		}
+		if (!next(c, &v) || !(vid = compose(c, &v)))
+			return 0;
+		if (!yaml_document_append_mapping_pair(c->doc, id, kid, vid))
+			kreg_die("out of memory composing the configuration");
+	}
+}
+
+/* Read the node that starts with e and drop it, composing only what in it
+ * carries an anchor. 1, or 0 on a parser error. */
+static int skip(composer *c, yaml_event_t *e)
+{
+	int depth = 0;
+
+	for (;;) {
+		yaml_event_type_t t = e->type;
+		const yaml_char_t *anchor = t == YAML_SCALAR_EVENT ? e->data.scalar.anchor :
+					    t == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor :
+					    t == YAML_MAPPING_START_EVENT ? e->data.mapping_start.anchor : NULL;
+
+		if (anchor) {
+			if (!compose(c, e))	/* deletes e */
+				return 0;
+		} else {
+			if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT)
+				depth++;
+			else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT)
+				depth--;
+			yaml_event_delete(e);
+		}
+		if (depth == 0)
+			return 1;
+		if (!next(c, e))
+			return 0;
+	}
+}
+
+/* Free the nodes from count on (an item skipped once its name was read). */
+static void truncate_nodes(composer *c, size_t count)
+{
+	while ((size_t)(c->doc->nodes.top - c->doc->nodes.start) > count) {
+		yaml_node_t *n = --c->doc->nodes.top;
+
+		free(n->tag);
+		if (n->type == YAML_SCALAR_NODE)
+			free(n->data.scalar.value);
+		else if (n->type == YAML_SEQUENCE_NODE)
+			free(n->data.sequence.items.start);
+		else if (n->type == YAML_MAPPING_NODE)
+			free(n->data.mapping.pairs.start);
+	}
+}
+
+/* An item of the list: a mapping whose start was e (no anchor). Its keys
+ * are composed until its name is read: wanted, the item is composed
+ * whole; else the rest is skipped and what was composed of it dropped.
+ * The item's node, -1 when skipped, 0 on a parser error. */
+static int compose_item(composer *c, yaml_event_t *e)
+{
+	size_t count = (size_t)(c->doc->nodes.top - c->doc->nodes.start), anchors = c->nanchors;
+	int id = born(c, yaml_document_add_mapping(c->doc, tag_of(e->data.mapping_start.tag),
+						      e->data.mapping_start.style), e, NULL);
+	int wanted = 1, has_name = 0;
+	yaml_event_t k, v;
+
+	yaml_event_delete(e);
+	for (;;) {
+		int kid, vid, is_name;
+
+		if (!next(c, &k))
+			return 0;
+		if (k.type == YAML_MAPPING_END_EVENT) {
+			node(c, id)->end_mark = k.end_mark;
+			yaml_event_delete(&k);
+			break;
+		}
+		if (!wanted) {
+			if (!skip(c, &k) || !next(c, &v) || !skip(c, &v))
+				return 0;
+			continue;
+		}
+		is_name = !has_name && k.type == YAML_SCALAR_EVENT &&
+			  !strcmp((const char *)k.data.scalar.value, "name");
+		if (!(kid = compose(c, &k)) || !next(c, &v))
+			return 0;
+		if (is_name && v.type == YAML_SCALAR_EVENT) {
+			const char *name = (const char *)v.data.scalar.value;
+
+			has_name = 1;
+			kreg_buf_put(c->names, name, strlen(name) + 1);
+			wanted = c->want(name, c->arg);
+		}
+		if (!wanted) {
+			if (!skip(c, &v))
+				return 0;
+			continue;
+		}
+		if (!(vid = compose(c, &v)))
+			return 0;
+		if (!yaml_document_append_mapping_pair(c->doc, id, kid, vid))
+			kreg_die("out of memory composing the configuration");
+	}
+	if (wanted)
+		return id;
+	/* what it anchored stays, unattached, for the aliases that follow */
+	if (c->nanchors == anchors)
+		truncate_nodes(c, count);
+	return -1;
+}
+
+/* The list of items to filter, its start e (no anchor). */
+static int compose_list(composer *c, yaml_event_t *e)
+{
+	int id = born(c, yaml_document_add_sequence(c->doc, tag_of(e->data.sequence_start.tag),
+						       e->data.sequence_start.style), e, NULL);
+	yaml_event_t it;
+
+	yaml_event_delete(e);
+	for (;;) {
+		int item;
+
+		if (!next(c, &it))
+			return 0;
+		if (it.type == YAML_SEQUENCE_END_EVENT) {
+			node(c, id)->end_mark = it.end_mark;
+			yaml_event_delete(&it);
+			return id;
+		}
+		if (it.type == YAML_MAPPING_START_EVENT && !it.data.mapping_start.anchor)
+			item = compose_item(c, &it);
+		else
+			item = compose(c, &it);
+		if (!item)
+			return 0;
+		if (item > 0 && !yaml_document_append_sequence_item(c->doc, id, item))
+			kreg_die("out of memory composing the configuration");
+	}
+}
+
+/* The top-level mapping: as compose, the list under list_key filtered. */
+static int compose_root(composer *c, yaml_event_t *e)
+{
+	int id = born(c, yaml_document_add_mapping(c->doc, tag_of(e->data.mapping_start.tag),
+						      e->data.mapping_start.style), e,
+		      e->data.mapping_start.anchor);
+	yaml_event_t k, v;
+
+	yaml_event_delete(e);
+	for (;;) {
+		int kid, vid, is_list;
+
+		if (!next(c, &k))
+			return 0;
+		if (k.type == YAML_MAPPING_END_EVENT) {
+			node(c, id)->end_mark = k.end_mark;
+			yaml_event_delete(&k);
+			return id;
+		}
+		is_list = k.type == YAML_SCALAR_EVENT &&
+			  !strcmp((const char *)k.data.scalar.value, c->list_key);
+		if (!(kid = compose(c, &k)) || !next(c, &v))
+			return 0;
+		if (is_list && v.type == YAML_SEQUENCE_START_EVENT && !v.data.sequence_start.anchor)
+			vid = compose_list(c, &v);
+		else
+			vid = compose(c, &v);
+		if (!vid)
+			return 0;
+		if (!yaml_document_append_mapping_pair(c->doc, id, kid, vid))
+			kreg_die("out of memory composing the configuration");
+	}
+}
+
+/* Any node, its first event e (deleted): its id, 0 on an error. */
+static int compose(composer *c, yaml_event_t *e)
+{
+	int id = 0;
+
+	switch (e->type) {
+	case YAML_ALIAS_EVENT:
+		for (size_t i = c->nanchors; i-- > 0;)
+			if (!strcmp(c->anchors[i].name, (const char *)e->data.alias.anchor)) {
+				id = c->anchors[i].id;
+				break;
+			}
+		if (!id)
+			fail(c, "found undefined alias", e->start_mark);
+		break;
+	case YAML_SCALAR_EVENT:
+		id = born(c, yaml_document_add_scalar(c->doc, tag_of(e->data.scalar.tag),
+						      e->data.scalar.value, (int)e->data.scalar.length,
+						      e->data.scalar.style), e, e->data.scalar.anchor);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		id = born(c, yaml_document_add_sequence(c->doc, tag_of(e->data.sequence_start.tag),
+							e->data.sequence_start.style), e,
+			  e->data.sequence_start.anchor);
+		yaml_event_delete(e);
+		return compose_items(c, id, 0);
+	case YAML_MAPPING_START_EVENT:
+		id = born(c, yaml_document_add_mapping(c->doc, tag_of(e->data.mapping_start.tag),
+						       e->data.mapping_start.style), e,
+			  e->data.mapping_start.anchor);
+		yaml_event_delete(e);
+		return compose_items(c, id, 1);
+	default:
+		fail(c, "did not find expected node content", e->start_mark);
+		break;
+	}
+	yaml_event_delete(e);
+	return id;
+}
+
+int schema_load_some(yaml_parser_t *p, yaml_document_t *doc, const char *list_key,
+		     int (*want)(const char *name, void *arg), void *arg, kreg_buf *names)
+{
+	composer c = { .p = p, .doc = doc, .list_key = list_key, .want = want, .arg = arg,
+		       .names = names };
+	yaml_event_t e;
+	int ok = 0, root;
+
+	memset(doc, 0, sizeof(*doc));
+	if (!p->stream_start_produced) {
+		if (!next(&c, &e))
+			return 0;
+		yaml_event_delete(&e);	/* STREAM-START */
+	}
+	if (p->stream_end_produced)
+		return 1;
+	if (!next(&c, &e))
+		return 0;
+	if (e.type == YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&e);
+		return 1;
+	}
+	if (!yaml_document_initialize(doc, NULL, NULL, NULL, e.data.document_start.implicit, 1))
+		kreg_die("out of memory composing the configuration");
+	doc->start_mark = e.start_mark;
+	yaml_event_delete(&e);
+	if (!next(&c, &e))
+		goto done;
+	root = e.type == YAML_MAPPING_START_EVENT ? compose_root(&c, &e) : compose(&c, &e);
+	if (!root || !next(&c, &e))	/* DOCUMENT-END */
+		goto done;
+	doc->end_mark = e.end_mark;
+	yaml_event_delete(&e);
+	ok = 1;
+done:
+	for (size_t i = 0; i < c.nanchors; i++)
+		free(c.anchors[i].name);
+	free(c.anchors);
+	if (!ok) {
+		yaml_document_delete(doc);
+		memset(doc, 0, sizeof(*doc));
+	}
+	return ok;
+}

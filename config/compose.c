@@ -200,6 +200,29 @@ static int compose_item(composer *c, yaml_event_t *e)
 	return -1;
 }
 
+/* An item composed whole (an anchored one, an alias): kept when wanted,
+ * else left unattached (an alias may name it); -1 then. */
+static int composed_item(composer *c, int id)
+{
+	yaml_node_t *n = node(c, id);
+
+	if (n->type != YAML_MAPPING_NODE)
+		return id;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
+		const char *name;
+
+		if (k->type != YAML_SCALAR_NODE || strcmp((const char *)k->data.scalar.value, "name"))
+			continue;
+		if (v->type != YAML_SCALAR_NODE)
+			return id;
+		name = (const char *)v->data.scalar.value;
+		kreg_buf_put(c->names, name, strlen(name) + 1);
+		return c->want(name, c->arg) ? id : -1;
+	}
+	return id;
+}
+
 /* The list of items to filter, its start e (no anchor). */
 static int compose_list(composer *c, yaml_event_t *e)
 {
@@ -220,8 +243,8 @@ static int compose_list(composer *c, yaml_event_t *e)
 		}
 		if (it.type == YAML_MAPPING_START_EVENT && !it.data.mapping_start.anchor)
 			item = compose_item(c, &it);
-		else
-			item = compose(c, &it);
+		else if ((item = compose(c, &it)) > 0)
+			item = composed_item(c, item);
 		if (!item)
 			return 0;
 		if (item > 0 && !yaml_document_append_sequence_item(c->doc, id, item))

@@ -768,7 +768,7 @@ static void a_worker_builds_only_its_host(void **state)
 		"    capacity: 3\n"
 		"    name: b\n"
 		"  - {name: c, backend: sim, seed: 7, metrics: *m}\n"
-		"  - {name: d, backend: qemu, kvm: off}\n"
+		"  - &e {name: d, backend: qemu, kvm: off}\n"
 		"jobs:\n"
 		"  - { file: fio.yaml, hosts: [a, b, d] }\n"
 		"detect: { min_runs: 4 }\n";

@@ -4,7 +4,10 @@
  * events read and dropped without a node built: with 100,000 hosts a
  * worker that needs one reads the text once and builds one host's nodes.
  * What a skipped item anchors is composed all the same (a later alias may
- * name it). config/schema_internal.h: schema_load_some. */
+ * name it). Before that, a fast read of the text (below) blanks out the
+ * items not wanted when the list has the plain shape it can tell, so
+ * libyaml does not even scan them. config/schema_internal.h:
+ * schema_load_some, schema_some_input_set. */
 #include "config/schema_internal.h"
 
 #include "lib/buf.h"
@@ -23,9 +26,13 @@ typedef struct {
 	int (*want)(const char *name, void *arg);
 	void *arg;
 	kreg_buf *names;
+	long list_line;		/* schema_some_input's hosts line (0-based), or -1 */
+	int list_seen;
 	struct anchor { char *name; int id; } *anchors;
 	size_t nanchors, aanchors;
 } composer;
+
+const char schema_guess_wrong[] = "the items read past were not the list's";
 
 static int next(composer *c, yaml_event_t *e)
 {
@@ -269,10 +276,20 @@ static int compose_root(composer *c, yaml_event_t *e)
 		if (k.type == YAML_MAPPING_END_EVENT) {
 			node(c, id)->end_mark = k.end_mark;
 			yaml_event_delete(&k);
+			if (c->list_line >= 0 && !c->list_seen)
+				return fail(c, schema_guess_wrong, k.start_mark);
 			return id;
 		}
 		is_list = k.type == YAML_SCALAR_EVENT &&
 			  !strcmp((const char *)k.data.scalar.value, c->list_key);
+		if (is_list && c->list_line >= 0 && !c->list_seen) {
+			/* the fast read's guess: this key, at the start of that line */
+			if ((long)k.start_mark.line != c->list_line || k.start_mark.column) {
+				yaml_event_delete(&k);
+				return fail(c, schema_guess_wrong, k.start_mark);
+			}
+			c->list_seen = 1;
+		}
 		if (!(kid = compose(c, &k)) || !next(c, &v))
 			return 0;
 		if (is_list && v.type == YAML_SEQUENCE_START_EVENT && !v.data.sequence_start.anchor)
@@ -327,10 +344,11 @@ static int compose(composer *c, yaml_event_t *e)
 }
 
 int schema_load_some(yaml_parser_t *p, yaml_document_t *doc, const char *list_key,
-		     int (*want)(const char *name, void *arg), void *arg, kreg_buf *names)
+		     int (*want)(const char *name, void *arg), void *arg, kreg_buf *names,
+		     const schema_some_input *in)
 {
 	composer c = { .p = p, .doc = doc, .list_key = list_key, .want = want, .arg = arg,
-		       .names = names };
+		       .names = names, .list_line = in && in->text ? in->list_line : -1 };
 	yaml_event_t e;
 	int ok = 0, root;
 
@@ -354,6 +372,11 @@ int schema_load_some(yaml_parser_t *p, yaml_document_t *doc, const char *list_ke
 	yaml_event_delete(&e);
 	if (!next(&c, &e))
 		goto done;
+	if (c.list_line >= 0 && e.type != YAML_MAPPING_START_EVENT) {
+		fail(&c, schema_guess_wrong, e.start_mark);
+		yaml_event_delete(&e);
+		goto done;
+	}
 	root = e.type == YAML_MAPPING_START_EVENT ? compose_root(&c, &e) : compose(&c, &e);
 	if (!root || !next(&c, &e))	/* DOCUMENT-END */
 		goto done;
@@ -369,4 +392,165 @@ done:
 		memset(doc, 0, sizeof(*doc));
 	}
 	return ok;
+}
+
+/* ---- the fast read ---------------------------------------------------------- */
+
+/* The common shape of the list, read without libyaml: the key at the
+ * start of a line, alone on it, then one item a line or a few (block
+ * style), each opening with its name ("- name: X" or "- {name: X, ...}"),
+ * and none of what could make the text mean something else (quotes,
+ * escapes, anchors, aliases, tags, block scalars, comments after a
+ * value, control characters, anything not ASCII). An item not wanted is then blanked in a copy of the text
+ * (spaces, its line breaks kept: every position stays), and blank lines
+ * are all libyaml scans of it. The composer checks the guess (the key
+ * where it was seen); anything else is read the slow way. */
+
+static int ident(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '.' || ch == '_' || ch == '-';
+}
+
+static size_t line_end(const char *s, size_t n, size_t i)
+{
+	const char *nl = memchr(s + i, '\n', n - i);
+
+	return nl ? (size_t)(nl - s) + 1 : n;
+}
+
+/* The name an item opens with (at s[i], after "- "), or 0. */
+static size_t item_name(const char *s, size_t n, size_t i, size_t *at)
+{
+	size_t k, flow = 0;
+
+	if (i < n && s[i] == '{') {
+		flow = 1;
+		for (i++; i < n && s[i] == ' '; i++)
+			;
+	}
+	if (n - i < 6 || memcmp(s + i, "name: ", 6))
+		return 0;
+	for (i += 6; i < n && s[i] == ' '; i++)
+		;
+	for (k = i; k < n && ident(s[k]); k++)
+		;
+	if (k == i || s[i] == '-' || s[i] == '.')
+		return 0;
+	*at = i;
+	i = k;
+	while (i < n && s[i] == ' ')
+		i++;
+	if (flow ? i < n && (s[i] == ',' || s[i] == '}') : i == n || s[i] == '\n')
+		return k - *at;
+	return 0;
+}
+
+/* Blank s[a, b) in the copy (made on the first item blanked), its line
+ * breaks kept. */
+static void blank(schema_some_input *in, const char *s, size_t n, size_t a, size_t b)
+{
+	if (!in->text) {
+		in->text = kreg_malloc(n + 1);
+		memcpy(in->text, s, n);
+		in->text[n] = '\0';
+	}
+	for (size_t i = a; i < b; i++)
+		if (in->text[i] != '\n')
+			in->text[i] = ' ';
+}
+
+static void fast_read(schema_some_input *in, const char *s, size_t n, const char *key,
+		      int (*want)(const char *name, void *arg), void *arg, kreg_buf *names)
+{
+	size_t klen = strlen(key), i, sec = 0, end = n, indent = (size_t)-1, item = 0;
+	long line = 0;
+	int found = 0, open = 0, unwanted = 0;
+	char name[256];
+
+	for (i = 0; i < n; i = line_end(s, n, i), line++) {
+		if (n - i > klen && !memcmp(s + i, key, klen) && s[i + klen] == ':') {
+			size_t j = i + klen + 1;
+
+			while (j < n && s[j] == ' ')
+				j++;
+			if (j < n && s[j] != '\n')
+				return;
+			found = 1;
+			sec = line_end(s, n, i);
+			break;
+		}
+	}
+	if (!found)
+		return;
+	in->list_line = line;
+	for (i = sec; i < n; i = line_end(s, n, i)) {
+		size_t e = line_end(s, n, i), ind = 0, at;
+
+		if (s[i] != ' ' && s[i] != '\n' && s[i] != '#' && s[i] != '-') {
+			end = i;
+			break;
+		}
+		/* nor a line break of libyaml's own (NEL, LS, PS: not ASCII) */
+		for (size_t j = i; j < e; j++)
+			if ((unsigned char)s[j] >= 0x80 || ((unsigned char)s[j] < 0x20 && s[j] != '\n') ||
+			    strchr("&*!\"'\\|>%@`?", s[j]))
+				goto slow;
+		while (i + ind < e && s[i + ind] == ' ')
+			ind++;
+		if (i + ind == e || s[i + ind] == '\n' || s[i + ind] == '#')
+			continue;	/* a blank line, a comment line */
+		if (memchr(s + i, '#', e - i) || (ind == 0 && e - i >= 3 && (!memcmp(s + i, "---", 3) ||
+							      !memcmp(s + i, "...", 3))))
+			goto slow;
+		if (indent == (size_t)-1)
+			indent = ind;
+		if (ind < indent ||
+		    (ind == indent && (s[i + ind] != '-' || i + ind + 1 >= e || s[i + ind + 1] != ' ')))
+			goto slow;
+		if (ind > indent)
+			continue;
+		/* an item starts: the one before ends here */
+		if (open && unwanted)
+			blank(in, s, n, item, i);
+		open = 1;
+		item = i;
+		unwanted = 0;
+		{
+			size_t len = item_name(s, e, i + ind + 2, &at);
+
+			if (len && len < sizeof(name)) {
+				memcpy(name, s + at, len);
+				name[len] = '\0';
+				if (!want(name, arg)) {
+					unwanted = 1;
+					kreg_buf_put(names, name, len + 1);
+				}
+			}
+		}
+	}
+	if (open && unwanted)
+		blank(in, s, n, item, end);
+	return;
+slow:
+	free(in->text);
+	in->text = NULL;
+	kreg_buf_truncate(names, 0);
+}
+
+const char *schema_some_input_set(schema_some_input *in, const char *yaml, size_t len,
+				  const char *list_key, int (*want)(const char *name, void *arg),
+				  void *arg, kreg_buf *names)
+{
+	memset(in, 0, sizeof(*in));
+	in->list_line = -1;
+	fast_read(in, yaml, len, list_key, want, arg, names);
+	return in->text ? in->text : yaml;
+}
+
+void schema_some_input_free(schema_some_input *in)
+{
+	free(in->text);
+	memset(in, 0, sizeof(*in));
+	in->list_line = -1;
 }

@@ -699,6 +699,8 @@ static int load(kreg_config **out, const char *name, const char *yaml, size_t le
 		const wanted *want, kreg_config_problems *problems)
 {
 	kreg_buf names = KREG_BUF_INIT;
+	schema_some_input in = { NULL, -1 };
+	int loaded;
 	kreg_config_problems own = { 0 };
 	kreg_config *c = kreg_calloc(1, sizeof(*c));
 	yaml_parser_t parser;
@@ -720,16 +722,30 @@ static int load(kreg_config **out, const char *name, const char *yaml, size_t le
 	c->path = kreg_strdup(name);
 	schema_init_record(&ld, &root_schema, c);
 
-	/* before loading: libyaml's time grows with the square of the depth */
-	if (kreg_yaml_too_deep(yaml, len, MAX_DEPTH, &line, &col)) {
-		schema_problem_at(&ld, line, col, "values nested more than %d deep", MAX_DEPTH);
-		goto checked;
+	/* a worker's: the hosts not wanted blanked out when a fast read of
+	 * the text can tell them, else read past by the composer */
+	for (int fast = want != NULL;; fast = 0) {
+		const char *text = fast ? schema_some_input_set(&in, yaml, len, "hosts", want_host,
+								 (void *)want, &names) : yaml;
+
+		/* before loading: libyaml's time grows with the square of the depth */
+		if (kreg_yaml_too_deep(text, len, MAX_DEPTH, &line, &col)) {
+			schema_problem_at(&ld, line, col, "values nested more than %d deep", MAX_DEPTH);
+			goto checked;
+		}
+		if (!yaml_parser_initialize(&parser))
+			kreg_die("out of memory");
+		yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+		loaded = want ? schema_load_some(&parser, &doc, "hosts", want_host, (void *)want, &names,
+						 &in) :
+				yaml_parser_load(&parser, &doc);
+		if (loaded || !fast || parser.problem != schema_guess_wrong)
+			break;
+		yaml_parser_delete(&parser);
+		schema_some_input_free(&in);
+		kreg_buf_truncate(&names, 0);
 	}
-	if (!yaml_parser_initialize(&parser))
-		kreg_die("out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
-	if (!(want ? schema_load_some(&parser, &doc, "hosts", want_host, (void *)want, &names) :
-		     yaml_parser_load(&parser, &doc))) {
+	if (!loaded) {
 		syntax_problem(&ld, &parser, yaml, len);
 		yaml_parser_delete(&parser);
 		goto checked;
@@ -742,7 +758,8 @@ static int load(kreg_config **out, const char *name, const char *yaml, size_t le
 		check_names(&ld);
 		finish(&ld, c);
 		/* A second document would be silently ignored: say so. */
-		if (!(want ? schema_load_some(&parser, &doc2, "hosts", want_host, (void *)want, &names) :
+		if (!(want ? schema_load_some(&parser, &doc2, "hosts", want_host, (void *)want, &names,
+					      NULL) :
 			     yaml_parser_load(&parser, &doc2))) {
 			syntax_problem(&ld, &parser, yaml, len);
 		} else {
@@ -786,6 +803,7 @@ checked:
 		c->host_names = kreg_buf_detach(&names);
 	}
 	kreg_buf_free(&names);
+	schema_some_input_free(&in);
 	kreg_config_problems_free(&own);
 	*out = c;
 	return error;

@@ -29,6 +29,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < cfg->nhosts; i++)
 			if (!kreg_config_has_host(some, cfg->hosts[i].name))
 				__builtin_trap();
+		/* and no other name (one a host) */
+		{
+			size_t n = 0;
+
+			for (size_t i = 0; some->host_names && i < some->host_names_len;
+			     i += strlen(some->host_names + i) + 1, n++)
+				if (!kreg_config_host(cfg, some->host_names + i))
+					__builtin_trap();
+			if (some->host_names && n != cfg->nhosts)
+				__builtin_trap();
+		}
 		kreg_config_free(some);
 		kreg_config_free(cfg);
 		/* what show prints loads back */

@@ -822,6 +822,31 @@ static void a_worker_builds_only_its_host(void **state)
 	kreg_config_free(c);
 	kreg_config_free(full);
 
+	/* the fast read (one item a line or a few, each opening with its
+	 * name): the items not wanted never reach libyaml, their names kept */
+	{
+		static const char lines[] =
+			"data_dir: data\n"
+			"hosts:\n"
+			"- {name: a, backend: sim, never: [parsed}\n"
+			"- name: b\n"
+			"  backend: local\n"
+			"# a comment\n"
+			"- {name: c, backend: sim, seed: 3}\n"
+			"jobs: []\n";
+
+		assert_int_equal(kreg_config_load_hosts(&c, cfgname, lines, strlen(lines), want_c, 1, &P), 0);
+		assert_int_equal(c->nhosts, 1);
+		assert_int_equal(c->hosts[0].seed, 3);
+		assert_true(kreg_config_has_host(c, "a") && kreg_config_has_host(c, "b"));
+		assert_false(kreg_config_has_host(c, "never"));
+		kreg_config_free(c);
+		assert_int_equal(kreg_config_load_hosts(&c, cfgname, lines, strlen(lines), want_b, 1, &P), 0);
+		assert_int_equal(c->nhosts, 1);
+		assert_int_equal(c->hosts[0].backend, KREG_BACKEND_LOCAL);
+		kreg_config_free(c);
+	}
+
 	/* a problem of the host built is at its place in the file; an alias
 	 * of nothing is the full load's error */
 	{

@@ -60,6 +60,8 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 TEST_HELPER_SRCS := $(sort $(wildcard tests/unit/helper_*.c))
+# test-only code the unit tests and the benches share (E-Divisive)
+TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 
 # Two builds side by side: release (./kreg, benchmarks) and san (tests).
 REL := build/release
@@ -110,12 +112,13 @@ $(SAN)/%.o: %.c
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 # Unit tests: one cmocka program per module, linked against the san library.
-$(SAN)/tests/%: $(SAN)/tests/unit/%.o $(call san_objs,$(TEST_HELPER_SRCS)) $(SAN)/libkreg.a
+$(SAN)/tests/%: $(SAN)/tests/unit/%.o $(call san_objs,$(TEST_HELPER_SRCS) $(TEST_LIB_SRCS)) \
+		 $(SAN)/libkreg.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-$(REL)/tests/%: $(REL)/tests/bench/%.o $(REL)/libkreg.a
+$(REL)/tests/%: $(REL)/tests/bench/%.o $(call rel_objs,$(TEST_LIB_SRCS)) $(REL)/libkreg.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(REL_LDFLAGS) -o $@ $^ $(REL_LDLIBS)
@@ -181,7 +184,7 @@ DEB_RUN := libcurl4 git sqlite3 fio dbench qemu-system-x86 busybox-static cpio o
 	e2fsprogs xfsprogs btrfs-progs f2fs-tools python3-aiosmtpd
 DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
 DEB_TEST := python3 perl dropbear-bin kexec-tools openssl python3-html5lib chromium \
-	openssh-server
+	openssh-server python3-jsonschema
 DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST)
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \

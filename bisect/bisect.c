@@ -92,7 +92,7 @@ typedef struct {
 static node *find_node(machine *m, const git_oid *id)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (git_oid_equal(&m->nodes[i].id, id))
+		if (kreg_bisect_oid_equal(&m->nodes[i].id, id))
 			return &m->nodes[i];
 	return NULL;
 }
@@ -210,7 +210,7 @@ static void machine_load(machine *m, const kreg_bisect_graph *g, const kreg_bise
 		const kreg_bisect_event *e = &st->events[i];
 		node *x;
 
-		if (git_oid_is_zero(&e->id))
+		if (kreg_bisect_oid_is_zero(&e->id))
 			continue;
 		x = add_node(m, &e->id, i + 2);
 		if (e->role == KREG_BISECT_ROLE_REVERT)
@@ -412,7 +412,7 @@ static void done(kreg_bisect_action *out, kreg_bisect_outcome o, const char *fmt
 
 static void short_id(char *buf, const git_oid *id)
 {
-	git_oid_tostr(buf, 13, id);
+	kreg_bisect_oid_hex(buf, 13, id);
 }
 
 /* The ends: each run enough, and the regression seen between them. Returns 1
@@ -473,7 +473,7 @@ static unsigned role_runs(const kreg_bisect_state *st, kreg_bisect_role role, co
 	unsigned n = 0;
 
 	for (size_t i = 0; i < st->nevents; i++)
-		if (st->events[i].role == role && git_oid_equal(&st->events[i].id, id))
+		if (st->events[i].role == role && kreg_bisect_oid_equal(&st->events[i].id, id))
 			n += st->events[i].runs;
 	return n;
 }
@@ -531,7 +531,7 @@ static size_t boundary(const machine *m, const kreg_bisect_search *s, git_oid **
 			for (size_t j = 0; j < s->ncandidates && pi >= 0 && !dup; j++)
 				dup = s->candidates[j] == (size_t)pi;
 			for (size_t j = 0; j < n && !dup; j++)
-				dup = git_oid_equal(&v[j], pid);
+				dup = kreg_bisect_oid_equal(&v[j], pid);
 			if (dup)
 				continue;
 			KREG_ARRAY_GROW(v, n + 1, alloc);
@@ -540,6 +540,53 @@ static size_t boundary(const machine *m, const kreg_bisect_search *s, git_oid **
 	}
 	*out = v;
 	return n;
+}
+
+/* The revert of a found culprit on bad, when configured: it must bring
+ * the good side back. Returns 1 when out asks for runs (or for the revert
+ * to be made), 0 when done (*conf and msg updated). */
+static int verify_revert(machine *m, kreg_bisect_action *out, node *culprit, double *conf,
+			 kreg_buf *msg, unsigned budget)
+{
+	const kreg_bisect_params *p = m->p;
+	const kreg_bisect_state *st = m->st;
+	double llr;
+
+	for (size_t i = 0; i < st->nevents; i++) {
+		const kreg_bisect_event *e = &st->events[i];
+		node *r;
+
+		/* A revert of another culprit (the search moved on) does not count. */
+		if (e->role != KREG_BISECT_ROLE_REVERT ||
+		    !kreg_bisect_oid_equal(&e->reverts, &culprit->id))
+			continue;
+		if (e->failed) {
+			kreg_buf_puts(msg, "; the culprit does not revert cleanly on bad");
+			return 0;
+		}
+		r = find_node(m, &e->id);
+		if (!r)
+			continue;
+		if (untestable(r)) {
+			kreg_buf_puts(msg, "; the revert does not build or boot");
+			return 0;
+		}
+		llr = llr_loo(m, r);
+		if (nvalues(r) < p->runs_per_step ||
+		    (llr > -m->a_verify && llr < m->a_verify && nruns(r) < budget)) {
+			ask(out, KREG_BISECT_ROLE_REVERT, r, more_runs(m, r, budget));
+			return 1;
+		}
+		*conf *= sigmoid(-llr);
+		if (llr <= -m->a_search)
+			kreg_buf_puts(msg, "; reverting it on bad restores the good side");
+		else
+			kreg_buf_puts(msg, "; reverting it on bad does NOT restore the good side");
+		return 0;
+	}
+	ask(out, KREG_BISECT_ROLE_REVERT, culprit, p->runs_per_step);
+	out->make_revert = 1;
+	return 1;
 }
 
 /* The answer's boundary again, with leave-one-out references and the
@@ -630,44 +677,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 			(*weak)[(*nweak)++] = x->id;
 		}
 	}
-	asked = 0;
-	if (!found || !p->verify_revert)
-		goto out;
-	for (size_t i = 0; i < st->nevents; i++) {
-		const kreg_bisect_event *e = &st->events[i];
-		node *r;
-
-		/* A revert of another culprit (the search moved on) does not count. */
-		if (e->role != KREG_BISECT_ROLE_REVERT || !git_oid_equal(&e->reverts, &culprit->id))
-			continue;
-		if (e->failed) {
-			kreg_buf_puts(msg, "; the culprit does not revert cleanly on bad");
-			goto out;
-		}
-		r = find_node(m, &e->id);
-		if (!r)
-			continue;
-		if (untestable(r)) {
-			kreg_buf_puts(msg, "; the revert does not build or boot");
-			goto out;
-		}
-		llr = llr_loo(m, r);
-		if (nvalues(r) < p->runs_per_step ||
-		    (llr > -m->a_verify && llr < m->a_verify && nruns(r) < budget)) {
-			ask(out, KREG_BISECT_ROLE_REVERT, r, more_runs(m, r, budget));
-			asked = 1;
-			goto out;
-		}
-		*conf *= sigmoid(-llr);
-		if (llr <= -m->a_search)
-			kreg_buf_puts(msg, "; reverting it on bad restores the good side");
-		else
-			kreg_buf_puts(msg, "; reverting it on bad does NOT restore the good side");
-		goto out;
-	}
-	ask(out, KREG_BISECT_ROLE_REVERT, culprit, p->runs_per_step);
-	out->make_revert = 1;
-	asked = 1;
+	asked = found && p->verify_revert ? verify_revert(m, out, culprit, conf, msg, budget) : 0;
 out:
 	free(parents);
 	return asked;

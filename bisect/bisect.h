@@ -13,10 +13,8 @@
 #ifndef KREG_BISECT_H
 #define KREG_BISECT_H
 
-#include "bisect/graph.h"
+#include "bisect/graph.h"	/* git_oid, the ids of its interface */
 #include "stats/stats.h"
-
-#include <git2.h>
 
 typedef enum {
 	KREG_BISECT_ROLE_GOOD = 0,
@@ -109,7 +107,7 @@ typedef struct {
 
 	/* Not done: run `runs` more times at commit, in role. When make_revert is
 	 * set, first make the commit reverting `commit` on the bad end
-	 * (kreg_bisect_make_revert) and run there. */
+	 * (kernel/repo.h: kreg_repo_revert) and run there. */
 	kreg_bisect_role role;
 	git_oid commit;
 	unsigned runs;
@@ -147,12 +145,5 @@ typedef struct {
 
 int kreg_bisect_judge(kreg_bisect_judgement *out, const kreg_bisect_graph *g,
 		      const kreg_bisect_state *st, const git_oid *id);
-
-/* Make (in repo's object database, on no branch) the commit that reverts
- * culprit on top of onto; deterministic, so a resumed bisection finds the
- * same commit. KREG_EEXISTS-free: returns 1 when the revert does not apply
- * cleanly (conflicts), 0 with *out set, <0 on failure. */
-int kreg_bisect_make_revert(git_oid *out, git_repository *repo, const git_oid *culprit,
-			    const git_oid *onto);
 
 #endif

@@ -8,6 +8,7 @@
 #include "lib/git.h"
 #include "lib/mem.h"
 
+#include <git2.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,26 @@ struct kreg_bisect_graph {
 	long *slots;		/* open addressing: oid -> index, -1 empty */
 	size_t nslots;		/* a power of two */
 };
+
+int kreg_bisect_oid_parse(git_oid *out, const char *hex)
+{
+	return git_oid_fromstr(out, hex) < 0 ? KREG_EINVAL : 0;
+}
+
+void kreg_bisect_oid_hex(char *buf, size_t size, const git_oid *id)
+{
+	git_oid_tostr(buf, size, id);
+}
+
+int kreg_bisect_oid_equal(const git_oid *a, const git_oid *b)
+{
+	return git_oid_equal(a, b);
+}
+
+int kreg_bisect_oid_is_zero(const git_oid *id)
+{
+	return git_oid_is_zero(id);
+}
 
 static size_t oid_hash(const git_oid *id)
 {

@@ -11,6 +11,15 @@
 
 typedef struct kreg_bisect_graph kreg_bisect_graph;
 
+/* Commit ids (libgit2's git_oid) as bisect/ and its driver handle them,
+ * so that only graph.c calls libgit2: from 40 hex digits (<0 otherwise,
+ * no message set), to hex (size bytes at most, cut as git_oid_tostr
+ * does), compared, the zero id. */
+int kreg_bisect_oid_parse(git_oid *out, const char *hex);
+void kreg_bisect_oid_hex(char *buf, size_t size, const git_oid *id);
+int kreg_bisect_oid_equal(const git_oid *a, const git_oid *b);
+int kreg_bisect_oid_is_zero(const git_oid *id);
+
 /* The largest range loaded: the bitsets take N * N / 8 bytes. */
 #define KREG_BISECT_GRAPH_MAX 32768
 

@@ -8,6 +8,7 @@
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "stats/compare.h"
 #include "usecase/judge_opts.h"
 
 #include <stdio.h>
@@ -247,8 +248,7 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 	printf("# bisection %lld of %s on host %s%s\n", (long long)id, b.repo, b.host, sim_label(&b));
 	printf("# job ");
 	put_clean(b.job);
-	printf(", metric %s (%s)\n", b.metric, dir == KREG_DIR_HIGHER ? "higher is better" :
-	       dir == KREG_DIR_LOWER ? "lower is better" : "direction unknown");
+	printf(", metric %s (%s)\n", b.metric, kreg_stats_direction_phrase(dir));
 	printf("# good %s\n# bad  %s\n", b.good_sha, b.bad_sha);
 	printf("# %3s  %-14s  %-12s  %-7s  %4s  %4s  %12s  %s\n", "seq", "role", "commit", "verdict",
 	       "runs", "n", "mean", "subject");

@@ -52,8 +52,7 @@ int cmd_build(int argc, char **argv)
 	kreg_config *cfg = NULL;
 	kreg_repo *repo = NULL;
 	kreg_db *db = NULL;
-	char sha[GIT_OID_HEXSZ + 1];
-	git_oid oid;
+	char sha[KREG_REPO_SHA_SIZE];
 	int c, ret = KREG_EXIT_FAIL;
 
 	if (kreg_cmd_wants_help(argc, argv, usage))
@@ -113,12 +112,11 @@ int cmd_build(int argc, char **argv)
 		goto done;
 	if (kreg_repo_open(&repo, cfg, repo_name) < 0)
 		goto fail;
-	if (kreg_repo_resolve(repo, &oid, rev) < 0) {
+	if (kreg_repo_resolve(repo, sha, rev) < 0) {
 		/* Not in the mirror yet: fetch once and look again. */
-		if (kreg_repo_fetch(repo) < 0 || kreg_repo_resolve(repo, &oid, rev) < 0)
+		if (kreg_repo_fetch(repo) < 0 || kreg_repo_resolve(repo, sha, rev) < 0)
 			goto fail;
 	}
-	git_oid_tostr(sha, sizeof(sha), &oid);
 	req.repo = repo_name;
 	req.repo_url = kreg_repo_config(repo)->url;
 	req.repo_path = kreg_repo_path(repo);

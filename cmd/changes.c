@@ -46,6 +46,28 @@ static const char *short_sha(char buf[13], const char *sha)
 	return buf;
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *noise_json(const kreg_metric_noise *n)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "rsd", real_or_null(n->rsd));
+	json_object_set_new(o, "df", json_integer((json_int_t)n->df));
+	json_object_set_new(o, "baseline_runs", json_integer((json_int_t)n->base_runs));
+	json_object_set_new(o, "runs", json_integer(n->runs));
+	json_object_set_new(o, "floor", json_real(n->floor));
+	json_object_set_new(o, "mde", real_or_null(n->mde));
+	json_object_set_new(o, "max_runs", json_integer(n->max_runs));
+	json_object_set_new(o, "mde_max_runs", real_or_null(n->mde_max));
+	json_object_set_new(o, "runs_for_5pct", n->runs_for_5 ? json_integer(n->runs_for_5) :
+				json_null());
+	return o;
+}
+
 static json_t *metric_json(const kreg_metric_changes *mc)
 {
 	const kreg_db_history *h = &mc->h;
@@ -100,7 +122,34 @@ static json_t *metric_json(const kreg_metric_changes *mc)
 	}
 	json_object_set_new(d, "reason", json_string(det->reason));
 	json_object_set_new(m, "detector", d);
+	json_object_set_new(m, "noise", noise_json(&mc->noise));
 	return m;
+}
+
+/* How small a change the detector sees: the numbers a lab tunes by. */
+static void noise_print(const kreg_metric_noise *n)
+{
+	if (isnan(n->rsd)) {
+		printf("  noise: unknown (no commit of the current level has 2 runs)\n");
+		return;
+	}
+	printf("  noise: \xc2\xb1%.1f%% a run (%zu runs of the baseline); ", 100 * n->rsd,
+	       n->base_runs);
+	printf("smallest change seen: ");
+	if (isnan(n->mde))
+		printf("none at %d runs a commit", n->runs);
+	else
+		printf("%.1f%% at %d runs a commit", 100 * n->mde, n->runs);
+	if (isnan(n->mde_max))
+		printf(", none at %d (detect.max_runs)", n->max_runs);
+	else
+		printf(", %.1f%% at %d (detect.max_runs)", 100 * n->mde_max, n->max_runs);
+	if (n->runs_for_5)
+		printf(" (5%%: %d runs)\n", n->runs_for_5);
+	else if (n->floor > 0.05)
+		printf(" (5%% is under the floor, %.1f%%)\n", 100 * n->floor);
+	else
+		printf(" (5%%: over 1,000 runs)\n");
 }
 
 static void metric_print(const kreg_metric_changes *mc)
@@ -136,6 +185,7 @@ static void metric_print(const kreg_metric_changes *mc)
 	if (h->ncommits && det->action != KREG_DETECT_WAIT && det->action != KREG_DETECT_NONE)
 		printf(" at %s", short_sha(a, h->shas[det->index]));
 	printf(": %s\n", det->reason);
+	noise_print(&mc->noise);
 }
 
 static void changes_json(const kreg_changes *ch, const kreg_changes_spec *spec)

@@ -56,7 +56,9 @@ int cmd_daemon(int argc, char **argv);
 int cmd_work(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
+int cmd_regression(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
 #include "daemon/daemon.h"
 #include "lib/err.h"
 #include "lib/log.h"
+#include "lib/shared.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -32,7 +33,6 @@ int cmd_daemon(int argc, char **argv)
 	kreg_daemon_opts o = { 0 };
 	kreg_config *cfg = NULL;
 	char self[PATH_MAX];
-	ssize_t n;
 	int c, error;
 
 	if (kreg_cmd_wants_help(argc, argv, usage))
@@ -47,12 +47,10 @@ int cmd_daemon(int argc, char **argv)
 	}
 	if (optind != argc)
 		return kreg_cmd_usage(usage, "daemon: unexpected '%s'", argv[optind]);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		kreg_cmd_error("cannot find the kreg binary (/proc/self/exe)");
+	if (kreg_self_exe(self, sizeof(self)) < 0) {
+		kreg_cmd_error("%s", kreg_error_last());
 		return KREG_EXIT_FAIL;
 	}
-	self[n] = '\0';
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
 	if (!o.foreground && !o.once)

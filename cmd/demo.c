@@ -69,14 +69,10 @@ static int run_script(const char *dir, int sim, int local)
 	const char *name = sim ? "demo/sim-demo.sh" : "demo/kernel-demo.sh";
 	const char *argv[6];
 	char self[PATH_MAX], *script = NULL, *abs = NULL;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	size_t argc = 0;
 
-	if (n <= 0) {
-		kreg_error_errno("demo: cannot find the kreg binary");
+	if (kreg_self_exe(self, sizeof(self)) < 0)
 		return KREG_ERROR;
-	}
-	self[n] = '\0';
 	if (!(script = kreg_shared_file(name, name)))
 		return KREG_ERROR;
 	setenv("KREG", self, 1);

@@ -33,7 +33,9 @@ static const struct {
 	{ "work", cmd_work, "do one queued work item (the daemon's worker)" },
 	{ "status", cmd_status, "repos, the queue, hosts and regressions in flight" },
 	{ "report", cmd_report, "generate the HTML site" },
+	{ "export", cmd_export, "the lab's results as a KCIDB document" },
 	{ "mail", cmd_mail, "write and send regression reports" },
+	{ "regression", cmd_regression, "list, show and triage regressions" },
 	{ "demo", cmd_demo, "run kreg's main job on its built-in default" },
 };
 

@@ -4,6 +4,7 @@
 #include "cmd/cmd.h"
 
 #include "db/outbox.h"
+#include "kernel/repo.h"
 #include "lib/util.h"
 #include "mail/outbox.h"
 #include <time.h>
@@ -12,7 +13,6 @@
 #include "mail/maintainers.h"
 #include "mail/tree.h"
 
-#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +45,8 @@ static int mail_who(int argc, char **argv)
 {
 	const char *dir = ".", *rev = "HEAD";
 	int roles = 0, error, rc = KREG_EXIT_FAIL;
-	git_repository *repo = NULL;
-	git_object *obj = NULL;
+	kreg_repo *repo = NULL;
+	char sha[KREG_REPO_SHA_SIZE];
 	kreg_maintainers *m = NULL;
 	kreg_maint_result r = { 0 };
 	char **files = NULL;
@@ -67,22 +67,18 @@ static int mail_who(int argc, char **argv)
 		else
 			break;
 	}
-	git_libgit2_init();
-	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
+	if (kreg_repo_open_path(&repo, dir, 1) < 0) {
 		kreg_cmd_error("%s: not a git repository", dir);
 		goto done;
 	}
-	if (git_revparse_single(&obj, repo, rev) < 0) {
+	if ((error = kreg_repo_resolve(repo, sha, rev)) == KREG_ENOTFOUND) {
 		kreg_cmd_error("%s: no such revision in %s", rev, dir);
 		goto done;
+	} else if (error < 0) {
+		kreg_cmd_error(NULL);
+		goto done;
 	}
-	git_oid oid = *git_object_id(obj);
-	git_object *peeled = NULL;
-	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
-		oid = *git_object_id(peeled);
-		git_object_free(peeled);
-	}
-	if ((error = kreg_mail_tree_maintainers(&m, repo, &oid)) < 0) {
+	if ((error = kreg_mail_tree_maintainers(&m, repo, sha)) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
@@ -90,7 +86,7 @@ static int mail_who(int argc, char **argv)
 		files = kreg_calloc((size_t)(argc - i), sizeof(*files));
 		for (; i < argc; i++)
 			files[nfiles++] = kreg_strdup(argv[i]);
-	} else if (kreg_mail_commit_files(&files, &nfiles, repo, &oid) < 0) {
+	} else if (kreg_mail_commit_files(&files, &nfiles, repo, sha) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
@@ -112,9 +108,7 @@ done:
 	kreg_maint_result_free(&r);
 	kreg_mail_files_free(files, nfiles);
 	kreg_maintainers_free(m);
-	git_object_free(obj);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
+	kreg_repo_close(repo);
 	return rc;
 }
 

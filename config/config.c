@@ -232,6 +232,23 @@ static const field web_fields[] = {
 };
 SCHEMA(web_schema, kreg_web_cfg, web_fields, NULL);
 
+/* KCIDB names a CI system with [a-z0-9_]+ and starts every id with it. */
+static void kcidb_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
+{
+	const kreg_kcidb_cfg *k = rec;
+	const yaml_node_t *v;
+
+	if (k->origin && (!*k->origin || strspn(k->origin, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+			  strlen(k->origin)) && (v = schema_map_get(ld, map, "origin")))
+		schema_problem(ld, v, "%s.origin: KCIDB's origin is lower-case letters, digits "
+			       "and '_' only", path);
+}
+
+static const field kcidb_fields[] = {
+	{ .key = "origin", .type = T_STR, .off = O(kreg_kcidb_cfg, origin), .def = "kreg" },
+};
+SCHEMA(kcidb_schema, kreg_kcidb_cfg, kcidb_fields, kcidb_check);
+
 static const field root_fields[] = {
 	{ .key = "data_dir", .type = T_PATH, .off = O(kreg_config, data_dir), .flags = F_REQUIRED },
 	{ .key = "database", .type = T_PATH, .off = O(kreg_config, database) },
@@ -246,6 +263,7 @@ static const field root_fields[] = {
 	{ .key = "bisect", .type = T_STRUCT, .off = O(kreg_config, bisect), .sub = &bisect_schema },
 	{ .key = "mail", .type = T_STRUCT, .off = O(kreg_config, mail), .sub = &mail_schema },
 	{ .key = "web", .type = T_STRUCT, .off = O(kreg_config, web), .sub = &web_schema },
+	{ .key = "kcidb", .type = T_STRUCT, .off = O(kreg_config, kcidb), .sub = &kcidb_schema },
 };
 SCHEMA(root_schema, kreg_config, root_fields, NULL);
 
@@ -995,83 +1013,6 @@ const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name)
 		if (cfg->repos[i].name && !strcmp(cfg->repos[i].name, name))
 			return &cfg->repos[i];
 	return NULL;
-}
-
-/* ---- kernel configs ------------------------------------------------------------ */
-
-/* The kernel configs kreg ships: a qemu guest's, lean (what the guest's
- * jobs need, nothing for a machine on a network), and a lab machine's
- * reached over ssh, the same plus ssh-box.config. */
-static char *qemu_fragments[] = {
-	"config/kernel/qemu-guest.config",
-	"config/kernel/fio-dbench.config",
-	"config/kernel/ext4.config",
-	"config/kernel/f2fs.config",
-};
-static char *ssh_fragments[] = {
-	"config/kernel/qemu-guest.config",
-	"config/kernel/ssh-box.config",
-	"config/kernel/fio-dbench.config",
-	"config/kernel/ext4.config",
-	"config/kernel/f2fs.config",
-};
-#define NFRAG(a) (sizeof(a) / sizeof((a)[0]))
-static const kreg_kconfig_cfg builtin_kconfigs[] = {
-	{ .name = "qemu", .base = "tinyconfig", .fragments = qemu_fragments, .nfragments = NFRAG(qemu_fragments) },
-	{ .name = "ssh", .base = "tinyconfig", .fragments = ssh_fragments, .nfragments = NFRAG(ssh_fragments) },
-};
-
-const kreg_kconfig_cfg *kreg_config_kconfig_builtin(const char *name)
-{
-	for (size_t i = 0; name && i < NFRAG(builtin_kconfigs); i++)
-		if (!strcmp(builtin_kconfigs[i].name, name))
-			return &builtin_kconfigs[i];
-	return NULL;
-}
-
-static const kreg_kconfig_cfg *configured_kconfig(const kreg_config *cfg, const char *name)
-{
-	for (size_t i = 0; i < cfg->build.nconfigs; i++)
-		if (cfg->build.configs[i].name && !strcmp(cfg->build.configs[i].name, name))
-			return &cfg->build.configs[i];
-	return NULL;
-}
-
-const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name)
-{
-	const kreg_kconfig_cfg *kc;
-
-	if (!name)
-		return cfg->build.nconfigs ? &cfg->build.configs[0] : NULL;
-	kc = configured_kconfig(cfg, name);
-	return kc ? kc : kreg_config_kconfig_builtin(name);
-}
-
-const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const kreg_host_cfg *hc,
-						 const char *job_kconfig, const char **why)
-{
-	int boots = hc && (hc->backend == KREG_BACKEND_QEMU || hc->backend == KREG_BACKEND_SSH);
-	const char *backend = hc ? kreg_backend_name(hc->backend) : NULL;
-	const kreg_kconfig_cfg *kc;
-	const char *w = NULL;
-
-	if (job_kconfig)	/* named: that one or none (a typo is an error) */
-		kc = kreg_config_kconfig(cfg, job_kconfig), w = "the job's kconfig";
-	else if (hc && hc->kernel_config && (kc = kreg_config_kconfig(cfg, hc->kernel_config)))
-		w = "the host's kernel_config";
-	else if (boots && (kc = configured_kconfig(cfg, backend)))
-		w = "build.configs has one named for the host's backend";
-	else if ((kc = kreg_config_kconfig(cfg, NULL)))
-		w = "the first of build.configs";
-	else if (boots && (kc = kreg_config_kconfig_builtin(backend)))
-		w = hc->backend == KREG_BACKEND_QEMU ?
-		    "the qemu backend's built-in: what a guest needs, nothing for a network" :
-		    "the ssh backend's built-in: the qemu guest's plus network, kexec, modules";
-	else
-		w = "the host boots no kernel kreg builds";
-	if (why)
-		*why = w;
-	return kc;
 }
 
 const char *kreg_backend_name(kreg_backend b)

@@ -190,6 +190,10 @@ typedef struct {
 } kreg_web_cfg;
 
 typedef struct {
+	char *origin;		/* KCIDB origin: the "<origin>:" of every id, [a-z0-9_]+ */
+} kreg_kcidb_cfg;
+
+typedef struct {
 	char *path;		/* the file it was read from, or "<built-in>" */
 	char *database;		/* default <data_dir>/kreg.db */
 	char *data_dir;		/* required */
@@ -215,6 +219,7 @@ typedef struct {
 	 * when every host was built. */
 	char *host_names;
 	size_t host_names_len;
+	kreg_kcidb_cfg kcidb;
 } kreg_config;
 
 /* Problems found while loading, each with its position. */
@@ -254,7 +259,12 @@ const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
  * load skips the hosts it was not asked for). */
 int kreg_config_has_host(const kreg_config *cfg, const char *name);
 const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
-/* NULL name: the first of build.configs (NULL when none); a name: the
+/* The default kernel config, where no name is given: the first of
+ * build.configs, NULL when there is none. The one place that decides it:
+ * the look-up below, a host's (kreg_config_host_kconfig), the build's
+ * (kreg_build_kconfig) and the report's ask it. */
+const kreg_kconfig_cfg *kreg_config_kconfig_default(const kreg_config *cfg);
+/* NULL name: the default (kreg_config_kconfig_default); a name: the
  * configured one, else the built-in one of that name, else NULL. */
 const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *name);
 /* The kernel configs kreg ships, one per kind of host that boots a kernel

@@ -9,6 +9,7 @@
 #include "db/watch.h"
 #include "db/work.h"
 #include "daemon/strays_internal.h"
+#include "daemon/work_internal.h"
 #include "hosts/host.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -36,15 +37,17 @@
 
 #define LEASE 120		/* seconds; renewed every LEASE / 4 while a child lives */
 #define STOP_GRACE 10		/* seconds running workers get on SIGTERM */
-#define OTHER_SLOTS 2		/* detect, report and mail items at once */
+#define OTHER_SLOTS 2		/* items of the other lane at once (work_internal.h) */
 #define BUILD_SLOTS 1
 #define LOW_SPACE (16ull << 20)	/* bytes free in data_dir below which work pauses */
+
+#define POLL (-1)		/* a child that fetches a repo */
 
 typedef struct {
 	pid_t pid;
 	int64_t work_id, host_id;
 	int attempt;
-	char kind[8];
+	int kind;		/* a kreg_work_kind, or POLL */
 	uint64_t stamp;		/* poll: the repo's stamp taken before it was started */
 	int stamped;
 	unsigned generation;	/* poll: of the configuration it was started under */
@@ -165,7 +168,8 @@ static int setup_lanes(loop *d)
 		lanes[i].capacity = hc->capacity > 0 ? hc->capacity : 1;
 		for (size_t k = 0; k < d->nkids; k++)
 			if (d->kids[k].host_id == lanes[i].host_id &&
-			    (!strcmp(d->kids[k].kind, "run") || !strcmp(d->kids[k].kind, "bisect")))
+			    d->kids[k].kind != POLL &&
+			    kreg_work_table[d->kids[k].kind].lane == KREG_LANE_HOST)
 				lanes[i].running++;
 	}
 	if (error < 0) {
@@ -262,7 +266,7 @@ static const char *worker_host(loop *d, const kreg_work *w)
 {
 	lane *l;
 
-	if (!strcmp(w->kind, "build")) {
+	if (w->kind == KREG_WORK_BUILD) {
 		for (size_t i = 0; i < d->cfg->nhosts; i++)
 			if (kreg_host_cfg_needs_kernel(&d->cfg->hosts[i]))
 				return d->cfg->hosts[i].name;
@@ -291,9 +295,9 @@ static int spawn(loop *d, const kreg_work *w)
 	}
 	KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
 	d->kids[d->nkids++] = (child){ .pid = pid, .work_id = w->id, .host_id = w->host_id,
-				       .attempt = w->attempts };
-	snprintf(d->kids[d->nkids - 1].kind, sizeof(d->kids[0].kind), "%s", w->kind);
-	log_info("work %lld: %s %s started (pid %ld, attempt %d)", (long long)w->id, w->kind,
+				       .attempt = w->attempts, .kind = (int)w->kind };
+	log_info("work %lld: %s %s started (pid %ld, attempt %d)", (long long)w->id,
+		 kreg_work_kind_name(w->kind),
 		 w->key, (long)pid, w->attempts);
 	return 0;
 }
@@ -313,15 +317,15 @@ static int not_live(const kreg_stray *s, void *arg)
 	if (strcmp(s->owner, d->owner))
 		return 1;	/* an earlier daemon's */
 	for (size_t k = 0; k < d->nkids; k++)
-		if (strcmp(d->kids[k].kind, "poll") && d->kids[k].work_id == s->id &&
+		if (d->kids[k].kind != POLL && d->kids[k].work_id == s->id &&
 		    d->kids[k].attempt == s->attempt)
 			return 0;
 	return 1;
 }
 
-/* Kill what dead workers left (a fio's job processes, a `kreg mail
- * send`); runs are not started while any of it lives (a minute at most:
- * then a run measured beside one is marked by its worker). */
+/* Kill what dead workers left (a fio's job processes); runs are not
+ * started while any of it lives (a minute at most: then a run measured
+ * beside one is marked by its worker). */
 static void kill_strays(loop *d)
 {
 	pid_t pid = 0;
@@ -357,11 +361,13 @@ static int claim(loop *d)
 		int ok;
 
 		while (l->running < l->capacity) {
-			if (kreg_db_host_claimable(d->db, &ok, l->host_id, now, 60) < 0)
+			if (kreg_db_host_claimable(d->db, &ok, l->host_id, now,
+						    KREG_WORK_HOST_PROBE) < 0)
 				goto rollback;
 			if (!ok)
 				break;
-			if (kreg_db_work_claim(d->db, &w, &found, l->host_id, NULL, d->owner, now,
+			if (kreg_db_work_claim(d->db, &w, &found, l->host_id,
+					       kreg_work_lane_kinds(KREG_LANE_HOST), d->owner, now,
 					       LEASE) < 0)
 				goto rollback;
 			if (!found)
@@ -372,7 +378,8 @@ static int claim(loop *d)
 		}
 	}
 	while (d->builds < BUILD_SLOTS) {
-		if (kreg_db_work_claim(d->db, &w, &found, 0, "build", d->owner, now, LEASE) < 0)
+		if (kreg_db_work_claim(d->db, &w, &found, 0, kreg_work_lane_kinds(KREG_LANE_BUILD),
+				       d->owner, now, LEASE) < 0)
 			goto rollback;
 		if (!found)
 			break;
@@ -381,7 +388,8 @@ static int claim(loop *d)
 		d->builds++;
 	}
 	while (d->others < OTHER_SLOTS) {
-		if (kreg_db_work_claim(d->db, &w, &found, 0, NULL, d->owner, now, LEASE) < 0)
+		if (kreg_db_work_claim(d->db, &w, &found, 0, kreg_work_lane_kinds(KREG_LANE_OTHER),
+				       d->owner, now, LEASE) < 0)
 			goto rollback;
 		if (!found)
 			break;
@@ -425,7 +433,7 @@ static void child_over(loop *d, child *c, int status)
 		snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(status));
 	else
 		snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
-	if (!strcmp(c->kind, "poll")) {
+	if (c->kind == POLL) {
 		int ok = WIFEXITED(status) && !WEXITSTATUS(status);
 		size_t i = (size_t)c->work_id;
 
@@ -443,15 +451,20 @@ static void child_over(loop *d, child *c, int status)
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		d->look_for_strays = 1;
-	if (!strcmp(c->kind, "build"))
+	switch (kreg_work_table[c->kind].lane) {
+	case KREG_LANE_BUILD:
 		d->builds--;
-	else if (!strcmp(c->kind, "run") || !strcmp(c->kind, "bisect")) {
+		break;
+	case KREG_LANE_HOST: {
 		lane *l = lane_of(d, c->host_id);
 
 		if (l)
 			l->running--;
-	} else {
+		break;
+	}
+	case KREG_LANE_OTHER:
 		d->others--;
+		break;
 	}
 	if (kreg_db_work_get(d->db, &w, c->work_id) < 0) {
 		log_error("work %lld: %s", (long long)c->work_id, kreg_error_last());
@@ -463,7 +476,7 @@ static void child_over(loop *d, child *c, int status)
 		if (d->stopping) {
 			kreg_db_work_release(d->db, w.id, d->owner);
 			log_info("work %lld: %s (%s): put back for the next start", (long long)w.id,
-				 w.kind, how);
+				 kreg_work_kind_name(w.kind), how);
 		} else {
 			char *err = kreg_asprintf("the worker ended without a result (%s); see logs/work-%lld.log",
 						  how, (long long)w.id);
@@ -473,9 +486,9 @@ static void child_over(loop *d, child *c, int status)
 			 * detection of (commit, job, host) judges what the
 			 * group has, in the transaction that gives it up. */
 			if (kreg_db_begin(d->db) < 0 ||
-			    kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(), 2, 5,
-					       &gave_up) < 0 ||
-			    (gave_up && !strcmp(w.kind, "run") &&
+			    kreg_db_work_retry(d->db, w.id, d->owner, c->attempt, err, kreg_now(),
+					       KREG_WORK_RETRY_BASE, KREG_WORK_MAX_ATTEMPTS, &gave_up) < 0 ||
+			    (gave_up && w.kind == KREG_WORK_RUN &&
 			     kreg_db_work_judge_group(d->db, &judged, w.commit_id, w.job_id, w.host_id,
 						      w.config_name) < 0) ||
 			    kreg_db_commit(d->db) < 0) {
@@ -483,14 +496,16 @@ static void child_over(loop *d, child *c, int status)
 					  kreg_error_last());
 				kreg_db_rollback(d->db);
 			} else {
-				log_warn("work %lld: %s: %s%s%s", (long long)w.id, w.kind, err,
+				log_warn("work %lld: %s: %s%s%s", (long long)w.id,
+					 kreg_work_kind_name(w.kind), err,
 					 gave_up ? "; gave up" : "; retried",
 					 judged ? "; its commit's other runs are judged without it" : "");
 			}
 			free(err);
 		}
 	} else {
-		log_info("work %lld: %s over: %s (%s)", (long long)w.id, w.kind, w.state, how);
+		log_info("work %lld: %s over: %s (%s)", (long long)w.id,
+			 kreg_work_kind_name(w.kind), w.state, how);
 	}
 	kreg_work_free(&w);
 }
@@ -647,7 +662,7 @@ static void poll_repos(loop *d, double now)
 		if (d->next_poll[i] > now)
 			continue;
 		for (size_t k = 0; k < d->nkids; k++)
-			if (!strcmp(d->kids[k].kind, "poll") && d->kids[k].work_id == (int64_t)i)
+			if (d->kids[k].kind == POLL && d->kids[k].work_id == (int64_t)i)
 				busy = 1;
 		if (busy)
 			continue;
@@ -666,7 +681,7 @@ static void poll_repos(loop *d, double now)
 			continue;
 		}
 		KREG_ARRAY_GROW(d->kids, d->nkids + 1, d->akids);
-		d->kids[d->nkids++] = (child){ .pid = pid, .work_id = (int64_t)i, .kind = "poll",
+		d->kids[d->nkids++] = (child){ .pid = pid, .work_id = (int64_t)i, .kind = POLL,
 					       .stamp = stamp, .stamped = stamped,
 					       .generation = d->generation };
 	}

@@ -120,7 +120,7 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 
 	if (s->json) {
 		fprintf(s->out, "%s\n    {\"id\": %lld, \"kind\": \"%s\", \"host\": ", s->n++ ? "," : "",
-			(long long)w->id, w->kind);
+			(long long)w->id, kreg_work_kind_name(w->kind));
 		jstr(s->out, host);
 		fputs(", \"commit\": ", s->out);
 		jstr(s->out, sha);
@@ -129,7 +129,8 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 		fprintf(s->out, ", \"attempt\": %d}", w->attempts);
 		return 0;
 	}
-	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id, w->kind);
+	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id,
+		kreg_work_kind_name(w->kind));
 	if (sha)
 		fprintf(s->out, " %.12s", sha);
 	if (job) {
@@ -148,8 +149,10 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g)
 	int have_b = g->bisection_id && kreg_db_bisection_get(db, &b, g->bisection_id) == 0;
 
 	if (s->json) {
-		fprintf(s->out, "%s\n    {\"id\": %lld, \"state\": \"%s\", \"repo\": ", s->n++ ? "," : "",
-			(long long)g->id, g->state);
+		fprintf(s->out, "%s\n    {\"id\": %lld, \"state\": \"%s\", \"triage\": ",
+			s->n++ ? "," : "", (long long)g->id, g->state);
+		jstr(s->out, g->triage[0] ? g->triage : NULL);
+		fputs(", \"repo\": ", s->out);
 		jstr(s->out, g->repo);
 		fputs(", \"job\": ", s->out);
 		jstr(s->out, g->job);
@@ -169,7 +172,8 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g)
 		}
 		fputc('}', s->out);
 	} else {
-		fprintf(s->out, "  #%lld %-10s ", (long long)g->id, g->state);
+		/* a person's mark (kreg regression mark) before the robot's state */
+		fprintf(s->out, "  #%lld %-10s ", (long long)g->id, g->triage[0] ? g->triage : g->state);
 		tstr(s->out, g->metric);
 		fprintf(s->out, " %+.1f%% at %.12s (from %.12s), ", 100 * g->change, g->bad_sha,
 			g->base_sha);

@@ -31,8 +31,8 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 				     hc->cpus, hc->memory)) < 0)
 		return error;
 	if (kreg_host_cfg_needs_kernel(hc)) {
-		char *key = kreg_asprintf("build:%s:%s", c->tree, kconfig ? kconfig : "");
-		kreg_work_new b = { .kind = "build", .key = key, .commit_id = c->id,
+		char *key = kreg_work_key_build(c->tree, kconfig);
+		kreg_work_new b = { .kind = KREG_WORK_BUILD, .key = key, .commit_id = c->id,
 				    .config_name = kconfig, .priority = KREG_PRIO_BUILD };
 
 		error = kreg_db_work_add(db, &build_id, &added, &b);
@@ -42,9 +42,8 @@ static int plan_host(kreg_db *db, const kreg_host_cfg *hc, const kreg_commit_row
 		*planned += added;
 	}
 	for (int n = 0; n < runs; n++) {
-		char *key = kreg_asprintf("run:%lld:%lld:%lld:%d", (long long)c->id,
-					  (long long)job_id, (long long)host_id, n);
-		kreg_work_new r = { .kind = "run", .key = key, .commit_id = c->id, .job_id = job_id,
+		char *key = kreg_work_key_run(c->id, job_id, host_id, n);
+		kreg_work_new r = { .kind = KREG_WORK_RUN, .key = key, .commit_id = c->id, .job_id = job_id,
 				    .host_id = host_id, .after_id = build_id, .config_name = kconfig,
 				    .seq = n, .priority = priority };
 
@@ -115,9 +114,6 @@ next:
 static int branch_names(kreg_repo *r, char ***names, size_t *n)
 {
 	const kreg_repo_cfg *rc = kreg_repo_config(r);
-	git_branch_iterator *it = NULL;
-	git_reference *ref;
-	git_branch_t type;
 
 	*names = NULL;
 	*n = 0;
@@ -127,21 +123,7 @@ static int branch_names(kreg_repo *r, char ***names, size_t *n)
 			(*names)[(*n)++] = kreg_strdup(rc->branches[i]);
 		return 0;
 	}
-	if (git_branch_iterator_new(&it, kreg_repo_git(r), GIT_BRANCH_LOCAL) < 0) {
-		kreg_error_set("repo '%s': cannot list branches", rc->name);
-		return KREG_ERROR;
-	}
-	while (git_branch_next(&ref, &type, it) == 0) {
-		const char *name;
-
-		if (git_branch_name(&name, ref) == 0) {
-			*names = kreg_reallocarray(*names, *n + 1, sizeof(char *));
-			(*names)[(*n)++] = kreg_strdup(name);
-		}
-		git_reference_free(ref);
-	}
-	git_branch_iterator_free(it);
-	return 0;
+	return kreg_repo_branches(r, names, n);
 }
 
 /* The commits a move of a head brings are all recorded, however many (a
@@ -157,28 +139,24 @@ static int branch_names(kreg_repo *r, char ***names, size_t *n)
  * first-parent line when hide is NULL), so histories and bisections walk
  * the commits table; each batch is committed on its own (a push cut short
  * is walked again at the next poll: a commit recorded twice is one row). */
-static int record_new(kreg_repo *r, kreg_db *db, const git_oid *new_oid, const git_oid *hide,
+static int record_new(kreg_repo *r, kreg_db *db, const char *new_sha, const char *hide,
 		      const char *branch)
 {
 	const char *name = kreg_repo_config(r)->name;
-	git_revwalk *walk = NULL;
-	git_oid oid;
+	kreg_repo_walk *walk = NULL;
+	char sha[KREG_REPO_SHA_SIZE];
 	int64_t id;
 	int error = 0, n = 0, open = 0;
 
-	if (git_revwalk_new(&walk, kreg_repo_git(r)) < 0 || git_revwalk_push(walk, new_oid) < 0 ||
-	    (hide && git_revwalk_hide(walk, hide) < 0)) {
+	if (kreg_repo_walk_new(&walk, r, new_sha, hide, !hide) < 0) {
 		kreg_error_set("repo '%s': cannot walk the new commits", name);
-		git_revwalk_free(walk);
 		return KREG_ERROR;
 	}
-	if (!hide)
-		git_revwalk_simplify_first_parent(walk);
-	while (!error && (hide || n < FIRST_LINE) && git_revwalk_next(&oid, walk) == 0) {
+	while (!error && (hide || n < FIRST_LINE) && kreg_repo_walk_next(walk, sha) == 1) {
 		if (!open && (error = kreg_db_begin(db)) < 0)
 			break;
 		open = 1;
-		if ((error = kreg_repo_record(r, db, &id, &oid)) < 0)
+		if ((error = kreg_repo_record(r, db, &id, sha)) < 0)
 			break;
 		if (++n % BATCH == 0) {
 			open = 0;
@@ -191,7 +169,7 @@ static int record_new(kreg_repo *r, kreg_db *db, const git_oid *new_oid, const g
 		error = kreg_db_commit(db);
 	else if (open)
 		kreg_db_rollback(db);
-	git_revwalk_free(walk);
+	kreg_repo_walk_free(walk);
 	if (!error && n >= BATCH)
 		log_warn("repo %s: %s: a push of %d commits, all recorded", name, branch, n);
 	return error;
@@ -203,34 +181,28 @@ static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64
 			const char *branch, int *planned)
 {
 	const char *name = kreg_repo_config(r)->name;
-	char *ref = kreg_asprintf("refs/heads/%s", branch), *old = NULL;
-	char sha[GIT_OID_HEXSZ + 1], base_sha[GIT_OID_HEXSZ + 1] = "";
-	git_oid new_oid, old_oid, base;
+	char *old = NULL;
+	char sha[KREG_REPO_SHA_SIZE], base_sha[KREG_REPO_SHA_SIZE] = "";
 	int64_t commit_id, base_id = 0;
 	int error, forced = 0;
 
-	if (kreg_repo_resolve(r, &new_oid, ref) < 0) {
+	if (kreg_repo_branch_head(r, sha, branch) < 0) {
 		log_warn("repo %s: watched branch '%s' is not there", name, branch);
 		error = 0;
 		goto done;
 	}
-	git_oid_tostr(sha, sizeof(sha), &new_oid);
 	if ((error = kreg_db_branch_head(db, &old, repo_id, branch)) < 0)
 		goto done;
 	if (old && !strcmp(old, sha))
 		goto done;
-	if (old && git_oid_fromstr(&old_oid, old) == 0 &&
-	    git_graph_descendant_of(kreg_repo_git(r), &new_oid, &old_oid) != 1) {
-		forced = 1;
-		if (git_merge_base(&base, kreg_repo_git(r), &new_oid, &old_oid) == 0)
-			git_oid_tostr(base_sha, sizeof(base_sha), &base);
-	}
-	if ((error = record_new(r, db, &new_oid, !old ? NULL : forced && base_sha[0] ? &base :
-				forced ? NULL : &old_oid, branch)) < 0 ||
+	if (old && (error = kreg_repo_push(r, &forced, base_sha, sha, old)) < 0)
+		goto done;
+	if ((error = record_new(r, db, sha, !old ? NULL : forced && base_sha[0] ? base_sha :
+				forced ? NULL : old, branch)) < 0 ||
 	    (error = kreg_db_begin(db)) < 0)
 		goto done;
-	if ((error = kreg_repo_record(r, db, &commit_id, &new_oid)) < 0 ||
-	    (base_sha[0] && (error = kreg_repo_record(r, db, &base_id, &base)) < 0) ||
+	if ((error = kreg_repo_record(r, db, &commit_id, sha)) < 0 ||
+	    (base_sha[0] && (error = kreg_repo_record(r, db, &base_id, base_sha)) < 0) ||
 	    (error = kreg_db_push_add(db, repo_id, branch, old, sha, forced,
 				      base_sha[0] ? base_sha : NULL)) < 0 ||
 	    (error = kreg_db_branch_set_head(db, repo_id, branch, sha)) < 0 ||
@@ -252,7 +224,6 @@ static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64
 		log_info("repo %s: %s moved %.12s -> %.12s", name, branch, old, sha);
 done:
 	free(old);
-	free(ref);
 	return error;
 }
 
@@ -310,23 +281,14 @@ done:
 #define STAMP_MAX_ENTRIES 100000
 #define STAMP_MAX_DEPTH 16
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
+/* lib/util.h's FNV-1a; the stamp lives only in the daemon's memory, for
+ * the polls of one process: nothing stored depends on its values. */
 static uint64_t stat_hash(const char *name, const struct stat *st)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
 	int64_t v[5] = { (int64_t)st->st_ino, (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
 			 (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_mode };
 
-	h = fnv(h, name, strlen(name) + 1);
-	return fnv(h, v, sizeof(v));
+	return kreg_hash64(v, sizeof(v), kreg_hash64(name, strlen(name) + 1, 0));
 }
 
 /* 0 with the folder's entries added to *sum; <0 when it cannot be read

@@ -299,6 +299,65 @@ static const char *const migrations[] = {
 	 * login) apart from its attempts: only refusals count towards
 	 * mail.attempts, a server that is down only delays a message. */
 	"ALTER TABLE outbox ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0;",
+	/* 7 -> 8: the work kind that writes the web site is 'site', no longer
+	 * 'report' (which is the report/ room, the outbox's first mail, ...:
+	 * issue 21); its rows, queued or over, are renamed. SQLite cannot
+	 * change a CHECK in place. */
+	"CREATE TABLE work8 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','site','mail')),"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  commit_id INTEGER REFERENCES commits(id),"
+	"  job_id INTEGER REFERENCES jobs(id),"
+	"  host_id INTEGER REFERENCES hosts(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  config_name TEXT,"
+	"  seq INTEGER NOT NULL DEFAULT 0,"
+	"  after_id INTEGER,"
+	"  priority INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed')),"
+	"  lease_owner TEXT, lease_expires INTEGER,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  not_before INTEGER NOT NULL DEFAULT 0,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL,"
+	"  judge_commit_id INTEGER REFERENCES commits(id)"
+	");"
+	"INSERT INTO work8 (id, kind, key, commit_id, job_id, host_id, bisection_id, regression_id,"
+	"  config_name, seq, after_id, priority, state, lease_owner, lease_expires, attempts,"
+	"  not_before, run_id, error, created, updated, judge_commit_id)"
+	"  SELECT id, CASE kind WHEN 'report' THEN 'site' ELSE kind END, key, commit_id, job_id,"
+	"  host_id, bisection_id, regression_id, config_name, seq, after_id, priority, state,"
+	"  lease_owner, lease_expires, attempts, not_before, run_id, error, created, updated,"
+	"  judge_commit_id FROM work;"
+	"DROP TABLE work;"
+	"ALTER TABLE work8 RENAME TO work;"
+	"CREATE INDEX work_lane ON work (state, host_id, priority DESC, id);"
+	"CREATE INDEX work_kind ON work (state, kind, priority DESC, id);"
+	"CREATE INDEX work_group ON work (commit_id, job_id, host_id, kind);",
+	/* 8 -> 9: triage by people (kreg regression mark): a regression
+	 * closed as invalid, noise or a duplicate of another keeps its state
+	 * (what the robot found) beside the mark; fixed_by names the commit
+	 * that fixed it; every mark is kept with what it changed, so that
+	 * reopen takes the regression back and the pages can show its life. */
+	"ALTER TABLE regressions ADD COLUMN triage TEXT"
+	"  CHECK (triage IN ('invalid','noise','duplicate'));"
+	"ALTER TABLE regressions ADD COLUMN duplicate_of INTEGER REFERENCES regressions(id);"
+	"ALTER TABLE regressions ADD COLUMN fixed_by TEXT;"
+	"CREATE TABLE regression_marks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER NOT NULL REFERENCES regressions(id),"
+	"  mark TEXT NOT NULL CHECK (mark IN ('invalid','noise','duplicate','fixed','reopen')),"
+	"  arg TEXT,"				/* the duplicate's id, the fixing sha */
+	"  note TEXT,"
+	"  who TEXT,"
+	"  state_before TEXT NOT NULL,"
+	"  triage_before TEXT,"
+	"  at INTEGER NOT NULL"
+	");"
+	"CREATE INDEX regression_marks_regression ON regression_marks(regression_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

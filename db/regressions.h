@@ -17,6 +17,9 @@ typedef struct {
 	double change;			/* relative: -0.2 = -20% */
 	double base_mean, bad_mean, pvalue;
 	char state[16];			/* suspected, confirmed, bisecting, bisected, ... */
+	char triage[16];		/* a person's mark: invalid, noise, duplicate; "" */
+	int64_t duplicate_of;		/* triage duplicate: of which; 0 */
+	char fixed_by[41];		/* state fixed by a mark: the fixing commit; "" */
 
 	/* Joined for display (read only; NULL when reading for an update). */
 	char *repo, *job, *host, *metric;
@@ -46,8 +49,37 @@ int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id);
  * whatever its metric. *shas is the caller's (free each, then the array). */
 int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
 			      int64_t host_id, int64_t metric_id);
+/* One regression by id; KREG_ENOTFOUND (error set) when there is none. */
+int kreg_db_regression_get(kreg_db *db, kreg_db_regression *out, int64_t id);
+
+/* A person's triage (kreg regression mark), in one transaction with its
+ * history row (who, note, and the state and triage it replaced):
+ *   "invalid", "noise"  closed with that mark;
+ *   "duplicate"         closed as a duplicate of regression arg (an id: it
+ *                       must exist, be another, and not lead back here);
+ *   "fixed"             state fixed, fixed_by arg (a full sha);
+ *   "reopen"            the state and triage from before the first mark
+ *                       since the last reopen (KREG_EINVAL when none).
+ * A regression already so marked is left alone: *changed 0. */
+int kreg_db_regression_mark(kreg_db *db, int *changed, int64_t id, const char *mark,
+			    const char *arg, const char *note, const char *who);
+
+typedef struct {
+	char mark[16];
+	char *arg, *note, *who;		/* NULL when not given */
+	char state_before[16], triage_before[16];
+	int64_t at;
+} kreg_db_regression_mark_row;
+
+/* The marks of regression id, oldest first (caller frees with
+ * kreg_db_regression_marks_free). */
+int kreg_db_regression_marks(kreg_db *db, kreg_db_regression_mark_row **out, size_t *n,
+			     int64_t id);
+void kreg_db_regression_marks_free(kreg_db_regression_mark_row *v, size_t n);
+
 /* Every regression, newest first; open_only: not yet bisected, reported,
- * fixed or refuted. *out is the caller's (kreg_db_regression_list_free). */
+ * fixed or refuted, nor closed by a person. *out is the caller's
+ * (kreg_db_regression_list_free). */
 int kreg_db_regression_list(kreg_db *db, kreg_db_regression **out, size_t *n, int open_only);
 void kreg_db_regression_free(kreg_db_regression *r);
 void kreg_db_regression_list_free(kreg_db_regression *v, size_t n);

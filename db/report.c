@@ -17,7 +17,8 @@
 	b2 ".job_id = " a ".job_id AND " b2 ".host_id = " a ".host_id AND " \
 	b2 ".metric_id = " a ".metric_id AND " b2 ".culprit_commit_id = " a ".culprit_commit_id"
 
-/* One select for both kinds: regressions rows (with the newest bisection
+/* One select for both kinds: regressions rows (their state a person's
+ * triage when there is one: invalid, noise, duplicate; with the newest bisection
  * started for them, else the one they ride on), and the newest bisection
  * of each (repo, job, host, metric, culprit) found by a bisection without
  * one. */
@@ -25,7 +26,8 @@
 	"SELECT x.*, rp.name, rp.url, j.name, h.name, m.name, bd.sha, c.sha FROM (" \
 	"SELECT r.id AS rid, coalesce((SELECT max(b.id) FROM bisections b WHERE b.regression_id = r.id), " \
 	"r.bisection_id) AS bid, " \
-	"r.state, r.repo_id, r.job_id, r.host_id, r.metric_id, r.base_commit_id, r.bad_commit_id, " \
+	"coalesce(r.triage, r.state), r.repo_id, r.job_id, r.host_id, r.metric_id, r.base_commit_id, " \
+	"r.bad_commit_id, " \
 	"r.culprit_commit_id, r.change, r.base_mean, r.bad_mean, r.created, r.updated AS upd " \
 	"FROM regressions r " \
 	"UNION ALL " \

@@ -1,5 +1,5 @@
 /* The work queue: one `work` row per thing to do (build, run, detect,
- * bisect step, report, mail), claimed by the daemon with a lease, carried
+ * bisect step, site, mail), claimed by the daemon with a lease, carried
  * out by one `kreg work ID` process, finished or put back. Also the hosts'
  * health (infrastructure failures in a row) that decides whether a host is
  * claimed for.
@@ -16,11 +16,54 @@
 
 #include <stdint.h>
 
+/* The kinds of work, each with one name: the `work.kind` column (a CHECK
+ * in db/db.c holds the same list), the logs, `kreg status`. */
+typedef enum {
+	KREG_WORK_BUILD,	/* a kernel build of new heads */
+	KREG_WORK_RUN,		/* one run of an atom on a host */
+	KREG_WORK_DETECT,	/* the detection step after a group of runs */
+	KREG_WORK_BISECT,	/* one step of a bisection */
+	KREG_WORK_SITE,		/* the web site written again */
+	KREG_WORK_MAIL,		/* the outbox written and sent */
+	KREG_WORK_NKINDS
+} kreg_work_kind;
+
+/* A set of kinds (kreg_db_work_claim): KREG_WORK_KIND(RUN) | ... */
+#define KREG_WORK_KIND(k) (1u << (k))
+
+/* The kind's name; NULL for a value out of range. */
+const char *kreg_work_kind_name(kreg_work_kind kind);
+/* 0 and *kind, or KREG_EINVAL (error set) for a name of no kind. */
+int kreg_work_kind_parse(kreg_work_kind *kind, const char *name);
+
+/* The keys that make an item the same work twice (the caller's). */
+char *kreg_work_key_build(const char *tree, const char *kconfig);
+char *kreg_work_key_run(int64_t commit_id, int64_t job_id, int64_t host_id, int seq);
+char *kreg_work_key_bisect(int64_t bisection_id, int step);
+/* The mail of a confirmed regression, asked by detect item detect_id. */
+char *kreg_work_key_mail_confirmed(int64_t detect_id);
+/* The mail of a bisection's culprit. */
+char *kreg_work_key_mail_culprit(int64_t bisection_id);
+
+/* The retry policy: an item that failed for a reason worth retrying waits
+ * its kind's base seconds (KREG_WORK_RETRY_BASE, or KREG_WORK_RETRY_SLOW
+ * for the site and the mail), doubled per attempt, at most an hour, and
+ * is given up after KREG_WORK_MAX_ATTEMPTS; a host with
+ * KREG_WORK_HOST_DOWN_AFTER infrastructure failures in a row is down and
+ * probed again every KREG_WORK_HOST_PROBE seconds. */
+enum {
+	KREG_WORK_RETRY_BASE = 2,
+	KREG_WORK_RETRY_SLOW = 30,
+	KREG_WORK_MAX_ATTEMPTS = 5,
+	KREG_WORK_HOST_DOWN_AFTER = 3,
+	KREG_WORK_HOST_PROBE = 60,
+};
+
 /* Priorities: bisect steps and confirmation runs go before new heads. */
 enum {
 	KREG_PRIO_HEAD = 0,	/* runs of a new head */
 	KREG_PRIO_BUILD = 5,	/* builds of new heads */
-	KREG_PRIO_REPORT = 10,	/* report, mail */
+	KREG_PRIO_PUBLISH = 10,	/* site, mail */
 	KREG_PRIO_CONFIRM = 20,	/* the detector's extra runs */
 	KREG_PRIO_DETECT = 25,
 	KREG_PRIO_BISECT = 30,
@@ -28,7 +71,7 @@ enum {
 
 typedef struct {
 	int64_t id;
-	char kind[8];		/* build, run, detect, bisect, report, mail */
+	kreg_work_kind kind;
 	char *key;		/* what makes it the same work twice */
 	int64_t commit_id, job_id, host_id, bisection_id, regression_id;
 	char *config_name;	/* build: the kernel config */
@@ -46,9 +89,9 @@ typedef struct {
 					 * (judged again when its group is over); 0: none */
 } kreg_work;
 
-/* What to add; kind and key are required, the ids 0 when none. */
+/* What to add; the key is required, the ids 0 when none. */
 typedef struct {
-	const char *kind;
+	kreg_work_kind kind;
 	const char *key;
 	int64_t commit_id, job_id, host_id, bisection_id, regression_id, after_id;
 	const char *config_name;
@@ -60,12 +103,12 @@ typedef struct {
 /* Add an item unless one with its key exists; *id is the row either way
  * (may be NULL), *added 1 when it is new (may be NULL). */
 int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *w);
-/* The web site's report item after a result, coalesced: added unless a
- * report item is queued already (it will read this result too); it waits
+/* The site item (the web site written again) after a result, coalesced:
+ * added unless one is queued already (it will read this result too); it waits
  * for a running one (after_id: one generation at a time) and is not
  * claimed before now + delay seconds, so a burst of results makes one
  * item. *added 1 when it is new (may be NULL). */
-int kreg_db_work_add_report(kreg_db *db, int *added, int64_t now, int delay);
+int kreg_db_work_add_site(kreg_db *db, int *added, int64_t now, int delay);
 /* Every mail of the outbox waiting for its next try (queued, tried
  * before) is in the queue: a mail item "mail:retry:<outbox id>:<attempts>",
  * not claimed before the row's next_attempt (an item per try: one that
@@ -79,14 +122,13 @@ int kreg_db_work_mail_waiting(kreg_db *db, int *waiting, int64_t now);
 int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id);
 void kreg_work_free(kreg_work *w);
 
-/* Claim the first runnable item of a lane, by priority then age: host_id
- * > 0: the runs and bisect steps of that host; else the items of kind
- * `kind`, or when kind is NULL the detect, report and mail items (which
- * take no host). Runnable: queued, past its backoff, and the item it
- * waits for is over. *found is 0 when there was none; otherwise *out is
- * the item, now running under owner until now + lease seconds. */
+/* Claim the first runnable item of a lane, by priority then age: an item
+ * of one of the kinds (a set of KREG_WORK_KIND()), of host host_id when
+ * it is > 0. Runnable: queued, past its backoff, and the item it waits
+ * for is over. *found is 0 when there was none; otherwise *out is the
+ * item, now running under owner until now + lease seconds. */
 int kreg_db_work_claim(kreg_db *db, kreg_work *out, int *found, int64_t host_id,
-		       const char *kind, const char *owner, int64_t now, int lease);
+		       unsigned kinds, const char *owner, int64_t now, int lease);
 /* Extend the lease of every item running under owner. */
 int kreg_db_work_renew(kreg_db *db, const char *owner, int64_t expires);
 /* Items whose lease ran out go back to the queue (their attempt stays

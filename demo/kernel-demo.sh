@@ -252,18 +252,46 @@ events() {	# print what the daemon did since the last call
 
 # The time left, from what this demo measured so far: the builds (clean
 # and incremental) and runs still to come, at the mean seconds seen (at
-# first: a clean build 180 s, an incremental one 40 s, a run 12 s), less
-# what the builds under way have done already.
+# first: a clean build 300 s, the lean guest on 2 cores; an incremental one
+# 40 s; a run 12 s), less what the build under way has done already (never
+# more than its own estimate: a build that takes longer does not eat the
+# runs after it; build_note says so).
+build_secs() {	# clean|incr: this lab's figure, else the default
+	if [ "$1" = clean ]; then
+		sql "SELECT coalesce(max(seconds), 300) FROM builds WHERE status = 'ok' AND seconds > 60"
+	else
+		sql "SELECT coalesce(CAST(avg(seconds) AS INT), 40) FROM builds WHERE status = 'ok'
+		     AND seconds > 1 AND id > (SELECT min(id) FROM builds WHERE status = 'ok' AND seconds > 60)"
+	fi
+}
+
 left() {
 	local clean=$1 incr=$2 runs=$3 c i r g
-	c=$(sql "SELECT coalesce(max(seconds), 180) FROM builds WHERE status = 'ok' AND seconds > 60")
-	i=$(sql "SELECT coalesce(avg(seconds), 40) FROM builds WHERE status = 'ok' AND seconds > 1
-		 AND id > (SELECT min(id) FROM builds WHERE status = 'ok' AND seconds > 60)")
+	c=$(build_secs clean)
+	i=$(build_secs incr)
 	r=$(sql "SELECT coalesce(avg(finished - started), 12) FROM runs WHERE status = 'ok'")
-	g=$(sql "SELECT coalesce(sum(strftime('%s', 'now') - started), 0) FROM builds WHERE status = 'running'")
-	awk -v nc="$clean" -v ni="$incr" -v nr="$runs" -v c="${c:-180}" -v i="${i:-40}" -v r="${r:-12}" \
-		-v g="${g:-0}" 'BEGIN { s = nc * c + ni * i + nr * r - g; if (s < 30) s = 30;
+	g=$(sql "SELECT coalesce(max(strftime('%s', 'now') - started), 0) FROM builds WHERE status = 'running'")
+	awk -v nc="$clean" -v ni="$incr" -v nr="$runs" -v c="${c:-300}" -v i="${i:-40}" -v r="${r:-12}" \
+		-v g="${g:-0}" 'BEGIN { e = nc > 0 ? c : i; if (g > e - 30) g = e - 30; if (g < 0) g = 0;
+			 s = nc * c + ni * i + nr * r - g; if (s < 30) s = 30;
 			 printf "about %d min %02d s left", s / 60, s % 60 }'
+}
+
+# A build under way, said as what it is rather than counted down to a
+# floor while it goes on: "building a kernel (clean: about 5 min, 2 min 10 s
+# so far); ". Clean while this lab has no build of over a minute yet.
+build_note() {
+	local g kind e
+	g=$(sql "SELECT coalesce(max(strftime('%s', 'now') - started), -1) FROM builds WHERE status = 'running'")
+	[ "${g:--1}" -ge 0 ] 2>/dev/null || return 0
+	if [ "$(sql "SELECT count(*) FROM builds WHERE status = 'ok' AND seconds > 60")" = 0 ]; then
+		kind=clean e=$(build_secs clean)
+	else
+		kind=incremental e=$(build_secs incr)
+	fi
+	awk -v k="$kind" -v e="${e:-300}" -v g="$g" 'BEGIN {
+		printf "building a kernel (%s: about %d min %02d s, %d min %02d s so far%s); ", k,
+		       e / 60, e % 60, g / 60, g % 60, (g > e ? ", longer than expected" : "") }'
 }
 
 # wait_until SECONDS WHAT TEST: print events until TEST holds
@@ -276,7 +304,7 @@ wait_until() {
 		[ "$(date +%s)" -lt "$limit" ] || die "gave up: $what took over $TIMEOUT s (log: $LOG)"
 		if [ $(($(date +%s) - last)) -ge 60 ] && [ -n "${ETA_FN:-}" ]; then
 			last=$(date +%s)
-			say "... $what: $($ETA_FN)"
+			say "... $what: $(build_note)$($ETA_FN)"
 		fi
 		sleep 2
 	done

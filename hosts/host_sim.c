@@ -12,21 +12,22 @@
  * need a given commit broken. */
 #include "hosts/host_backend.h"
 #include "hosts/host_sim.h"
+#include "kernel/repo.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
-#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
 #include <ctype.h>
-#include <git2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define SHA_HEX (KREG_REPO_SHA_SIZE - 1)
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -149,13 +150,13 @@ bad:
 
 /* Effects of one commit, cached. */
 typedef struct {
-	char sha[GIT_OID_HEXSZ + 1];
+	char sha[KREG_REPO_SHA_SIZE];
 	char *repo_path;
 	double *factor;		/* [nsim_metrics] */
 } sim_effects;
 
 typedef struct {
-	git_repository *git;
+	kreg_repo *git;
 	char *git_path;
 	sim_effects *cache;
 	size_t ncache, alloc;
@@ -167,7 +168,6 @@ static int sim_open(kreg_host *h)
 		kreg_error_set("host '%s': a sim host needs sim_metrics to draw from", h->hc->name);
 		return KREG_EINVAL;
 	}
-	git_libgit2_init();
 	h->priv = kreg_calloc(1, sizeof(sim_state));
 	return 0;
 }
@@ -183,27 +183,28 @@ static void sim_close(kreg_host *h)
 		free(s->cache[i].factor);
 	}
 	free(s->cache);
-	git_repository_free(s->git);
+	kreg_repo_close(s->git);
 	free(s->git_path);
 	free(s);
 	h->priv = NULL;
-	git_libgit2_shutdown();
 }
 
-static int git_fail(const kreg_host *h, const char *what)
+/* The repository's error (kernel/repo.h's message) as the host's. */
+static int repo_fail(const kreg_host *h, const char *what)
 {
-	return kreg_git_error("host '%s' (sim): %s", h->hc->name, what);
+	kreg_error_set("host '%s' (sim): %s: %s", h->hc->name, what, kreg_error_last());
+	return KREG_ERROR;
 }
 
 static int prefix_matches(const char *prefix, const char *sha)
 {
 	size_t n = strlen(prefix);
 
-	return n >= 4 && n <= GIT_OID_HEXSZ && !strncasecmp(prefix, sha, n);
+	return n >= 4 && n <= SHA_HEX && !strncasecmp(prefix, sha, n);
 }
 
 typedef struct {
-	char sha[GIT_OID_HEXSZ + 1];
+	char sha[KREG_REPO_SHA_SIZE];
 	size_t metric;		/* index in sim_metrics */
 	double change;
 } effect;
@@ -212,12 +213,12 @@ static int open_repo(kreg_host *h, sim_state *s, const char *repo_path)
 {
 	if (s->git && !strcmp(s->git_path, repo_path))
 		return 0;
-	git_repository_free(s->git);
+	kreg_repo_close(s->git);
 	s->git = NULL;
 	free(s->git_path);
 	s->git_path = kreg_strdup(repo_path);
-	if (git_repository_open(&s->git, repo_path) < 0)
-		return git_fail(h, "cannot open the repository");
+	if (kreg_repo_open_path(&s->git, repo_path, 0) < 0)
+		return repo_fail(h, "cannot open the repository");
 	return 0;
 }
 
@@ -226,8 +227,7 @@ static int open_repo(kreg_host *h, sim_state *s, const char *repo_path)
 static int trailer_fails(kreg_host *h, const kreg_host_commit *c, const char *key, int *out)
 {
 	sim_state *s = h->priv;
-	git_commit *commit = NULL;
-	git_oid id;
+	kreg_repo_commit commit;
 	const char *line;
 	size_t klen = strlen(key);
 	int error;
@@ -235,9 +235,9 @@ static int trailer_fails(kreg_host *h, const kreg_host_commit *c, const char *ke
 	*out = 0;
 	if ((error = open_repo(h, s, c->repo_path)) < 0)
 		return error;
-	if (git_oid_fromstr(&id, c->sha) < 0 || git_commit_lookup(&commit, s->git, &id) < 0)
-		return git_fail(h, "cannot read the commit");
-	for (line = git_commit_message(commit); line && *line;
+	if (kreg_repo_commit_read(s->git, &commit, c->sha) < 0)
+		return repo_fail(h, "cannot read the commit");
+	for (line = commit.message; line && *line;
 	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		size_t len = strcspn(line, "\n");
 		char *v;
@@ -253,12 +253,12 @@ static int trailer_fails(kreg_host *h, const kreg_host_commit *c, const char *ke
 			kreg_error_set("host '%s' (sim): commit %.12s: %s '%s' (want: fails or ok)",
 				       h->hc->name, c->sha, key, v + strspn(v, " \t"));
 			free(v);
-			git_commit_free(commit);
+			kreg_repo_commit_free(&commit);
 			return KREG_EINVAL;
 		}
 		free(v);
 	}
-	git_commit_free(commit);
+	kreg_repo_commit_free(&commit);
 	return 0;
 }
 
@@ -267,11 +267,11 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 			   double *factor)
 {
 	const kreg_host_cfg *hc = h->hc;
-	git_revwalk *walk = NULL;
+	kreg_repo_walk *walk = NULL;
 	effect *effects = NULL;
-	char (*reverted)[GIT_OID_HEXSZ + 1] = NULL;
+	char (*reverted)[KREG_REPO_SHA_SIZE] = NULL;
 	size_t neff = 0, ealloc = 0, nrev = 0, ralloc = 0;
-	git_oid id;
+	char hex[KREG_REPO_SHA_SIZE];
 	int rc, error = KREG_ERROR;
 
 	for (size_t m = 0; m < hc->nsim_metrics; m++)
@@ -279,20 +279,18 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 	if ((error = open_repo(h, s, repo_path)) < 0)
 		return error;
 	error = KREG_ERROR;
-	if (git_oid_fromstr(&id, sha) < 0) {
+	if (strlen(sha) != SHA_HEX || strspn(sha, "0123456789abcdefABCDEF") != SHA_HEX) {
 		kreg_error_set("host '%s' (sim): '%s' is not a full commit id", hc->name, sha);
 		return KREG_EINVAL;
 	}
-	if (git_revwalk_new(&walk, s->git) < 0 || git_revwalk_push(walk, &id) < 0) {
-		git_fail(h, "cannot walk the commit's history");
+	if (kreg_repo_walk_new(&walk, s->git, sha, NULL, 0) < 0) {
+		repo_fail(h, "cannot walk the commit's history");
 		goto done;
 	}
-	while ((rc = git_revwalk_next(&id, walk)) == 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-		git_commit *c;
+	while ((rc = kreg_repo_walk_next(walk, hex)) == 1) {
+		kreg_repo_commit c;
 		const char *msg, *line;
 
-		git_oid_tostr(hex, sizeof(hex), &id);
 		for (size_t i = 0; i < hc->nsim_effects; i++) {
 			const kreg_sim_effect_cfg *e = &hc->sim_effects[i];
 
@@ -306,11 +304,11 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 					effects[neff++].change = e->change;
 				}
 		}
-		if (git_commit_lookup(&c, s->git, &id) < 0) {
-			git_fail(h, "cannot read a commit");
+		if (kreg_repo_commit_read(s->git, &c, hex) < 0) {
+			repo_fail(h, "cannot read a commit");
 			goto done;
 		}
-		msg = git_commit_message(c);
+		msg = c.message;
 		for (line = msg; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 			size_t len = strcspn(line, "\n");
 			char *l = kreg_strndup(line, len);
@@ -323,7 +321,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 					kreg_error_set("host '%s' (sim): commit %.12s: %s", hc->name, hex,
 						       kreg_error_last());
 					free(l);
-					git_commit_free(c);
+					kreg_repo_commit_free(&c);
 					error = KREG_EINVAL;
 					goto done;
 				}
@@ -335,17 +333,17 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 						effects[neff++].change = change;
 					}
 				free(metric);
-			} else if (!strncmp(l, "This reverts commit ", 20) && len >= 20 + GIT_OID_HEXSZ) {
+			} else if (!strncmp(l, "This reverts commit ", 20) && len >= 20 + SHA_HEX) {
 				KREG_ARRAY_GROW(reverted, nrev + 1, ralloc);
-				memcpy(reverted[nrev], l + 20, GIT_OID_HEXSZ);
-				reverted[nrev++][GIT_OID_HEXSZ] = '\0';
+				memcpy(reverted[nrev], l + 20, SHA_HEX);
+				reverted[nrev++][SHA_HEX] = '\0';
 			}
 			free(l);
 		}
-		git_commit_free(c);
+		kreg_repo_commit_free(&c);
 	}
-	if (rc != GIT_ITEROVER) {
-		git_fail(h, "cannot walk the commit's history");
+	if (rc < 0) {
+		repo_fail(h, "cannot walk the commit's history");
 		goto done;
 	}
 	for (size_t i = 0; i < neff; i++) {
@@ -360,7 +358,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 done:
 	free(effects);
 	free(reverted);
-	git_revwalk_free(walk);
+	kreg_repo_walk_free(walk);
 	return error;
 }
 

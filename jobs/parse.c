@@ -722,142 +722,178 @@ static int fx_dropped(const char *v)
 	return !strcasecmp(v, "nan") || !strcasecmp(v, "inf") || !strcasecmp(v, "infinity");
 }
 
+/* The state of one fxmark log's reading. */
+typedef struct {
+	kreg_samples *out;
+	const char *data, *name;
+	size_t len;
+	char section[256], ncpu[32];	/* the current "## " section, its ncpu */
+	char cols[64][32];		/* its "# ncpu ..." column names */
+	size_t ncols;
+} fx_reader;
+
+/* "## media:fs:test:ncpu:dio": the section whose columns and values follow. */
+static int fx_section(fx_reader *r, const char *line, size_t llen, size_t here)
+{
+	size_t n = llen - 3;
+	const char *c1, *c2;
+
+	if (n >= sizeof(r->section) - 1)
+		return fail_at(r->out, r->name, r->data, here, "a section name too long");
+	for (size_t i = 0; i < n; i++) {
+		char ch = line[3 + i];
+
+		r->section[i] = ch == ':' ? '_' : ch;
+		if ((unsigned char)ch < 0x20 || ch == ' ' || ch == 0x7f)
+			return fail_at(r->out, r->name, r->data, here,
+				       "a bad character in a section name");
+	}
+	r->section[n] = 0;
+	/* media:fs:test:ncpu:dio: the values' first column is ncpu */
+	r->ncpu[0] = 0;
+	c2 = memrchr(line, ':', llen);
+	c1 = c2 ? memrchr(line, ':', (size_t)(c2 - line)) : NULL;
+	if (c1 && (size_t)(c2 - c1 - 1) < sizeof(r->ncpu)) {
+		memcpy(r->ncpu, c1 + 1, (size_t)(c2 - c1 - 1));
+		r->ncpu[c2 - c1 - 1] = 0;
+	}
+	return 0;
+}
+
+/* "# ncpu secs works works/sec ...": the section's column names. */
+static int fx_columns(fx_reader *r, const char *line, size_t llen, size_t here)
+{
+	size_t i = 2;
+
+	r->ncols = 0;
+	if (!r->section[0])
+		return fail_at(r->out, r->name, r->data, here,
+			       "a column line before any '## ' section");
+	while (i < llen) {
+		size_t s0;
+
+		while (i < llen && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		s0 = i;
+		while (i < llen && line[i] != ' ' && line[i] != '\t')
+			i++;
+		if (i == s0)
+			break;
+		if (r->ncols == 64 || i - s0 >= 32)
+			return fail_at(r->out, r->name, r->data, here, "too many or too long columns");
+		for (size_t k = 0; k < i - s0; k++) {
+			char ch = line[s0 + k];
+
+			/* a NUL would cut the name short ("works/sec" as "works") */
+			if ((unsigned char)ch < 0x20 || ch == 0x7f)
+				return fail_at(r->out, r->name, r->data, here + s0 + k,
+					       "a control character in a column name");
+			r->cols[r->ncols][k] = ch == '.' ? '_' : ch;
+		}
+		r->cols[r->ncols][i - s0] = 0;
+		r->ncols++;
+	}
+	return 0;
+}
+
+/* LKP takes the values only when they are this section's: their ncpu is
+ * the section's. 1 when d is the section's values line. */
+static int fx_values_are_ours(const fx_reader *r, const char *d, size_t dlen)
+{
+	size_t i = 0, s0;
+
+	while (i < dlen && (d[i] == ' ' || d[i] == '\t'))
+		i++;
+	s0 = i;
+	while (i < dlen && d[i] != ' ' && d[i] != '\t' && d[i] != '\r')
+		i++;
+	return !r->ncpu[0] || (i - s0 == strlen(r->ncpu) && !memcmp(d + s0, r->ncpu, i - s0));
+}
+
+/* The values line d (at dhere) of the section: one sample per column. */
+static int fx_values(fx_reader *r, const char *d, size_t dlen, size_t dhere)
+{
+	size_t i = 0;
+
+	for (size_t c = 0; c < r->ncols; c++) {
+		char val[64], *end, metric[384];
+		size_t s0;
+		double v;
+
+		while (i < dlen && (d[i] == ' ' || d[i] == '\t'))
+			i++;
+		s0 = i;
+		while (i < dlen && d[i] != ' ' && d[i] != '\t' && d[i] != '\r')
+			i++;
+		if (i == s0)
+			return fail_at(r->out, r->name, r->data, dhere,
+				       "section '%s' has %zu values for %zu columns (truncated)",
+				       r->section, c, r->ncols);
+		if (i - s0 >= sizeof(val))
+			return fail_at(r->out, r->name, r->data, dhere + s0, "a value too long");
+		memcpy(val, d + s0, i - s0);
+		val[i - s0] = 0;
+		if (memchr(val, 0, i - s0))
+			return fail_at(r->out, r->name, r->data, dhere + s0,
+				       "a NUL in a value (section '%s', column %s)", r->section,
+				       r->cols[c]);
+		if (fx_dropped(val))
+			continue;
+		v = strtod(val, &end);
+		if (*end || !isfinite(v))
+			return fail_at(r->out, r->name, r->data, dhere + s0,
+				       "'%s' is not a number (section '%s', column %s)", val,
+				       r->section, r->cols[c]);
+		snprintf(metric, sizeof(metric), "fxmark.%s.%s", r->section, r->cols[c]);
+		kreg_samples_set(r->out, metric, v);
+	}
+	while (i < dlen && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r'))
+		i++;
+	if (i < dlen)
+		return fail_at(r->out, r->name, r->data, dhere + i,
+			       "section '%s' has more values than its %zu columns", r->section,
+			       r->ncols);
+	return 0;
+}
+
 int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const char *name)
 {
-	char section[256] = "", ncpu[32] = "";
+	fx_reader r = { .out = out, .data = data, .name = name, .len = len };
 	size_t off = 0, sections = 0;
 	const char *line;
 	size_t llen;
+	int error;
 
 	kreg_samples_clear(out);
 	while (next_line(data, len, &off, &line, &llen)) {
-		size_t here = (size_t)(line - data);
+		size_t here = (size_t)(line - data), dlen, dhere;
+		const char *d;
 
 		if (llen > 3 && !memcmp(line, "## ", 3) && fx_media(line, llen)) {
-			size_t n = llen - 3;
-			const char *c1, *c2;
-
-			if (n >= sizeof(section) - 1)
-				return fail_at(out, name, data, here, "a section name too long");
-			for (size_t i = 0; i < n; i++) {
-				char ch = line[3 + i];
-
-				section[i] = ch == ':' ? '_' : ch;
-				if ((unsigned char)ch < 0x20 || ch == ' ' || ch == 0x7f)
-					return fail_at(out, name, data, here,
-						       "a bad character in a section name");
-			}
-			section[n] = 0;
-			/* media:fs:test:ncpu:dio: the values' first column is ncpu */
-			ncpu[0] = 0;
-			c2 = memrchr(line, ':', llen);
-			c1 = c2 ? memrchr(line, ':', (size_t)(c2 - line)) : NULL;
-			if (c1 && (size_t)(c2 - c1 - 1) < sizeof(ncpu)) {
-				memcpy(ncpu, c1 + 1, (size_t)(c2 - c1 - 1));
-				ncpu[c2 - c1 - 1] = 0;
-			}
-		} else if (llen >= 6 && !memcmp(line, "# ncpu", 6)) {
-			char cols[64][32];
-			size_t ncols = 0, i = 2;
-			const char *d;
-			size_t dlen, dhere;
-
-			if (!section[0])
-				return fail_at(out, name, data, here, "a column line before any '## ' section");
-			while (i < llen) {
-				size_t s0;
-
-				while (i < llen && (line[i] == ' ' || line[i] == '\t'))
-					i++;
-				s0 = i;
-				while (i < llen && line[i] != ' ' && line[i] != '\t')
-					i++;
-				if (i == s0)
-					break;
-				if (ncols == 64 || i - s0 >= 32)
-					return fail_at(out, name, data, here, "too many or too long columns");
-				for (size_t k = 0; k < i - s0; k++) {
-					char ch = line[s0 + k];
-
-					/* a NUL would cut the name short ("works/sec" as "works") */
-					if ((unsigned char)ch < 0x20 || ch == 0x7f)
-						return fail_at(out, name, data, here + s0 + k,
-							       "a control character in a column name");
-					cols[ncols][k] = ch == '.' ? '_' : ch;
-				}
-				cols[ncols][i - s0] = 0;
-				ncols++;
-			}
-			/* the values: on the next line, or after one blank line, as
-			 * LKP reads them */
-			if (!next_line(data, len, &off, &d, &dlen) ||
-			    (blank(d, dlen) && !next_line(data, len, &off, &d, &dlen)))
-				return fail_at(out, name, data, len,
-					       "section '%s' ends before its values (truncated)", section);
-			dhere = (size_t)(d - data);
-			i = 0;
-			/* LKP takes the values only when they are this section's:
-			 * their ncpu is the section's */
-			{
-				size_t s0;
-
-				while (i < dlen && (d[i] == ' ' || d[i] == '\t'))
-					i++;
-				s0 = i;
-				while (i < dlen && d[i] != ' ' && d[i] != '\t' && d[i] != '\r')
-					i++;
-				if (ncpu[0] && (i - s0 != strlen(ncpu) || memcmp(d + s0, ncpu, i - s0))) {
-					/* not its values (a section without any): the
-					 * line is read again as what it is */
-					off = dhere;
-					continue;
-				}
-				i = s0;
-			}
-			for (size_t c = 0; c < ncols; c++) {
-				char val[64], *end;
-				size_t s0;
-				double v;
-
-				while (i < dlen && (d[i] == ' ' || d[i] == '\t'))
-					i++;
-				s0 = i;
-				while (i < dlen && d[i] != ' ' && d[i] != '\t' && d[i] != '\r')
-					i++;
-				if (i == s0)
-					return fail_at(out, name, data, dhere,
-						       "section '%s' has %zu values for %zu columns "
-						       "(truncated)", section, c, ncols);
-				if (i - s0 >= sizeof(val))
-					return fail_at(out, name, data, dhere + s0, "a value too long");
-				memcpy(val, d + s0, i - s0);
-				val[i - s0] = 0;
-				if (memchr(val, 0, i - s0))
-					return fail_at(out, name, data, dhere + s0,
-						       "a NUL in a value (section '%s', column %s)",
-						       section, cols[c]);
-				if (fx_dropped(val))
-					continue;
-				v = strtod(val, &end);
-				if (*end || !isfinite(v))
-					return fail_at(out, name, data, dhere + s0,
-						       "'%s' is not a number (section '%s', column %s)",
-						       val, section, cols[c]);
-				{
-					char metric[384];
-
-					snprintf(metric, sizeof(metric), "fxmark.%s.%s", section, cols[c]);
-					kreg_samples_set(out, metric, v);
-				}
-			}
-			while (i < dlen && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r'))
-				i++;
-			if (i < dlen)
-				return fail_at(out, name, data, dhere + i,
-					       "section '%s' has more values than its %zu columns",
-					       section, ncols);
-			sections++;
+			if ((error = fx_section(&r, line, llen, here)) < 0)
+				return error;
+			continue;
 		}
+		if (llen < 6 || memcmp(line, "# ncpu", 6))
+			continue;
+		if ((error = fx_columns(&r, line, llen, here)) < 0)
+			return error;
+		/* the values: on the next line, or after one blank line, as
+		 * LKP reads them */
+		if (!next_line(data, len, &off, &d, &dlen) ||
+		    (blank(d, dlen) && !next_line(data, len, &off, &d, &dlen)))
+			return fail_at(out, name, data, len,
+				       "section '%s' ends before its values (truncated)", r.section);
+		dhere = (size_t)(d - data);
+		if (!fx_values_are_ours(&r, d, dlen)) {
+			/* not its values (a section without any): the line is
+			 * read again as what it is */
+			off = dhere;
+			continue;
+		}
+		if ((error = fx_values(&r, d, dlen, dhere)) < 0)
+			return error;
+		sections++;
 	}
 	if (!sections)
 		return fail_at(out, name, data, len, "no fxmark results ('## media:fs:test:...' "

@@ -318,6 +318,60 @@ static int fio_flag(kreg_buf *b, const kreg_atom *a, const char *key)
 	return 0;
 }
 
+/* fio.task's [global] section, as fio-setup-basic writes it. */
+static int fio_global(kreg_buf *b, const kreg_atom *a, uint64_t size, int direct, int buffered,
+		      int allrandrepeat, int time_based, double runtime)
+{
+	int pre_read;
+
+	kreg_buf_puts(b, "[global]\n");
+	if (fio_opt(b, a, "bs", "4k") < 0 || fio_opt(b, a, "ioengine", "sync") < 0 ||
+	    fio_opt(b, a, "iodepth", "32") < 0)
+		return KREG_EINVAL;
+	kreg_buf_printf(b, "size=%llu\n", (unsigned long long)size);
+	kreg_buf_printf(b, "direct=%d\n", direct);
+	kreg_buf_printf(b, "runtime=%.0f\n", ceil(runtime));
+	if (fio_opt(b, a, "file_service_type", "roundrobin") < 0 ||
+	    fio_opt(b, a, "random_distribution", "random") < 0)
+		return KREG_EINVAL;
+	kreg_buf_puts(b, "group_reporting\n");
+	if (kreg_atom_param_bool(&pre_read, a, FIO, "pre_read", 0) < 0)
+		return KREG_EINVAL;
+	kreg_buf_printf(b, "pre_read=%d\n", pre_read);
+	if (kreg_atom_param(a, FIO, "offset_increment")) {
+		if (fio_opt(b, a, "offset_increment", NULL) < 0)
+			return KREG_EINVAL;
+	} else {
+		char sz[32];
+
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+		if (fio_opt(b, a, "nr_files", "1") < 0 || fio_opt(b, a, "filesize", sz) < 0 ||
+		    fio_opt(b, a, "invalidate", "1") < 0 ||
+		    fio_opt(b, a, "fallocate", "posix") < 0 || fio_opt(b, a, "io_size", sz) < 0)
+			return KREG_EINVAL;
+	}
+	if (time_based)
+		kreg_buf_puts(b, "time_based\n");
+	if (kreg_atom_param(a, FIO, "cpuload") && fio_opt(b, a, "cpuload", NULL) < 0)
+		return KREG_EINVAL;
+	if (fio_flag(b, a, "refill_buffers") < 0)
+		return KREG_EINVAL;
+	kreg_buf_printf(b, "buffered=%d\n", buffered);
+	if (fio_flag(b, a, "norandommap") < 0)
+		return KREG_EINVAL;
+	if (kreg_atom_param(a, FIO, "random_generator") &&
+	    fio_opt(b, a, "random_generator", NULL) < 0)
+		return KREG_EINVAL;
+	kreg_buf_printf(b, "allrandrepeat=%d\n", allrandrepeat);
+	if (fio_flag(b, a, "exitall") < 0)
+		return KREG_EINVAL;
+	if (kreg_atom_param(a, FIO, "ramp_time") && fio_opt(b, a, "ramp_time", NULL) < 0)
+		return KREG_EINVAL;
+	if (fio_flag(b, a, "stonewall") < 0)
+		return KREG_EINVAL;
+	return 0;
+}
+
 /* The job file programs/fio-setup-basic/setup writes (fio.task), for one
  * storage: the host's target. */
 static int plan_fio(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
@@ -361,56 +415,8 @@ static int plan_fio(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
 		goto done;
 	}
 
-	kreg_buf_puts(&b, "[global]\n");
-	if (fio_opt(&b, a, "bs", "4k") < 0 || fio_opt(&b, a, "ioengine", "sync") < 0 ||
-	    fio_opt(&b, a, "iodepth", "32") < 0)
+	if (fio_global(&b, a, size, direct, buffered, allrandrepeat, time_based, runtime) < 0)
 		goto done;
-	kreg_buf_printf(&b, "size=%llu\n", (unsigned long long)size);
-	kreg_buf_printf(&b, "direct=%d\n", direct);
-	kreg_buf_printf(&b, "runtime=%.0f\n", ceil(runtime));
-	if (fio_opt(&b, a, "file_service_type", "roundrobin") < 0 ||
-	    fio_opt(&b, a, "random_distribution", "random") < 0)
-		goto done;
-	kreg_buf_puts(&b, "group_reporting\n");
-	{
-		int pre_read;
-
-		if (kreg_atom_param_bool(&pre_read, a, FIO, "pre_read", 0) < 0)
-			goto done;
-		kreg_buf_printf(&b, "pre_read=%d\n", pre_read);
-	}
-	if (kreg_atom_param(a, FIO, "offset_increment")) {
-		if (fio_opt(&b, a, "offset_increment", NULL) < 0)
-			goto done;
-	} else {
-		char sz[32];
-
-		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-		if (fio_opt(&b, a, "nr_files", "1") < 0 || fio_opt(&b, a, "filesize", sz) < 0 ||
-		    fio_opt(&b, a, "invalidate", "1") < 0 ||
-		    fio_opt(&b, a, "fallocate", "posix") < 0 || fio_opt(&b, a, "io_size", sz) < 0)
-			goto done;
-	}
-	if (time_based)
-		kreg_buf_puts(&b, "time_based\n");
-	if (kreg_atom_param(a, FIO, "cpuload") && fio_opt(&b, a, "cpuload", NULL) < 0)
-		goto done;
-	if (fio_flag(&b, a, "refill_buffers") < 0)
-		goto done;
-	kreg_buf_printf(&b, "buffered=%d\n", buffered);
-	if (fio_flag(&b, a, "norandommap") < 0)
-		goto done;
-	if (kreg_atom_param(a, FIO, "random_generator") &&
-	    fio_opt(&b, a, "random_generator", NULL) < 0)
-		goto done;
-	kreg_buf_printf(&b, "allrandrepeat=%d\n", allrandrepeat);
-	if (fio_flag(&b, a, "exitall") < 0)
-		goto done;
-	if (kreg_atom_param(a, FIO, "ramp_time") && fio_opt(&b, a, "ramp_time", NULL) < 0)
-		goto done;
-	if (fio_flag(&b, a, "stonewall") < 0)
-		goto done;
-
 	kreg_buf_puts(&b, "\n[task_0]\n");
 	rw = kreg_atom_param(a, FIO, "rw");
 	if (!rw)

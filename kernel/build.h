@@ -71,9 +71,9 @@ int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 void kreg_build_result_free(kreg_build_result *r);
 
 /* The kernel config of name: configured, else built in ("qemu", "ssh":
- * kreg_config_kconfig_builtin). NULL name: the first configured, else the
- * built-in "qemu" (a host's own: kreg_config_host_kconfig). NULL when not
- * found. */
+ * kreg_config_kconfig_builtin). NULL name: the default
+ * (kreg_config_kconfig_default), else when none is configured the built-in
+ * "qemu" (a host's own: kreg_config_host_kconfig). NULL when not found. */
 const kreg_kconfig_cfg *kreg_build_kconfig(const kreg_config *cfg, const char *name);
 
 /* Merge kconfig fragment text into config text: every CONFIG_X=... and

@@ -11,6 +11,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <git2.h>
+#include <git2/mailmap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +21,9 @@
 #include <unistd.h>
 
 struct kreg_repo {
-	const kreg_repo_cfg *rc;
+	const kreg_repo_cfg *rc;	/* NULL: a repository opened only to read */
 	git_repository *git;
+	char *name;			/* for messages: the repo's, else its path */
 	char *path;
 };
 
@@ -209,21 +212,24 @@ done:
 	return error;
 }
 
-char *kreg_repo_mirror_path(const kreg_config *cfg, const char *name)
+/* Where the mirror of the repo named name is (or would be). */
+static char *mirror_path(const kreg_config *cfg, const char *name)
 {
-	const kreg_repo_cfg *rc = kreg_config_repo(cfg, name);
-	char *sub, *path, *head;
-	int there;
+	char *sub = kreg_asprintf("repos/%s.git", name);
+	char *path = kreg_config_data_path(cfg, sub);
 
-	if (!rc)
-		return NULL;
-	sub = kreg_asprintf("repos/%s.git", rc->name);
-	path = kreg_config_data_path(cfg, sub);
-	/* a mirror is renamed into place whole (create_mirror) */
-	head = kreg_path_join(path, "HEAD");
-	there = kreg_path_exists(head);
-	free(head);
 	free(sub);
+	return path;
+}
+
+/* The mirror at path when it is whole there, else NULL (path freed). */
+static char *mirror_there(char *path)
+{
+	/* a mirror is renamed into place whole (create_mirror) */
+	char *head = kreg_path_join(path, "HEAD");
+	int there = kreg_path_exists(head);
+
+	free(head);
 	if (!there) {
 		free(path);
 		return NULL;
@@ -231,11 +237,18 @@ char *kreg_repo_mirror_path(const kreg_config *cfg, const char *name)
 	return path;
 }
 
+char *kreg_repo_mirror_path(const kreg_config *cfg, const char *name)
+{
+	const kreg_repo_cfg *rc = kreg_config_repo(cfg, name);
+
+	return rc ? mirror_there(mirror_path(cfg, rc->name)) : NULL;
+}
+
 int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name)
 {
 	const kreg_repo_cfg *rc = kreg_config_repo(cfg, name);
 	kreg_repo *r = NULL;
-	char *dir = NULL, *sub = NULL;
+	char *dir = NULL;
 	int lock = -1, error = KREG_ERROR;
 
 	*out = NULL;
@@ -246,8 +259,8 @@ int kreg_repo_open(kreg_repo **out, const kreg_config *cfg, const char *name)
 	git_libgit2_init();
 	r = kreg_calloc(1, sizeof(*r));
 	r->rc = rc;
-	sub = kreg_asprintf("repos/%s.git", rc->name);
-	r->path = kreg_config_data_path(cfg, sub);
+	r->name = kreg_strdup(rc->name);
+	r->path = mirror_path(cfg, rc->name);
 	dir = kreg_config_data_path(cfg, "repos");
 	if (kreg_mkdir_p(dir, 0755) < 0)
 		goto done;
@@ -275,7 +288,6 @@ done:
 		close(lock);
 	kreg_repo_close(r);
 	free(dir);
-	free(sub);
 	return error;
 }
 
@@ -284,6 +296,7 @@ void kreg_repo_close(kreg_repo *r)
 	if (!r)
 		return;
 	git_repository_free(r->git);
+	free(r->name);
 	free(r->path);
 	free(r);
 	git_libgit2_shutdown();
@@ -296,6 +309,10 @@ int kreg_repo_fetch(kreg_repo *r)
 	git_remote *remote = NULL;
 	int error = KREG_ERROR;
 
+	if (!r->rc) {
+		kreg_error_set("repo '%s': opened only to be read, not fetched", r->name);
+		return KREG_EINVAL;
+	}
 	if (git_remote_lookup(&remote, r->git, "origin") < 0)
 		return kreg_git_error("repo '%s': no remote", r->rc->name);
 	if (r->rc->nbranches) {
@@ -321,20 +338,30 @@ done:
 	return error;
 }
 
-int kreg_repo_resolve(kreg_repo *r, git_oid *out, const char *spec)
+/* A full hex id to libgit2's. */
+static int oid_of(const kreg_repo *r, git_oid *out, const char *sha)
+{
+	if (!sha || strlen(sha) != GIT_OID_HEXSZ || git_oid_fromstr(out, sha) < 0) {
+		kreg_error_set("repo '%s': '%s' is not a full commit id", r->name, sha ? sha : "");
+		return KREG_EINVAL;
+	}
+	return 0;
+}
+
+int kreg_repo_resolve(kreg_repo *r, char *sha, const char *spec)
 {
 	git_object *obj = NULL, *peeled = NULL;
 	int error = KREG_ERROR;
 
 	if (git_revparse_single(&obj, r->git, spec) < 0) {
-		kreg_git_error("repo '%s': '%s' is not a commit", r->rc->name, spec);
+		kreg_git_error("repo '%s': '%s' is not a commit", r->name, spec);
 		return KREG_ENOTFOUND;
 	}
 	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
-		kreg_error_set("repo '%s': '%s' does not name a commit", r->rc->name, spec);
+		kreg_error_set("repo '%s': '%s' does not name a commit", r->name, spec);
 		goto done;
 	}
-	git_oid_cpy(out, git_object_id(peeled));
+	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, git_object_id(peeled));
 	error = 0;
 done:
 	git_object_free(peeled);
@@ -386,14 +413,458 @@ int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const ch
 	return error;
 }
 
-int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const git_oid *oid)
+int kreg_repo_record(kreg_repo *r, kreg_db *db, int64_t *id, const char *sha)
 {
 	git_commit *c = NULL;
+	git_oid oid;
 	int error;
 
-	if (git_commit_lookup(&c, r->git, oid) < 0)
+	if (!r->rc) {
+		kreg_error_set("repo '%s': opened only to be read: no commit of it is recorded", r->name);
+		return KREG_EINVAL;
+	}
+	if ((error = oid_of(r, &oid, sha)) < 0)
+		return error;
+	if (git_commit_lookup(&c, r->git, &oid) < 0)
 		return kreg_git_error("repo '%s': cannot read commit", r->rc->name);
 	error = kreg_repo_record_commit(db, id, r->rc->name, r->rc->url, c);
+	git_commit_free(c);
+	return error;
+}
+
+int kreg_repo_open_mirror(kreg_repo **out, const kreg_config *cfg, const char *name)
+{
+	char *path = mirror_path(cfg, name), *there;
+	kreg_repo *r;
+
+	*out = NULL;
+	/* libgit2 (its TLS set-up) only when there is a mirror to open */
+	if (!(there = mirror_there(kreg_strdup(path)))) {
+		kreg_error_set("repo '%s': no mirror at %s", name, path);
+		free(path);
+		return KREG_ENOTFOUND;
+	}
+	free(path);
+	path = there;
+	git_libgit2_init();
+	r = kreg_calloc(1, sizeof(*r));
+	r->name = kreg_strdup(name);
+	r->path = path;
+	if (git_repository_open_bare(&r->git, r->path) < 0) {
+		kreg_git_error("repo '%s': the mirror %s does not open", name, r->path);
+		kreg_repo_close(r);
+		return KREG_ENOTFOUND;
+	}
+	*out = r;
+	return 0;
+}
+
+int kreg_repo_open_path(kreg_repo **out, const char *path, int search)
+{
+	kreg_repo *r;
+
+	*out = NULL;
+	git_libgit2_init();
+	r = kreg_calloc(1, sizeof(*r));
+	r->name = kreg_strdup(path);
+	r->path = kreg_strdup(path);
+	if (git_repository_open_ext(&r->git, path, search ? 0 : GIT_REPOSITORY_OPEN_NO_SEARCH,
+				    NULL) < 0) {
+		kreg_git_error("%s: not a git repository", path);
+		kreg_repo_close(r);
+		return KREG_ENOTFOUND;
+	}
+	*out = r;
+	return 0;
+}
+
+int kreg_repo_branches(kreg_repo *r, char ***names, size_t *n)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref;
+	git_branch_t type;
+
+	*names = NULL;
+	*n = 0;
+	if (git_branch_iterator_new(&it, r->git, GIT_BRANCH_LOCAL) < 0) {
+		kreg_error_set("repo '%s': cannot list branches", r->name);
+		return KREG_ERROR;
+	}
+	while (git_branch_next(&ref, &type, it) == 0) {
+		const char *name;
+
+		if (git_branch_name(&name, ref) == 0) {
+			*names = kreg_reallocarray(*names, *n + 1, sizeof(char *));
+			(*names)[(*n)++] = kreg_strdup(name);
+		}
+		git_reference_free(ref);
+	}
+	git_branch_iterator_free(it);
+	return 0;
+}
+
+void kreg_repo_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int kreg_repo_branch_head(kreg_repo *r, char *sha, const char *branch)
+{
+	char *ref = kreg_asprintf("refs/heads/%s", branch);
+	int error = kreg_repo_resolve(r, sha, ref);
+
+	free(ref);
+	return error;
+}
+
+int kreg_repo_push(kreg_repo *r, int *forced, char *base, const char *new_sha,
+		   const char *old_sha)
+{
+	git_oid new_oid, old_oid, b;
+	int error;
+
+	*forced = 0;
+	base[0] = '\0';
+	if ((error = oid_of(r, &new_oid, new_sha)) < 0 || (error = oid_of(r, &old_oid, old_sha)) < 0)
+		return error;
+	if (git_graph_descendant_of(r->git, &new_oid, &old_oid) != 1) {
+		*forced = 1;
+		if (git_merge_base(&b, r->git, &new_oid, &old_oid) == 0)
+			git_oid_tostr(base, KREG_REPO_SHA_SIZE, &b);
+		git_error_clear();
+	}
+	return 0;
+}
+
+struct kreg_repo_walk {
+	git_revwalk *walk;
+};
+
+int kreg_repo_walk_new(kreg_repo_walk **out, kreg_repo *r, const char *sha, const char *hide,
+		       int first_parent)
+{
+	kreg_repo_walk *w;
+	git_oid id, hid;
+	int error;
+
+	*out = NULL;
+	if ((error = oid_of(r, &id, sha)) < 0 || (hide && (error = oid_of(r, &hid, hide)) < 0))
+		return error;
+	w = kreg_calloc(1, sizeof(*w));
+	if (git_revwalk_new(&w->walk, r->git) < 0 || git_revwalk_push(w->walk, &id) < 0 ||
+	    (hide && git_revwalk_hide(w->walk, &hid) < 0)) {
+		kreg_git_error("repo '%s': cannot walk the history of %.12s", r->name, sha);
+		kreg_repo_walk_free(w);
+		return KREG_ERROR;
+	}
+	if (first_parent)
+		git_revwalk_simplify_first_parent(w->walk);
+	*out = w;
+	return 0;
+}
+
+int kreg_repo_walk_next(kreg_repo_walk *w, char *sha)
+{
+	git_oid id;
+	int rc = git_revwalk_next(&id, w->walk);
+
+	if (rc == GIT_ITEROVER)
+		return 0;
+	if (rc < 0)
+		return kreg_git_error("cannot walk the history");
+	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &id);
+	return 1;
+}
+
+void kreg_repo_walk_free(kreg_repo_walk *w)
+{
+	if (!w)
+		return;
+	git_revwalk_free(w->walk);
+	free(w);
+}
+
+/* The commit sha names, read. */
+static int commit_of(kreg_repo *r, git_commit **c, const char *sha)
+{
+	git_oid id;
+	int error;
+
+	if ((error = oid_of(r, &id, sha)) < 0)
+		return error;
+	if (git_commit_lookup(c, r->git, &id) < 0)
+		return kreg_git_error("repo '%s': cannot read commit %.12s", r->name, sha);
+	return 0;
+}
+
+int kreg_repo_commit_read(kreg_repo *r, kreg_repo_commit *out, const char *sha)
+{
+	git_commit *c = NULL;
+	const git_signature *a;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = commit_of(r, &c, sha)) < 0)
+		return error;
+	a = git_commit_author(c);
+	out->subject = kreg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
+	out->message = kreg_strdup(git_commit_message(c) ? git_commit_message(c) : "");
+	out->author_name = kreg_strdup(a->name ? a->name : "");
+	out->author_email = kreg_strdup(a->email ? a->email : "");
+	out->author_time = a->when.time;
+	git_commit_free(c);
+	return 0;
+}
+
+void kreg_repo_commit_free(kreg_repo_commit *c)
+{
+	free(c->subject);
+	free(c->message);
+	free(c->author_name);
+	free(c->author_email);
+	memset(c, 0, sizeof(*c));
+}
+
+int kreg_repo_changes(kreg_repo *r, kreg_repo_change **out, size_t *n, const char *sha,
+		      unsigned flags)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	kreg_repo_change *v = NULL;
+	size_t count = 0;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = commit_of(r, &c, sha)) < 0)
+		return error;
+	error = KREG_ERROR;
+	if (git_commit_tree(&tree, c) < 0 ||
+	    (git_commit_parentcount(c) > 0 &&
+	     (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&ptree, parent) < 0)) ||
+	    git_diff_tree_to_tree(&diff, r->git, ptree, tree, NULL) < 0) {
+		kreg_git_error("repo '%s': %s", r->name, sha);
+		goto done;
+	}
+	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	if ((flags & KREG_REPO_RENAMES) && git_diff_find_similar(diff, &fopts) < 0) {
+		kreg_git_error("repo '%s': %s", r->name, sha);
+		goto done;
+	}
+	count = git_diff_num_deltas(diff);
+	v = kreg_calloc(count + 1, sizeof(*v));
+	for (size_t i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		v[i].old_path = d->old_file.path ? kreg_strdup(d->old_file.path) : NULL;
+		v[i].new_path = d->new_file.path ? kreg_strdup(d->new_file.path) : NULL;
+	}
+	*out = v;
+	*n = count;
+	error = 0;
+done:
+	git_diff_free(diff);
+	git_tree_free(ptree);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_commit_free(c);
+	return error;
+}
+
+void kreg_repo_changes_free(kreg_repo_change *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].old_path);
+		free(c[i].new_path);
+	}
+	free(c);
+}
+
+struct kreg_repo_tree {
+	git_repository *git;
+	git_tree *tree;
+	char sha[KREG_REPO_SHA_SIZE];
+};
+
+int kreg_repo_tree_open(kreg_repo_tree **out, kreg_repo *r, const char *sha)
+{
+	git_commit *c = NULL;
+	kreg_repo_tree *t;
+	int error;
+
+	*out = NULL;
+	if ((error = commit_of(r, &c, sha)) < 0)
+		return error;
+	t = kreg_calloc(1, sizeof(*t));
+	t->git = r->git;
+	snprintf(t->sha, sizeof(t->sha), "%s", sha);
+	if (git_commit_tree(&t->tree, c) < 0) {
+		error = kreg_git_error("%s", sha);
+		git_commit_free(c);
+		kreg_repo_tree_free(t);
+		return error;
+	}
+	git_commit_free(c);
+	*out = t;
+	return 0;
+}
+
+void kreg_repo_tree_free(kreg_repo_tree *t)
+{
+	if (!t)
+		return;
+	git_tree_free(t->tree);
+	free(t);
+}
+
+int kreg_repo_tree_file(kreg_repo_tree *t, char **data, size_t *len, const char *path)
+{
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	size_t size;
+
+	*data = NULL;
+	*len = 0;
+	if (git_tree_entry_bypath(&e, t->tree, path) < 0 ||
+	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		git_tree_entry_free(e);
+		git_error_clear();
+		kreg_error_set("%.12s: the tree has no %s file", t->sha, path);
+		return KREG_ENOTFOUND;
+	}
+	if (git_blob_lookup(&blob, t->git, git_tree_entry_id(e)) < 0) {
+		git_tree_entry_free(e);
+		return kreg_git_error("%s", path);
+	}
+	size = (size_t)git_blob_rawsize(blob);
+	*data = kreg_malloc(size + 1);
+	memcpy(*data, git_blob_rawcontent(blob), size);
+	(*data)[size] = '\0';
+	*len = size;
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	return 0;
+}
+
+int kreg_repo_tree_is_dir(kreg_repo_tree *t, const char *path)
+{
+	git_tree_entry *e = NULL;
+	int dir;
+
+	if (!*path || git_tree_entry_bypath(&e, t->tree, path) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	dir = git_tree_entry_type(e) == GIT_OBJECT_TREE;
+	git_tree_entry_free(e);
+	return dir;
+}
+
+struct kreg_repo_mailmap {
+	git_mailmap *mm;
+};
+
+int kreg_repo_mailmap_read(kreg_repo_mailmap **out, kreg_repo *r, const char *sha)
+{
+	git_object *obj = NULL;
+	git_mailmap *mm = NULL;
+	char *spec = kreg_asprintf("%s:.mailmap", sha);
+	int error = 0;
+
+	*out = NULL;
+	if (git_revparse_single(&obj, r->git, spec) == 0 && git_object_type(obj) == GIT_OBJECT_BLOB) {
+		git_blob *b = (git_blob *)obj;
+
+		if (git_mailmap_from_buffer(&mm, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b)) < 0)
+			error = kreg_git_error("%.12s:.mailmap", sha);
+	}
+	if (!error)
+		git_error_clear();
+	git_object_free(obj);
+	free(spec);
+	if (mm) {
+		*out = kreg_calloc(1, sizeof(**out));
+		(*out)->mm = mm;
+	}
+	return error;
+}
+
+void kreg_repo_mailmap_resolve(const kreg_repo_mailmap *mm, const char **name, const char **email,
+			       const char *real_name, const char *real_email)
+{
+	*name = real_name;
+	*email = real_email;
+	if (mm && real_email &&
+	    git_mailmap_resolve(name, email, mm->mm, real_name ? real_name : "", real_email) < 0) {
+		*name = real_name;
+		*email = real_email;
+		git_error_clear();
+	}
+}
+
+void kreg_repo_mailmap_free(kreg_repo_mailmap *mm)
+{
+	if (!mm)
+		return;
+	git_mailmap_free(mm->mm);
+	free(mm);
+}
+
+int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *onto)
+{
+	git_commit *c = NULL, *o = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_merge_options mopts = GIT_MERGE_OPTIONS_INIT;
+	kreg_buf msg = KREG_BUF_INIT;
+	const char *subject;
+	git_oid tree_id, out;
+	int error = KREG_ERROR;
+
+	if (commit_of(r, &c, culprit) < 0 || commit_of(r, &o, onto) < 0) {
+		kreg_error_set("cannot read the commits to revert: %s", kreg_error_last());
+		goto done;
+	}
+	if (git_revert_commit(&index, r->git, c, o, git_commit_parentcount(c) > 1 ? 1 : 0,
+			      &mopts) < 0) {
+		kreg_git_error("cannot revert the culprit");
+		goto done;
+	}
+	if (git_index_has_conflicts(index)) {
+		error = 1;
+		goto done;
+	}
+	if (git_index_write_tree_to(&tree_id, index, r->git) < 0 ||
+	    git_tree_lookup(&tree, r->git, &tree_id) < 0) {
+		kreg_git_error("cannot write the reverted tree");
+		goto done;
+	}
+	if (git_signature_new(&sig, "kreg bisect", "kreg@localhost",
+			      git_commit_time(o), git_commit_time_offset(o)) < 0) {
+		kreg_git_error("cannot make a signature");
+		goto done;
+	}
+	subject = git_commit_summary(c);
+	kreg_buf_printf(&msg, "Revert \"%s\"\n\nThis reverts commit %s.\n", subject ? subject : "",
+			culprit);
+	if (git_commit_create(&out, r->git, NULL, sig, sig, NULL, msg.ptr, tree, 1,
+			      (const git_commit **)&o) < 0) {
+		kreg_git_error("cannot write the revert commit");
+		goto done;
+	}
+	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &out);
+	error = 0;
+done:
+	kreg_buf_free(&msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_commit_free(o);
 	git_commit_free(c);
 	return error;
 }

@@ -101,3 +101,34 @@ int kreg_fputs_esc(const char *s, FILE *f)
 {
 	return kreg_fprintf_esc(f, "%s", s);
 }
+
+unsigned kreg_utf8_decode(const char *s, size_t *len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c = u[0], cp;
+	size_t n;
+
+	*len = 0;
+	if (c < 0x80) {
+		*len = 1;
+		return c;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (u[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	*len = n;
+	return cp;
+}

@@ -29,4 +29,11 @@ int kreg_fprintf_esc(FILE *f, const char *fmt, ...) __attribute__((format(printf
 int kreg_vfprintf_esc(FILE *f, const char *fmt, va_list ap);
 int kreg_fputs_esc(const char *s, FILE *f);
 
+/* The code point of the UTF-8 sequence at s and its length (1-4) in *len;
+ * *len 0 when it is not valid UTF-8 (a stray or continuation byte, an
+ * overlong form, a surrogate, beyond U+10FFFF, cut short: a NUL ends it).
+ * The one decoder: the pages' escaping and the report model's printable
+ * text both read text from elsewhere with it. */
+unsigned kreg_utf8_decode(const char *s, size_t *len);
+
 #endif

@@ -1,5 +1,5 @@
 /* libgit2's errors as kreg's: the one place that reads git_error_last(), for
- * every room that uses libgit2 (bisect/, kernel/, hosts/, mail/, cmd/). */
+ * every room that uses libgit2 (kernel/, bisect/). */
 #ifndef KREG_GIT_H
 #define KREG_GIT_H
 

@@ -12,19 +12,28 @@
 #define KREG_SHAREDIR "/usr/local/share/kreg"
 #endif
 
+int kreg_self_exe(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n <= 0 || (size_t)n >= size - 1) {
+		kreg_error_set("cannot find the kreg binary (/proc/self/exe)");
+		return KREG_ERROR;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
 char *kreg_shared_file(const char *installed, const char *source)
 {
 	static const char *const up[] = { "", "/..", "/../..", NULL };
 	char exe[PATH_MAX];
-	ssize_t n;
 	char *p = kreg_path_join(KREG_SHAREDIR, installed);
 
 	if (kreg_path_exists(p))
 		return p;
 	free(p);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
+	if (!kreg_self_exe(exe, sizeof(exe))) {
 		*strrchr(exe, '/') = '\0';
 		/* installed under another prefix than the one built in (a
 		 * DESTDIR, a moved tree, make install PREFIX=... after make),

@@ -3,6 +3,8 @@
 #ifndef KREG_SHARED_H
 #define KREG_SHARED_H
 
+#include <stddef.h>
+
 /* The path of a shipped file: <KREG_SHAREDIR>/<installed>, else
  * <bin>/../share/kreg/<installed> where <bin> holds the running binary
  * (make install's layout under another prefix: a DESTDIR, a moved tree),
@@ -10,6 +12,10 @@
  * binary (./kreg or build/<kind>/kreg). NULL (error set) when none exists.
  * Caller frees. */
 char *kreg_shared_file(const char *installed, const char *source);
+
+/* The running kreg binary's path into buf (a worker, the daemon's children
+ * and the demo's scripts run this one). 0, or <0 with the error set. */
+int kreg_self_exe(char *buf, size_t size);
 
 /* The one rule for a file the configuration names among shipped ones (a
  * kconfig base or fragment: kind "kernel", source_dir "config/kernel"):

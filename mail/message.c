@@ -8,6 +8,7 @@
 #include "lib/util.h"
 #include "mail/header.h"
 #include "mail/maintainers.h"
+#include "stats/compare.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -106,9 +107,7 @@ static char *subsystem(const char *subject)
 
 static const char *change_word(const kreg_report_regression *r)
 {
-	if (r->direction == KREG_DIR_UNKNOWN || isnan(r->change))
-		return "change";
-	return (r->change < 0) == (r->direction == KREG_DIR_HIGHER) ? "regression" : "improvement";
+	return kreg_stats_verdict_name(kreg_stats_change_verdict(r->direction, r->change));
 }
 
 int kreg_mail_is_regression(const kreg_report_regression *r)

@@ -22,18 +22,37 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* The .eml copy of message id. A copy that cannot be written (the outbox's
- * file system full) does not stop the mail: it is logged, its row keeps no
- * copy (`kreg mail show` says it is missing), and each `kreg mail send`
- * writes it again until it is there. Only a database error is returned. */
+/* The message with local line ends: the wire format is CRLF (RFC 5322),
+ * a file on disk is LF, as in an mbox, so that git mailinfo, git am and
+ * mail readers take it as it is (a CRLF file makes git mailinfo warn of
+ * "quoted CRLF" and keep a \r on every line). */
+static char *eml_text(const char *message, size_t *len)
+{
+	char *t = kreg_malloc(strlen(message) + 1), *o = t;
+
+	for (const char *p = message; *p; p++)
+		if (!(p[0] == '\r' && p[1] == '\n'))
+			*o++ = *p;
+	*o = '\0';
+	*len = (size_t)(o - t);
+	return t;
+}
+
+/* The .eml copy of message id, with LF line ends (eml_text). A copy that
+ * cannot be written (the outbox's file system full) does not stop the
+ * mail: it is logged, its row keeps no copy (`kreg mail show` says it is
+ * missing), and each `kreg mail send` writes it again until it is there.
+ * Only a database error is returned. */
 static int write_eml(kreg_db *db, const kreg_config *cfg, int64_t id, const char *key,
 		     const char *message)
 {
 	char *name = kreg_asprintf("%lld-%s.eml", (long long)id, key);
 	char *path = kreg_path_join(cfg->mail.outbox, name);
+	size_t len;
+	char *text = eml_text(message, &len);
 	int error;
 
-	if ((error = kreg_write_file_atomic(path, message, strlen(message))) == 0) {
+	if ((error = kreg_write_file_atomic(path, text, len)) == 0) {
 		error = kreg_db_outbox_set_eml(db, id, path);
 	} else {
 		log_warn("mail %lld: its copy %s is missing: %s; the mail goes all the same, "
@@ -42,6 +61,7 @@ static int write_eml(kreg_db *db, const kreg_config *cfg, int64_t id, const char
 		kreg_error_clear();
 		error = 0;
 	}
+	free(text);
 	free(path);
 	free(name);
 	return error;
@@ -127,7 +147,9 @@ done:
 /* States whose regression gets no mail: not (yet) real, or not found. */
 static int skip_state(const char *s)
 {
-	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "suspected"));
+	/* and what a person closed (kreg regression mark) */
+	return s && (!strcmp(s, "not_reproduced") || !strcmp(s, "suspected") ||
+		     !strcmp(s, "invalid") || !strcmp(s, "noise") || !strcmp(s, "duplicate"));
 }
 
 /* A regression confirmed and not bisected (or whose bisection named no

@@ -1,8 +1,8 @@
 /* Recipients of a regression's mail (see recipients.h). */
 #include "mail/recipients.h"
 
+#include "kernel/repo.h"
 #include "lib/err.h"
-#include "lib/git.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -10,8 +10,6 @@
 #include "mail/maintainers.h"
 #include "mail/tree.h"
 
-#include <git2.h>
-#include <git2/mailmap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,73 +53,53 @@ static void add_text(kreg_mail_rcpts *v, const char *text, int cc, const char *w
 }
 
 /* The repo's mirror under data_dir, or NULL (said once in the log). */
-static git_repository *open_mirror(const kreg_config *cfg, const kreg_report_regression *r)
+static kreg_repo *open_mirror(const kreg_config *cfg, const kreg_report_regression *r)
 {
-	char *repos = kreg_config_data_path(cfg, "repos");
-	char *name = kreg_asprintf("%s.git", r->repo);
-	char *path = kreg_path_join(repos, name);
-	git_repository *repo = NULL;
+	kreg_repo *repo = NULL;
 
-	if (git_repository_open_bare(&repo, path) < 0) {
-		log_warn("mail: no mirror of %s at %s: MAINTAINERS and .mailmap not read", r->repo, path);
+	if (kreg_repo_open_mirror(&repo, cfg, r->repo) < 0) {
+		log_warn("mail: %s: MAINTAINERS and .mailmap not read", kreg_error_last());
 		repo = NULL;
 	}
-	free(path);
-	free(name);
-	free(repos);
 	return repo;
 }
 
 /* The .mailmap of the culprit's tree (git's rules, as `git log
  * --use-mailmap`), or NULL when it has none. */
-static git_mailmap *tree_mailmap(git_repository *repo, const char *sha)
+static kreg_repo_mailmap *tree_mailmap(kreg_repo *repo, const char *sha)
 {
-	git_object *obj = NULL;
-	git_mailmap *mm = NULL;
-	char *spec = kreg_asprintf("%s:.mailmap", sha);
+	kreg_repo_mailmap *mm = NULL;
 
-	if (git_revparse_single(&obj, repo, spec) == 0 && git_object_type(obj) == GIT_OBJECT_BLOB) {
-		git_blob *b = (git_blob *)obj;
-		if (git_mailmap_from_buffer(&mm, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b)) < 0) {
-			kreg_git_error("mail: %.12s:.mailmap", sha);
-			log_warn("%s; not used", kreg_error_last());
-			mm = NULL;
-		}
+	if (kreg_repo_mailmap_read(&mm, repo, sha) < 0) {
+		log_warn("mail: %s; not used", kreg_error_last());
+		mm = NULL;
 	}
-	git_error_clear();
-	git_object_free(obj);
-	free(spec);
 	return mm;
 }
 
 /* A person of the culprit, as the tree's .mailmap names them. */
-static void add_person(kreg_mail_rcpts *v, git_mailmap *mm, const char *name, const char *email,
-		       int cc, const char *why)
+static void add_person(kreg_mail_rcpts *v, const kreg_repo_mailmap *mm, const char *name,
+		       const char *email, int cc, const char *why)
 {
 	const char *rn = NULL, *re = NULL;
 
-	if (mm && email && git_mailmap_resolve(&rn, &re, mm, name ? name : "", email) == 0)
-		add(v, rn, re, cc, why);
-	else
-		add(v, name, email, cc, why);
+	kreg_repo_mailmap_resolve(mm, &rn, &re, name, email);
+	add(v, rn, re, cc, why);
 }
 
-static void add_maintainers(kreg_mail_rcpts *v, git_repository *repo,
+static void add_maintainers(kreg_mail_rcpts *v, kreg_repo *repo,
 			    const kreg_report_regression *r)
 {
 	kreg_maintainers *m = NULL;
 	kreg_maint_result res = { 0 };
 	char **files = NULL;
 	size_t nfiles = 0;
-	git_oid oid;
 
-	if (git_oid_fromstr(&oid, r->culprit.sha) < 0)
-		goto done;
-	if (kreg_mail_tree_maintainers(&m, repo, &oid) < 0) {
+	if (kreg_mail_tree_maintainers(&m, repo, r->culprit.sha) < 0) {
 		log_info("mail: %s", kreg_error_last());
 		goto done;
 	}
-	if (kreg_mail_commit_files(&files, &nfiles, repo, &oid) < 0 ||
+	if (kreg_mail_commit_files(&files, &nfiles, repo, r->culprit.sha) < 0 ||
 	    kreg_maintainers_match(m, &res, (const char *const *)files, nfiles) < 0) {
 		log_warn("mail: %s", kreg_error_last());
 		goto done;
@@ -139,11 +117,10 @@ int kreg_mail_recipients(kreg_mail_rcpts *out, const kreg_config *cfg,
 {
 	const kreg_mail_cfg *mc = &cfg->mail;
 	const kreg_report_commit *c = r->culprit.id ? &r->culprit : NULL;
-	git_repository *repo = NULL;
-	git_mailmap *mm = NULL;
+	kreg_repo *repo = NULL;
+	kreg_repo_mailmap *mm = NULL;
 
 	memset(out, 0, sizeof(*out));
-	git_libgit2_init();
 	if (c && (mc->to_author || mc->cc_committer || mc->maintainers) &&
 	    (repo = open_mirror(cfg, r)) != NULL)
 		mm = tree_mailmap(repo, c->sha);
@@ -155,9 +132,8 @@ int kreg_mail_recipients(kreg_mail_rcpts *out, const kreg_config *cfg,
 		add_person(out, mm, c->committer_name, c->committer_email, 1, "committer");
 	if (c && mc->maintainers && repo)
 		add_maintainers(out, repo, r);
-	git_mailmap_free(mm);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
+	kreg_repo_mailmap_free(mm);
+	kreg_repo_close(repo);
 	for (size_t i = 0; i < cfg->nrepos; i++)
 		if (!strcmp(cfg->repos[i].name, r->repo))
 			for (size_t k = 0; k < cfg->repos[i].nmaintainers; k++)

@@ -1,8 +1,7 @@
-/* MAINTAINERS and changed files from a commit, with libgit2. */
+/* MAINTAINERS and changed files from a commit, through kernel/repo.h. */
 #include "mail/tree.h"
 
 #include "lib/err.h"
-#include "lib/git.h"
 #include "lib/mem.h"
 
 #include <stdlib.h>
@@ -10,68 +9,38 @@
 
 static int tree_is_dir(const char *path, void *arg)
 {
-	git_tree *tree = arg;
-	git_tree_entry *e = NULL;
-	int dir;
-
-	if (!*path || git_tree_entry_bypath(&e, tree, path) < 0)
-		return 0;
-	dir = git_tree_entry_type(e) == GIT_OBJECT_TREE;
-	git_tree_entry_free(e);
-	return dir;
+	return kreg_repo_tree_is_dir(arg, path);
 }
 
-int kreg_mail_tree_maintainers(kreg_maintainers **out, git_repository *repo, const git_oid *commit)
+int kreg_mail_tree_maintainers(kreg_maintainers **out, kreg_repo *repo, const char *sha)
 {
-	git_commit *c = NULL;
-	git_tree *tree = NULL;
-	git_tree_entry *e = NULL;
-	git_blob *blob = NULL;
-	char sha[GIT_OID_HEXSZ + 1];
-	int error = KREG_ERROR;
+	kreg_repo_tree *tree = NULL;
+	char *text = NULL, *origin = NULL;
+	size_t len;
+	int error;
 
-	git_oid_tostr(sha, sizeof(sha), commit);
-	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
-		error = kreg_git_error("%s", sha);
+	*out = NULL;
+	if ((error = kreg_repo_tree_open(&tree, repo, sha)) < 0)
 		goto done;
-	}
-	if (git_tree_entry_bypath(&e, tree, "MAINTAINERS") < 0 ||
-	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
-		kreg_error_set("%.12s: the tree has no MAINTAINERS file", sha);
-		error = KREG_ENOTFOUND;
+	if ((error = kreg_repo_tree_file(tree, &text, &len, "MAINTAINERS")) < 0)
 		goto done;
-	}
-	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
-		error = kreg_git_error("MAINTAINERS");
-		goto done;
-	}
-	char *origin = kreg_asprintf("%.12s:MAINTAINERS", sha);
-	error = kreg_maintainers_parse(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
-				       origin, tree_is_dir, tree);
-	free(origin);
-	if (error == 0) {
-		/* the tree's .mailmap, when it has one */
-		git_tree_entry *me = NULL;
-		git_blob *mb = NULL;
-
-		if (git_tree_entry_bypath(&me, tree, ".mailmap") == 0 &&
-		    git_tree_entry_type(me) == GIT_OBJECT_BLOB &&
-		    git_blob_lookup(&mb, repo, git_tree_entry_id(me)) == 0)
-			error = kreg_maintainers_mailmap(*out, git_blob_rawcontent(mb),
-							 (size_t)git_blob_rawsize(mb));
-		git_error_clear();
-		git_blob_free(mb);
-		git_tree_entry_free(me);
-		if (error < 0) {
-			kreg_maintainers_free(*out);
-			*out = NULL;
-		}
+	origin = kreg_asprintf("%.12s:MAINTAINERS", sha);
+	error = kreg_maintainers_parse(out, text, len, origin, tree_is_dir, tree);
+	free(text);
+	text = NULL;
+	/* the tree's .mailmap, when it has one */
+	if (error == 0 && kreg_repo_tree_file(tree, &text, &len, ".mailmap") == 0)
+		error = kreg_maintainers_mailmap(*out, text, len);
+	else if (error == 0)
+		kreg_error_clear();
+	if (error < 0) {
+		kreg_maintainers_free(*out);
+		*out = NULL;
 	}
 done:
-	git_blob_free(blob);
-	git_tree_entry_free(e);
-	git_tree_free(tree);
-	git_commit_free(c);
+	free(text);
+	free(origin);
+	kreg_repo_tree_free(tree);
 	return error;
 }
 
@@ -93,35 +62,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int kreg_mail_commit_files(char ***files, size_t *nfiles, git_repository *repo,
-			   const git_oid *commit)
+int kreg_mail_commit_files(char ***files, size_t *nfiles, kreg_repo *repo, const char *sha)
 {
-	git_commit *c = NULL, *parent = NULL;
-	git_tree *tree = NULL, *ptree = NULL;
-	git_diff *diff = NULL;
-	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	kreg_repo_change *ch = NULL;
+	size_t nch = 0;
 	file_list l = { 0 };
-	char sha[GIT_OID_HEXSZ + 1];
-	int error = KREG_ERROR;
+	int error;
 
-	git_oid_tostr(sha, sizeof(sha), commit);
-	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0)
-		goto git_error;
-	if (git_commit_parentcount(c) > 0 &&
-	    (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&ptree, parent) < 0))
-		goto git_error;
-	if (git_diff_tree_to_tree(&diff, repo, ptree, tree, &opts) < 0)
-		goto git_error;
-	fopts.flags = GIT_DIFF_FIND_RENAMES;
-	if (git_diff_find_similar(diff, &fopts) < 0)
-		goto git_error;
-	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		add_file(&l, d->old_file.path);
-		if (!d->old_file.path || strcmp(d->old_file.path, d->new_file.path) != 0)
-			add_file(&l, d->new_file.path);
+	if ((error = kreg_repo_changes(repo, &ch, &nch, sha, KREG_REPO_RENAMES)) < 0)
+		return error;
+	for (size_t i = 0; i < nch; i++) {
+		add_file(&l, ch[i].old_path);
+		if (!ch[i].old_path || !ch[i].new_path || strcmp(ch[i].old_path, ch[i].new_path) != 0)
+			add_file(&l, ch[i].new_path);
 	}
+	kreg_repo_changes_free(ch, nch);
 	if (l.n)
 		qsort(l.files, l.n, sizeof(*l.files), cmp_str);
 	size_t k = 0;
@@ -133,20 +88,7 @@ int kreg_mail_commit_files(char ***files, size_t *nfiles, git_repository *repo,
 	}
 	*files = l.files;
 	*nfiles = k;
-	l.files = NULL;
-	l.n = 0;
-	error = 0;
-	goto done;
-git_error:
-	error = kreg_git_error("%s", sha);
-done:
-	kreg_mail_files_free(l.files, l.n);
-	git_diff_free(diff);
-	git_tree_free(ptree);
-	git_tree_free(tree);
-	git_commit_free(parent);
-	git_commit_free(c);
-	return error;
+	return 0;
 }
 
 void kreg_mail_files_free(char **files, size_t nfiles)

@@ -6,14 +6,16 @@
 #include "db/commits.h"
 #include "db/report.h"
 #include "db/results.h"
+#include "kernel/repo.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "stats/compare.h"
 #include "stats/stats.h"
 #include "usecase/judge_opts.h"
 
-#include <git2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,42 +23,15 @@
 
 /* ---- printable text ---- */
 
-/* Length of the UTF-8 sequence at s (1-4), 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	unsigned cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 char *kreg_report_printable(const char *s, size_t max)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p && (!max || b.len < max)) {
-		size_t n = utf8_len(p);
+		size_t n;
 
+		kreg_utf8_decode((const char *)p, &n);
 		if (!n || *p < 0x20 || *p == 0x7f) {
 			kreg_buf_putc(&b, '?');
 			p++;
@@ -137,27 +112,19 @@ char *kreg_report_commit_url(const kreg_repo_cfg *rc, const char *sha)
 
 /* The paths the commit changes against its first parent (the whole tree
  * for a root), from the mirror; nothing when there is no mirror. */
-static void commit_files(kreg_report_commit *c, git_repository *git)
+static void commit_files(kreg_report_commit *c, kreg_repo *git)
 {
-	git_oid oid;
-	git_commit *commit = NULL, *parent = NULL;
-	git_tree *tree = NULL, *ptree = NULL;
-	git_diff *diff = NULL;
-	size_t n, alloc = 0;
+	kreg_repo_change *ch = NULL;
+	size_t n = 0, alloc = 0;
 
-	if (!git || git_oid_fromstr(&oid, c->sha) < 0 || git_commit_lookup(&commit, git, &oid) < 0)
+	if (!git)
 		return;
-	if (git_commit_tree(&tree, commit) < 0)
-		goto done;
-	if (git_commit_parentcount(commit) > 0 &&
-	    (git_commit_parent(&parent, commit, 0) < 0 || git_commit_tree(&ptree, parent) < 0))
-		goto done;
-	if (git_diff_tree_to_tree(&diff, git, ptree, tree, NULL) < 0)
-		goto done;
-	n = git_diff_num_deltas(diff);
+	if (kreg_repo_changes(git, &ch, &n, c->sha, 0) < 0) {
+		kreg_error_clear();
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		const char *path = ch[i].new_path ? ch[i].new_path : ch[i].old_path;
 
 		if (c->nfiles == KREG_REPORT_MAX_FILES) {
 			c->files_truncated = 1;
@@ -166,16 +133,11 @@ static void commit_files(kreg_report_commit *c, git_repository *git)
 		KREG_ARRAY_GROW(c->files, c->nfiles + 1, alloc);
 		c->files[c->nfiles++] = kreg_strdup(path ? path : "");
 	}
-done:
-	git_diff_free(diff);
-	git_tree_free(ptree);
-	git_tree_free(tree);
-	git_commit_free(parent);
-	git_commit_free(commit);
+	kreg_repo_changes_free(ch, n);
 }
 
 static int commit_load(kreg_report_commit *c, kreg_db *db, int64_t id, const kreg_repo_cfg *rc,
-		       git_repository *git)
+		       kreg_repo *git)
 {
 	kreg_commit_row row = { 0 };
 	int error;
@@ -503,10 +465,7 @@ static void kconfig_load(kreg_report_regression *r, const kreg_config *cfg)
 {
 	const kreg_kconfig_cfg *kc = NULL;
 
-	if (r->kconfig)
-		kc = kreg_config_kconfig(cfg, r->kconfig);
-	else if (cfg->build.nconfigs)
-		kc = &cfg->build.configs[0];
+	kc = kreg_config_kconfig(cfg, r->kconfig);	/* NULL: the default */
 	if (!kc)
 		return;
 	if (!r->kconfig)
@@ -521,18 +480,14 @@ static void kconfig_load(kreg_report_regression *r, const kreg_config *cfg)
 }
 
 /* The repo's mirror when it is here (never made or fetched for a report). */
-static git_repository *mirror_open(const kreg_config *cfg, const char *repo)
+static kreg_repo *mirror_open(const kreg_config *cfg, const char *repo)
 {
-	git_repository *git = NULL;
-	char *sub = kreg_asprintf("repos/%s.git", repo);
-	char *path = kreg_config_data_path(cfg, sub);
+	kreg_repo *git = NULL;
 
-	/* libgit2 (its TLS set-up) only when there is a mirror to open */
-	if (kreg_path_exists(path) &&
-	    (git_libgit2_init() < 0 || git_repository_open_bare(&git, path) < 0))
+	if (kreg_repo_open_mirror(&git, cfg, repo) < 0) {
+		kreg_error_clear();
 		git = NULL;
-	free(path);
-	free(sub);
+	}
 	return git;
 }
 
@@ -546,7 +501,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	kreg_db_report_host host = { 0 };
 	kreg_db_report_mail mail = { 0 };
 	const kreg_repo_cfg *rc;
-	git_repository *git = NULL;
+	kreg_repo *git = NULL;
 	const kreg_report_row *trow;
 	int error;
 
@@ -641,7 +596,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	r = NULL;
 	error = 0;
 done:
-	git_repository_free(git);
+	kreg_repo_close(git);
 	kreg_db_report_mail_free(&mail);
 	kreg_db_report_host_free(&host);
 	kreg_db_report_job_free(&job);
@@ -712,7 +667,6 @@ void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)
 			r->branch ? r->branch : "", c->sha, r->metric);
 	if (!isnan(r->change))
 		kreg_buf_printf(out, " %+.1f%%", r->change * 100);
-	kreg_buf_puts(out, r->direction == KREG_DIR_UNKNOWN ? " change" :
-		      ((r->change < 0) == (r->direction == KREG_DIR_HIGHER) ? " regression" :
-		       " improvement"));
+	kreg_buf_printf(out, " %s",
+			kreg_stats_verdict_name(kreg_stats_change_verdict(r->direction, r->change)));
 }

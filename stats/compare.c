@@ -58,6 +58,20 @@ int kreg_stats_verdict_changed(kreg_verdict v)
 	       v == KREG_VERDICT_CHANGE;
 }
 
+kreg_verdict kreg_stats_change_verdict(kreg_direction d, double change)
+{
+	if (d == KREG_DIR_UNKNOWN || isnan(change))
+		return KREG_VERDICT_CHANGE;
+	return (d == KREG_DIR_HIGHER) == (change > 0) ? KREG_VERDICT_IMPROVEMENT :
+							KREG_VERDICT_REGRESSION;
+}
+
+const char *kreg_stats_direction_phrase(kreg_direction d)
+{
+	return d == KREG_DIR_HIGHER ? "higher is better" :
+	       d == KREG_DIR_LOWER ? "lower is better" : "direction unknown";
+}
+
 /* z with P(Z <= z) = p, by bisection (only used for run estimates). */
 static double normal_quantile(double p)
 {
@@ -84,6 +98,60 @@ static double log_choose(size_t n, size_t k)
 static double mw_min_p(size_t na, size_t nb)
 {
 	return 2 * exp(-log_choose(na + nb, na));
+}
+
+double kreg_stats_mde(double rsd, size_t nbase, size_t nnew, double alpha, double floor)
+{
+	double z;
+
+	if (!(rsd >= 0) || !nbase || !nnew || mw_min_p(nnew, nbase) >= alpha)
+		return NAN;
+	/* the normal approximation's shift at 80% power, over the rank
+	 * test's efficiency (3/pi) */
+	z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
+	z *= rsd * sqrt(1.0 / (double)nbase + 1.0 / (double)nnew) / sqrt(0.955);
+	return z > floor ? z : floor;
+}
+
+int kreg_stats_runs_for(double effect, double rsd, size_t nbase, double alpha, double floor,
+			int max_runs)
+{
+	if (effect < floor)
+		return 0;
+	for (int n = 1; n <= max_runs; n++) {
+		double m = kreg_stats_mde(rsd, nbase, (size_t)n, alpha, floor);
+
+		if (!isnan(m) && m <= effect)
+			return n;
+	}
+	return 0;
+}
+
+double kreg_stats_pooled_rsd(const kreg_stats_history *h, size_t from, size_t to, size_t *df)
+{
+	double ss = 0, sum = 0;
+	size_t n = 0, groups = 0;
+
+	for (size_t c = from; c < to && c < h->ncommits; c++) {
+		size_t a = h->offset[c], b = h->offset[c + 1];
+		double m = 0;
+
+		if (b - a < 2)
+			continue;
+		for (size_t i = a; i < b; i++)
+			m += h->values[i];
+		m /= (double)(b - a);
+		for (size_t i = a; i < b; i++)
+			ss += (h->values[i] - m) * (h->values[i] - m);
+		sum += m * (double)(b - a);
+		n += b - a;
+		groups++;
+	}
+	if (df)
+		*df = n - groups;
+	if (n <= groups || sum == 0)
+		return NAN;
+	return sqrt(ss / (double)(n - groups)) / fabs(sum / (double)n);
 }
 
 /* LKP's own verdict, as LKP's compare gives it (cur is its 'a', the
@@ -208,14 +276,7 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *cfg, const ch
 		rank_ok = 2;	/* the rank test is at its floor: Welch decides */
 
 	if (rank_ok && out->ranges_apart) {
-		int up = out->change > 0;
-
-		if (out->direction == KREG_DIR_UNKNOWN)
-			out->verdict = KREG_VERDICT_CHANGE;
-		else if ((out->direction == KREG_DIR_HIGHER) == up)
-			out->verdict = KREG_VERDICT_IMPROVEMENT;
-		else
-			out->verdict = KREG_VERDICT_REGRESSION;
+		out->verdict = kreg_stats_change_verdict(out->direction, out->change);
 		if (rank_ok == 2)
 			snprintf(out->reason, sizeof(out->reason),
 				 "%+.1f%%: ranges apart, rank test at its floor (p=%.2g), Welch p=%.2g",
@@ -381,8 +442,7 @@ static void put_change(kreg_buf *out, const char *metric, const kreg_stats_serie
 		       const kreg_stats_series *s, int unsettled)
 {
 	double avg0, avg, p;
-	size_t len = strlen(metric);
-	int absolute = (len && metric[len - 1] == '%') || !strncmp(metric, "perf-profile", 12);
+	int absolute = kreg_stats_metric_is_share(metric);
 
 	if (!b || !b->n || !s || !s->n) {
 		kreg_buf_printf(out, "%*s  ", REL_WIDTH, "");

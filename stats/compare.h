@@ -4,6 +4,7 @@
 #define KREG_STATS_COMPARE_H
 
 #include "lib/buf.h"
+#include "stats/changes.h"
 #include "stats/matrix.h"
 #include "stats/stats.h"
 
@@ -61,6 +62,29 @@ int kreg_stats_compare(kreg_stats_cmp *out, const kreg_stats_opts *opts, const c
 const char *kreg_stats_verdict_name(kreg_verdict v);
 /* 1 for regression, improvement and change. */
 int kreg_stats_verdict_changed(kreg_verdict v);
+/* The one rule for what a real change is, from the metric's good direction
+ * and the change's sign: an improvement when it moves the good way, a
+ * regression otherwise, a change when the direction is unknown or the
+ * change is not a number. */
+kreg_verdict kreg_stats_change_verdict(kreg_direction d, double change);
+/* The smallest relative change the detector confirms with 80% power when a
+ * run's noise is rsd (relative stddev) and nnew runs of a commit meet
+ * nbase runs of its baseline: the rank test at alpha (normal
+ * approximation, over its efficiency of 3/pi), never under floor. NAN when
+ * the exact rank test cannot reach alpha at these sizes at all (3 runs
+ * against 13: more runs must come first) or rsd is unknown. */
+double kreg_stats_mde(double rsd, size_t nbase, size_t nnew, double alpha, double floor);
+/* Runs of a new commit (1..max_runs) for its mde to reach effect; 0 when
+ * effect is under floor or max_runs are not enough. */
+int kreg_stats_runs_for(double effect, double rsd, size_t nbase, double alpha, double floor,
+			int max_runs);
+/* A run's relative noise over commits [from, to) of h: the stddev of runs
+ * about their own commit's mean, pooled (commits with 2 runs and more),
+ * over the runs' mean. NAN when no commit has 2 runs. *df (may be NULL):
+ * its degrees of freedom. */
+double kreg_stats_pooled_rsd(const kreg_stats_history *h, size_t from, size_t to, size_t *df);
+/* "higher is better", "lower is better", "direction unknown" */
+const char *kreg_stats_direction_phrase(kreg_direction d);
 
 typedef struct {
 	const kreg_stats_opts *stats;	/* may be NULL */

@@ -2,6 +2,7 @@
  * more runs when suggestive. */
 #include "stats/detect.h"
 
+#include "stats/compare.h"
 #include "stats/stats.h"
 
 #include "lib/err.h"
@@ -202,9 +203,7 @@ static void say_change(kreg_stats_detection *out, const detector *x, const kreg_
 	out->after = best->after;
 	out->change = best->change;
 	out->pvalue = best->p;
-	out->verdict = d == KREG_DIR_UNKNOWN ? KREG_VERDICT_CHANGE :
-		       (d == KREG_DIR_HIGHER) == (best->change > 0) ? KREG_VERDICT_IMPROVEMENT :
-		       KREG_VERDICT_REGRESSION;
+	out->verdict = kreg_stats_change_verdict(d, best->change);
 	snprintf(out->reason, sizeof(out->reason),
 		 "%+.1f%% from commit %zu on (%zu runs) against %zu runs before, rank p=%.2g",
 		 100 * best->change, out->index, best->na, best->nb, best->p);
@@ -300,6 +299,13 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, con
 	out->pvalue = 1;
 	if ((error = check_history(h)) < 0)
 		return error;
+	if (kreg_stats_metric_is_share(metric)) {
+		/* shown beside the metrics that carry a regression, never one
+		 * of its own, and never worth runs of their own */
+		snprintf(out->reason, sizeof(out->reason),
+			 "a share in percent: compared in tables, never a regression of its own");
+		return 0;
+	}
 	x.dc = kreg_malloc((h->ncommits + 1) * sizeof(*x.dc));
 	for (size_t i = since; i < h->ncommits; i++)
 		if (h->offset[i + 1] > h->offset[i])

@@ -55,6 +55,8 @@ typedef struct {
 
 /* Judge the newest commits of h for metric (floors, directions, min_runs and
  * max_runs from cfg, stats/' options, which may be NULL). opts may be NULL for the defaults.
+ * A share in percent (kreg_stats_metric_is_share: fio's latency buckets) is
+ * never judged: NONE, and no runs asked for it.
  * KREG_EINVAL on an inconsistent history. */
 int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, const char *metric,
 		      const kreg_stats_history *h, const kreg_stats_detect_opts *opts);

@@ -442,6 +442,13 @@ static kreg_direction default_direction(const char *metric)
 	return KREG_DIR_UNKNOWN;
 }
 
+int kreg_stats_metric_is_share(const char *metric)
+{
+	size_t len = strlen(metric);
+
+	return (len && metric[len - 1] == '%') || !strncmp(metric, "perf-profile", 12);
+}
+
 kreg_direction kreg_stats_direction(const kreg_stats_opts *opts, const char *metric)
 {
 	if (opts)

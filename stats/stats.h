@@ -72,6 +72,12 @@ double kreg_stats_normal_cdf(double z);
  * clat, slat, lat, *_ns, *_us, *_ms) are better lower; anything else, and
  * the latency histogram buckets ("fio.latency_2ms%"), is unknown. */
 kreg_direction kreg_stats_direction(const kreg_stats_opts *opts, const char *metric);
+/* 1 when metric is a share of a whole in percent (a name ending in '%':
+ * fio's latency buckets "fio.latency_2ms%", or perf-profile.*), as LKP
+ * treats them: compared by their difference in points, not as a ratio,
+ * and never a regression of its own: such a share moves with the metrics
+ * that matter, which carry the regression, and is shown beside them. */
+int kreg_stats_metric_is_share(const char *metric);
 /* The smallest relative change worth a verdict for metric: the matching
  * rule's floor, else opts->threshold, else 5%. */
 double kreg_stats_floor(const kreg_stats_opts *opts, const char *metric);

@@ -20,7 +20,11 @@ it:
     what is used; rows written as "X and below", "everything but X" or
     "all" are exempt);
   - a library's header (DESIGN.md's "Libraries" table: `<git2.h>`,
-    `<sqlite3.h>`, ...) included in a room its row does not name.
+    `<sqlite3.h>`, ...) included in a room its row does not name (a row
+    names rooms, `kernel`, or single files of a room, `lib/git.c`: then
+    the room's other files may not include it);
+  - a Libraries row naming a room or a file that never includes the
+    library (a row says only what is used).
 
 Usage: check-layers.py [ROOT]   (ROOT: the source tree, default: cwd)
 Exit status 0 when the tree keeps the table, 1 with one line per break,
@@ -69,7 +73,8 @@ def read_table(path):
 def read_libraries(path):
     """Return {header: (line, library, set of rooms)} from the Libraries
     table: | library | headers | rooms |, headers and rooms comma lists,
-    a header ending in / covering every header under it."""
+    a header ending in / covering every header under it; a "room" with a
+    / inside it (`lib/git.c`) is one file of a room."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     libs = {}
@@ -83,12 +88,17 @@ def read_libraries(path):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 3 or cells[0] in ("library", "") or set(cells[0]) <= set("-: "):
             continue
-        rooms = {r.strip().strip("`").rstrip("/") for r in cells[2].split(",") if r.strip()}
+        rooms = {r.strip().strip("`").strip("/") for r in cells[2].split(",") if r.strip()}
         for h in cells[1].split(","):
             h = h.strip().strip("`").strip("<>")
             if h:
                 libs[h] = (n, cells[0], rooms)
     return libs
+
+
+def shown(entries):
+    """A row's rooms and files as the messages name them: `kernel/`, `lib/git.c`."""
+    return ", ".join(sorted(e if "/" in e else e + "/" for e in entries))
 
 
 def library_of(libs, header):
@@ -154,6 +164,7 @@ def main():
     allowed, rows = resolve(read_table(design))
     libs = read_libraries(design)
     used = {}
+    lib_used = {}	# library -> the entries of its row some file used
     breaks = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
@@ -177,11 +188,15 @@ def main():
                         continue
                     angle, inc = m.group(1) == "<", m.group(2)
                     lib = library_of(libs, inc) if angle else None
-                    if lib and room not in lib[2]:
-                        breaks.append("%s:%d: #include <%s>: %s/ may not use %s (docs/DESIGN.md "
+                    fpath = path.replace(os.sep, "/")
+                    if lib and (room in lib[2] or fpath in lib[2]):
+                        lib_used.setdefault(lib[1], set()).add(room if room in lib[2] else fpath)
+                    elif lib:
+                        # the file when its row names other files of the room, else the room
+                        who = fpath if any(r.startswith(room + "/") for r in lib[2]) else room + "/"
+                        breaks.append("%s:%d: #include <%s>: %s may not use %s (docs/DESIGN.md "
                                       "line %d: %s is for %s)"
-                                      % (path, n, inc, room, lib[1], lib[0], lib[1],
-                                         ", ".join(sorted(r + "/" for r in lib[2]))))
+                                      % (path, n, inc, who, lib[1], lib[0], lib[1], shown(lib[2])))
                     if angle and inc.split("/")[0] not in allowed:
                         continue  # a system or library header
                     if angle:
@@ -212,6 +227,15 @@ def main():
         for r in sorted(allowed[room] - used.get(room, set())):
             breaks.append("docs/DESIGN.md line %d: %s/ may use %s/, but no file of %s/ includes "
                           "it (a row says only what is used)" % (n, room, r, room))
+    seen = set()
+    for h, (n, name, entries) in sorted(libs.items(), key=lambda kv: kv[1][0]):
+        if name in seen:
+            continue
+        seen.add(name)
+        for e in sorted(entries - lib_used.get(name, set())):
+            what = ("no file of %s/ includes it" % e) if "/" not in e else ("%s does not include it" % e)
+            breaks.append("docs/DESIGN.md line %d: %s is for %s, but %s (a row says only what "
+                          "is used)" % (n, name, e + "/" if "/" not in e else e, what))
     for b in breaks:
         print(b)
     if breaks:

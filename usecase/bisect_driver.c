@@ -73,7 +73,7 @@ static void say(driver *d, const char *fmt, ...)
 
 static int oid_of(git_oid *out, const char *sha)
 {
-	if (git_oid_fromstr(out, sha) < 0) {
+	if (kreg_bisect_oid_parse(out, sha) < 0) {
 		kreg_error_set("'%s' is not a commit id", sha);
 		return KREG_EINVAL;
 	}
@@ -87,6 +87,7 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	kreg_host *host = NULL;
 	kreg_bisect_graph *g = NULL;
 	kreg_db_bisection b;
+	char good_sha[KREG_REPO_SHA_SIZE], bad_sha[KREG_REPO_SHA_SIZE];
 	git_oid good, bad;
 	int error;
 
@@ -96,8 +97,9 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 		goto done;
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
 		goto done;
-	if ((error = kreg_repo_resolve(repo, &good, req->good)) < 0 ||
-	    (error = kreg_repo_resolve(repo, &bad, req->bad)) < 0)
+	if ((error = kreg_repo_resolve(repo, good_sha, req->good)) < 0 ||
+	    (error = kreg_repo_resolve(repo, bad_sha, req->bad)) < 0 ||
+	    (error = oid_of(&good, good_sha)) < 0 || (error = oid_of(&bad, bad_sha)) < 0)
 		goto done;
 	/* The range must be one git bisect would take. */
 	if ((error = kreg_bisect_graph_new(&g, kreg_repo_git(repo), &good, &bad)) < 0) {
@@ -113,8 +115,8 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 
 		b.config_name = (char *)(kc ? kc->name : req->kconfig);
 	}
-	if ((error = kreg_repo_record(repo, db, &b.good_commit_id, &good)) < 0 ||
-	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, &bad)) < 0 ||
+	if ((error = kreg_repo_record(repo, db, &b.good_commit_id, good_sha)) < 0 ||
+	    (error = kreg_repo_record(repo, db, &b.bad_commit_id, bad_sha)) < 0 ||
 	    (error = kreg_db_repo_find(db, &b.repo_id, req->repo)) < 0 ||
 	    (error = kreg_db_host_id(db, &b.host_id, req->host,
 				     kreg_backend_name(kreg_host_config(host)->backend),
@@ -280,18 +282,23 @@ done:
 
 static void short_sha(char *buf, const git_oid *id)
 {
-	git_oid_tostr(buf, 13, id);
+	kreg_bisect_oid_hex(buf, 13, id);
 }
 
 static char *subject_of(driver *d, const git_oid *id)
 {
-	git_commit *c;
+	kreg_repo_commit c;
+	char sha[KREG_REPO_SHA_SIZE];
 	char *s;
 
-	if (git_commit_lookup(&c, kreg_repo_git(d->repo), id) < 0)
+	kreg_bisect_oid_hex(sha, sizeof(sha), id);
+	if (kreg_repo_commit_read(d->repo, &c, sha) < 0) {
+		kreg_error_clear();
 		return kreg_strdup("?");
-	s = kreg_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
-	git_commit_free(c);
+	}
+	s = c.subject;
+	c.subject = NULL;
+	kreg_repo_commit_free(&c);
 	/* untrusted: keep it printable on a terminal */
 	for (char *p = s; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -301,7 +308,10 @@ static char *subject_of(driver *d, const git_oid *id)
 
 static int record(driver *d, int64_t *commit_id, const git_oid *id)
 {
-	return kreg_repo_record(d->repo, d->db, commit_id, id);
+	char sha[KREG_REPO_SHA_SIZE];
+
+	kreg_bisect_oid_hex(sha, sizeof(sha), id);
+	return kreg_repo_record(d->repo, d->db, commit_id, sha);
 }
 
 /* The step row for this action: the last one when it is the same commit in
@@ -323,7 +333,7 @@ static int step_for(driver *d, int64_t *step_id, int64_t commit_id, kreg_bisect_
 static kreg_host_kernel *prepared(driver *d, const git_oid *id)
 {
 	for (size_t i = 0; i < d->nprepared; i++)
-		if (git_oid_equal(&d->prepared[i], id))
+		if (kreg_bisect_oid_equal(&d->prepared[i], id))
 			return &d->kernels[i];
 	return NULL;
 }
@@ -432,15 +442,20 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	git_oid target = a->commit;
 	int64_t commit_id, of_id = 0, step_id;
 	kreg_host_kernel *kernel;
-	char sha[GIT_OID_HEXSZ + 1], s12[16], verdict[256];
+	char sha[KREG_REPO_SHA_SIZE], s12[16], verdict[256];
 	char *subject = NULL;
 	int error;
 
 	if (a->make_revert) {
-		int rc = kreg_bisect_make_revert(&target, kreg_repo_git(d->repo), &a->commit, &d->bad);
+		char culprit[KREG_REPO_SHA_SIZE], onto[KREG_REPO_SHA_SIZE], made[KREG_REPO_SHA_SIZE];
+		int rc;
 
-		if (rc < 0)
+		kreg_bisect_oid_hex(culprit, sizeof(culprit), &a->commit);
+		kreg_bisect_oid_hex(onto, sizeof(onto), &d->bad);
+		if ((rc = kreg_repo_revert(d->repo, made, culprit, onto)) < 0)
 			return rc;
+		if (rc == 0 && (error = oid_of(&target, made)) < 0)
+			return error;
 		if ((error = record(d, &of_id, &a->commit)) < 0)
 			return error;
 		short_sha(s12, &a->commit);
@@ -455,7 +470,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 			if (!strcmp(d->steps[i].role, "revert") && d->steps[i].commit_id) {
 				git_oid sid;
 
-				if (oid_of(&sid, d->steps[i].sha) == 0 && git_oid_equal(&sid, &target)) {
+				if (oid_of(&sid, d->steps[i].sha) == 0 && kreg_bisect_oid_equal(&sid, &target)) {
 					of_id = d->steps[i].of_commit_id;
 					break;
 				}
@@ -468,7 +483,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	runs = stored >= runs ? 0 : runs - stored;
 	if ((error = step_for(d, &step_id, commit_id, a->role, of_id)) < 0)
 		return error;
-	git_oid_tostr(sha, sizeof(sha), &target);
+	kreg_bisect_oid_hex(sha, sizeof(sha), &target);
 	short_sha(s12, &target);
 	subject = subject_of(d, &target);
 	if (stored)
@@ -534,9 +549,9 @@ static char *candidates_text(const kreg_bisect_action *a)
 	kreg_buf b = KREG_BUF_INIT;
 
 	for (size_t i = 0; i < a->ncandidates; i++) {
-		char sha[GIT_OID_HEXSZ + 1];
+		char sha[KREG_REPO_SHA_SIZE];
 
-		git_oid_tostr(sha, sizeof(sha), &a->candidates[i]);
+		kreg_bisect_oid_hex(sha, sizeof(sha), &a->candidates[i]);
 		if (i)
 			kreg_buf_putc(&b, ' ');
 		kreg_buf_puts(&b, sha);

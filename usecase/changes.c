@@ -9,6 +9,9 @@
 #include "stats/segment.h"
 #include "usecase/judge_opts.h"
 
+#include "stats/compare.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,9 +37,43 @@ void kreg_changes_free(kreg_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The commits the detector may place a step at (stats/detect.h's default
- * lookback): a step found there is left to it. */
-#define DETECT_LOOKBACK 4
+/* The noise of the detector's baseline (the newest `window` commits with
+ * runs since o->since) and the smallest change it sees from there. */
+static void measure_noise(kreg_metric_noise *out, const kreg_stats_history *h,
+			  const kreg_stats_detect_opts *o, const kreg_stats_opts *so,
+			  const char *metric)
+{
+	size_t window = o->window ? o->window : 20, first = h->ncommits, k = 0, nc = 0;
+	int *per = kreg_calloc(window + 1, sizeof(*per));
+	double alpha = o->alpha > 0 ? o->alpha : 0.0001;
+
+	while (first > o->since && k < window) {
+		first--;
+		if (h->offset[first + 1] > h->offset[first])
+			per[k++] = (int)(h->offset[first + 1] - h->offset[first]);
+	}
+	nc = k;
+	/* the median of the runs per commit, by insertion sort */
+	for (size_t i = 1; i < nc; i++)
+		for (size_t j = i; j > 0 && per[j - 1] > per[j]; j--) {
+			int t = per[j];
+
+			per[j] = per[j - 1];
+			per[j - 1] = t;
+		}
+	out->runs = nc ? per[nc / 2] : 0;
+	free(per);
+	out->rsd = kreg_stats_pooled_rsd(h, first, h->ncommits, &out->df);
+	out->base_runs = h->offset[h->ncommits] - h->offset[first];
+	out->floor = kreg_stats_floor(so, metric);
+	out->mde = out->runs ? kreg_stats_mde(out->rsd, out->base_runs, (size_t)out->runs, alpha,
+					      out->floor) : NAN;
+	out->max_runs = so->max_runs > 0 ? so->max_runs : 10;
+	out->mde_max = kreg_stats_mde(out->rsd, out->base_runs, (size_t)out->max_runs, alpha,
+				      out->floor);
+	out->runs_for_5 = kreg_stats_runs_for(0.05, out->rsd, out->base_runs, alpha, out->floor,
+					      1000);
+}
 
 /* Steps as change points: the range to bisect is the step's, q its z. */
 static void steps_to_change_points(kreg_metric_changes *out, const kreg_stats_segmentation *seg)
@@ -60,14 +97,29 @@ static void steps_to_change_points(kreg_metric_changes *out, const kreg_stats_se
 	}
 }
 
+int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h)
+{
+	kreg_stats_segmentation seg;
+	int error;
+
+	if ((error = kreg_stats_segment(&seg, h, NULL)) < 0)
+		return error;
+	steps_to_change_points(out, &seg);
+	out->drifts = seg.drifts;
+	out->ndrifts = seg.ndrifts;
+	seg.drifts = NULL;
+	kreg_stats_segmentation_free(&seg);
+	return 0;
+}
+
 int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric)
 {
-	kreg_stats_detect_opts dopts = { 0 };
+	kreg_stats_detect_opts dopts;
 	kreg_stats_opts sopts;
+	size_t since = 0, lookback = cfg && cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 4;
 	kreg_stats_history sh;
-	kreg_stats_segmentation seg;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -78,22 +130,19 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	for (size_t i = 0; i < out->h.ncommits; i++)
 		out->with_runs += out->h.offset[i + 1] > out->h.offset[i];
 	sh = (kreg_stats_history){ out->h.ncommits, out->h.offset, out->h.values };
-	if ((error = kreg_stats_segment(&seg, &sh, NULL)) < 0)
+	if ((error = kreg_changes_steps(out, &sh)) < 0)
 		return error;
-	steps_to_change_points(out, &seg);
-	out->drifts = seg.drifts;
-	out->ndrifts = seg.ndrifts;
-	seg.drifts = NULL;
-	kreg_stats_segmentation_free(&seg);
 	/* the detector judges the newest commits itself: its level starts at
 	 * the last step before them */
 	for (size_t i = out->ncp; i-- > 0;)
-		if (out->cp[i].index + DETECT_LOOKBACK < out->h.ncommits) {
-			dopts.since = out->cp[i].index;
+		if (out->cp[i].index + lookback < out->h.ncommits) {
+			since = out->cp[i].index;
 			break;
 		}
+	kreg_judge_detect_opts(&dopts, cfg, since);
 	kreg_judge_stats_opts(&sopts, cfg);
 	error = kreg_stats_detect(&out->det, &sopts, metric, &sh, &dopts);
+	measure_noise(&out->noise, &sh, &dopts, &sopts, metric);
 	kreg_judge_stats_opts_free(&sopts);
 	return error;
 }

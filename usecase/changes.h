@@ -26,6 +26,24 @@ typedef struct {
 	size_t limit;		/* the newest N commits only; 0: all */
 } kreg_changes_spec;
 
+/* How small a change of a metric the detector sees, from the noise of its
+ * current level (the commits since its last step, the newest `window` of
+ * them: the baseline the detector pools). */
+typedef struct {
+	double rsd;		/* a run's relative noise, pooled within commits; NAN:
+				 * unknown (no commit with 2 runs) */
+	size_t df;		/* its degrees of freedom */
+	size_t base_runs;	/* the baseline's runs */
+	int runs;		/* runs a commit gets there (the median) */
+	double floor;		/* the metric's floor (detect.threshold or its rule) */
+	double mde;		/* the smallest change confirmed (80% power) for a new
+				 * commit with `runs` runs; NAN: none at so few runs */
+	int max_runs;		/* the runs the detector may ask of a commit */
+	double mde_max;		/* the same at max_runs runs */
+	int runs_for_5;		/* runs a new commit needs to see 5% (0: not under
+				 * the floor, or more than 1,000) */
+} kreg_metric_noise;
+
 /* One metric's history and what is found in it. */
 typedef struct {
 	char *metric;
@@ -36,6 +54,7 @@ typedef struct {
 	kreg_stats_drift *drifts;	/* segments whose level moves along a line */
 	size_t ndrifts;
 	kreg_stats_detection det;	/* the detector on the newest commits */
+	kreg_metric_noise noise;	/* the smallest change it can see */
 } kreg_metric_changes;
 
 typedef struct {
@@ -62,5 +81,13 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric);
 void kreg_metric_changes_free(kreg_metric_changes *m);
+
+/* The steps and drifts of a history already in memory, as
+ * kreg_changes_metric finds them: out->cp (the range to bisect is the
+ * step's, q its z), out->ncp, out->drifts and out->ndrifts, indices into
+ * h's commits (commits without runs count, as on the line); the rest of
+ * *out is left alone. The pages' trends call it on the samples they have
+ * read. kreg_metric_changes_free frees it. */
+int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h);
 
 #endif

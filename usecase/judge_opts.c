@@ -69,3 +69,16 @@ void kreg_judge_bisect_params(kreg_bisect_params *p, const kreg_config *cfg, con
 	p->floor = kreg_stats_floor(&so, metric) / 2;
 	kreg_judge_stats_opts_free(&so);
 }
+
+void kreg_judge_detect_opts(kreg_stats_detect_opts *out, const kreg_config *cfg, size_t since)
+{
+	*out = (kreg_stats_detect_opts){ .since = since };
+	if (!cfg)
+		return;
+	out->window = cfg->detect.window > 0 ? (size_t)cfg->detect.window : 0;
+	out->lookback = cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 0;
+	out->alpha = cfg->detect.confirm;
+	out->suggest = cfg->detect.suggest;
+	out->step_runs = cfg->detect.step_runs;
+	out->baseline_runs = cfg->detect.baseline_runs;
+}

@@ -23,6 +23,7 @@ void kreg_run_atom_result_free(kreg_run_atom_result *r)
 		return;
 	free(r->error);
 	free(r->output);
+	free(r->kernel);
 	kreg_samples_free(&r->samples);
 	memset(r, 0, sizeof(*r));
 }
@@ -74,18 +75,38 @@ done:
 	return error;
 }
 
+int kreg_run_atom_store(kreg_db *db, const kreg_run_atom_result *r)
+{
+	int error;
+
+	if (r->kernel && (error = kreg_db_run_set_kernel(db, r->run_id, r->kernel)) < 0)
+		return error;
+	return kreg_db_run_finish(db, r->run_id, kreg_run_status_name(r->status), r->error,
+				  &r->samples);
+}
+
+void kreg_run_atom_lost(kreg_db *db, kreg_run_atom_result *r)
+{
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+	kreg_db_run_finish(db, r->run_id, "infra_failed", msg, NULL);
+	kreg_error_set("%s", msg);
+	r->status = KREG_RUN_INFRA_FAILED;
+	free(r->error);
+	r->error = kreg_strdup(msg);
+	kreg_samples_clear(&r->samples);
+}
+
 /* Status, samples, kernel and whatever the caller stores with them: one
  * transaction. */
-static int store(kreg_db *db, const kreg_run_atom_result *out, const char *kernel,
-		 const kreg_run_atom_opts *opts)
+static int store(kreg_db *db, const kreg_run_atom_result *out, const kreg_run_atom_opts *opts)
 {
 	int error;
 
 	if ((error = kreg_db_begin(db)) < 0)
 		return error;
-	if ((kernel && (error = kreg_db_run_set_kernel(db, out->run_id, kernel)) < 0) ||
-	    (error = kreg_db_run_finish(db, out->run_id, kreg_run_status_name(out->status),
-					out->error, &out->samples)) < 0 ||
+	if ((error = kreg_run_atom_store(db, out)) < 0 ||
 	    (opts->store_with && (error = opts->store_with(db, out, opts->arg)) < 0)) {
 		char msg[1024];
 
@@ -152,6 +173,8 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 	out->error = res.error;
 	out->samples = res.samples;
 	out->seconds = res.seconds;
+	out->kernel = res.kernel;
+	res.kernel = NULL;
 	res.error = NULL;
 	memset(&res.samples, 0, sizeof(res.samples));
 	if (out->status == KREG_RUN_OK && opts->require_metric &&
@@ -170,7 +193,11 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 	}
 	if (out->status != KREG_RUN_OK)
 		kreg_samples_clear(&out->samples);
-	if ((error = store(db, out, res.kernel, opts)) < 0)
+	if (opts->store_later) {
+		kreg_host_result_free(&res);
+		return 0;
+	}
+	if ((error = store(db, out, opts)) < 0)
 		goto failed;
 	if (out->status == KREG_RUN_OK && opts->keep == KREG_RUN_KEEP_FAILED)
 		error = drop_raw_output(out->output);
@@ -179,17 +206,7 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 
 failed:
 	/* kreg's own failure: the run is stored as lost, with why. */
-	{
-		char msg[1024];
-
-		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
-		kreg_db_run_finish(db, out->run_id, "infra_failed", msg, NULL);
-		kreg_error_set("%s", msg);
-		out->status = KREG_RUN_INFRA_FAILED;
-		free(out->error);
-		out->error = kreg_strdup(msg);
-		kreg_samples_clear(&out->samples);
-	}
+	kreg_run_atom_lost(db, out);
 	kreg_host_result_free(&res);
 	return error;
 }
@@ -209,14 +226,12 @@ void kreg_run_job_report_free(kreg_run_job_report *r)
 static int prepare(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		   const kreg_run_job_spec *spec, kreg_repo **repo, kreg_host_commit *hcommit)
 {
-	git_oid oid;
 	int error;
 
 	if ((error = kreg_repo_open(repo, cfg, spec->repo)) < 0 ||
-	    (error = kreg_repo_resolve(*repo, &oid, spec->commit)) < 0 ||
-	    (error = kreg_repo_record(*repo, db, &out->commit_id, &oid)) < 0)
+	    (error = kreg_repo_resolve(*repo, out->sha, spec->commit)) < 0 ||
+	    (error = kreg_repo_record(*repo, db, &out->commit_id, out->sha)) < 0)
 		return error;
-	git_oid_tostr(out->sha, sizeof(out->sha), &oid);
 	hcommit->repo = spec->repo;
 	hcommit->repo_path = kreg_repo_path(*repo);
 	hcommit->sha = out->sha;

@@ -53,6 +53,12 @@ typedef struct {
 	 * reason is freed here); NULL: none. NULL: not asked. */
 	char *(*disturbed)(kreg_db *db, void *arg);
 	void *arg;			/* handed to store_with, started and disturbed */
+	/* The caller stores the run, in a transaction of its own making,
+	 * with kreg_run_atom_store (a worker stores its item's end and the
+	 * next items with it): kreg_run_atom returns once the host ran it,
+	 * nothing stored but the runs row (started). store_with and keep
+	 * are then not used. */
+	int store_later;
 } kreg_run_atom_opts;
 
 /* What one run is: the rows it hangs on and the kernel it boots. */
@@ -74,6 +80,7 @@ struct kreg_run_atom_result {
 	char *output;			/* the run's directory (runs.output) */
 	kreg_samples samples;		/* empty unless OK */
 	double seconds;
+	char *kernel;			/* store_later: the kernel it ran on, to store */
 };
 
 /* Run one atom on host and store it. <0 only for kreg's own failures
@@ -83,6 +90,13 @@ struct kreg_run_atom_result {
 int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		  const kreg_run_atom_what *what, const kreg_run_atom_opts *opts);
 void kreg_run_atom_result_free(kreg_run_atom_result *r);
+/* A run kreg_run_atom left to the caller (store_later): its status,
+ * samples and kernel, in the caller's transaction. */
+int kreg_run_atom_store(kreg_db *db, const kreg_run_atom_result *r);
+/* A run that could not be stored (the caller's transaction failed):
+ * stored as infra_failed with kreg_error_last(), which stays the error;
+ * r says so too. */
+void kreg_run_atom_lost(kreg_db *db, kreg_run_atom_result *r);
 
 /* The whole errand, by names. */
 typedef struct {

@@ -205,3 +205,11 @@ void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker
 	}
 	kreg_buf_puts(b, "</svg></figure>\n");
 }
+
+size_t web_point_of(const web_point *pts, size_t n, size_t line_index)
+{
+	for (size_t i = 0; i < n; i++)
+		if (line_index >= pts[i].first && line_index <= pts[i].last)
+			return i;
+	return n;
+}

@@ -1,5 +1,6 @@
-/* Private to web/: HTML escaping, the page frame, the trend chart and the
- * atomic, incremental writer. */
+/* Private to web/: HTML escaping and the page frame (html.c), the trend
+ * chart (svg.c), the atomic, incremental writer (writer.c), the samples
+ * and their cache (samples.c), the style sheet (style.c). */
 #ifndef KREG_WEB_INTERNAL_H
 #define KREG_WEB_INTERNAL_H
 
@@ -47,6 +48,8 @@ typedef struct {
 /* An inline SVG chart of the points (already downsampled). */
 void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker *marks,
 		   size_t nmarks, const char *metric);
+/* The point of pts[0..n) that covers the commit at line_index, or n. */
+size_t web_point_of(const web_point *pts, size_t n, size_t line_index);
 
 /* The sample cache's directory in the site's. */
 #define WEB_SAMPLE_CACHE ".kreg-site-samples"

@@ -9,6 +9,7 @@
  *   build/release/tests/bench_changes [histories-per-cell] [seed]
  */
 #include "stats/changes.h"
+#include "tests/lib/edivisive.h"
 #include "stats/segment.h"
 #include "stats/stats.h"
 

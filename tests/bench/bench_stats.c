@@ -5,6 +5,7 @@
  *   build/release/tests/bench_stats [histories-per-cell] [seed]
  */
 #include "stats/changes.h"
+#include "tests/lib/edivisive.h"
 #include "stats/compare.h"
 #include "stats/detect.h"
 #include "stats/lkp.h"

@@ -62,7 +62,7 @@ int main(void)
 	c0 = cpu_now();
 	kreg_db_begin(db);
 	for (long i = 0; i < queued; i++) {
-		kreg_work_new w = { .kind = (i / HOSTS) % 10 == 9 ? "detect" : "run", .key = key,
+		kreg_work_new w = { .kind = (i / HOSTS) % 10 == 9 ? KREG_WORK_DETECT : KREG_WORK_RUN, .key = key,
 				    .host_id = host[i % HOSTS], .seq = (int)(i / HOSTS),
 				    .priority = i % 50 == 0 ? KREG_PRIO_CONFIRM : KREG_PRIO_HEAD };
 
@@ -81,7 +81,9 @@ int main(void)
 		kreg_work w;
 		int found, held;
 
-		if (kreg_db_work_claim(db, &w, &found, host[c % HOSTS], NULL, "bench", 1000, 120) < 0)
+		if (kreg_db_work_claim(db, &w, &found, host[c % HOSTS],
+				       KREG_WORK_KIND(KREG_WORK_RUN) | KREG_WORK_KIND(KREG_WORK_BISECT),
+				       "bench", 1000, 120) < 0)
 			return 1;
 		if (!found)
 			break;
@@ -103,7 +105,8 @@ int main(void)
 		int found;
 
 		/* the lanes of idle kinds: nothing runnable of theirs */
-		if (kreg_db_work_claim(db, &w, &found, 0, "build", "bench", 1000, 120) < 0)
+		if (kreg_db_work_claim(db, &w, &found, 0, KREG_WORK_KIND(KREG_WORK_BUILD), "bench",
+				       1000, 120) < 0)
 			return 1;
 		kreg_work_free(&w);
 	}

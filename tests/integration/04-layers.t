@@ -4,9 +4,10 @@
 # refuses a lower room including a higher one, another room's private header,
 # an include not from the top, a room's header in angle brackets, a row
 # naming a room its folder does not use, a library's header outside the rooms
-# of DESIGN.md's Libraries table, and a folder the table does not name.
+# (or files) of DESIGN.md's Libraries table, a Libraries row naming a room or
+# file that does not include it, and a folder the table does not name.
 . "$KREG_SRC/tests/lib.sh"
-plan 22
+plan 28
 
 check() {  # ROOT: runs the checker, keeping stdout in $OUT, stderr in $ERR
 	/usr/bin/python3 "$KREG_SRC/tests/check-layers.py" "$1" >"$SCRATCH/.out" 2>"$SCRATCH/.err"
@@ -92,8 +93,28 @@ cat >> t/docs/DESIGN.md <<'MD'
 | library | headers | rooms |
 | --- | --- | --- |
 | SQLite | `<sqlite3.h>` | db |
-| libgit2 | `<git2.h>`, `<git2/` | lib |
+| libgit2 | `<git2.h>`, `<git2/` | lib/err.c |
 MD
+printf '#include "db/db.h"\n#include "lib/err.h"\n#include <sqlite3.h>\n' > t/db/db.c
+printf '#include "lib/err.h"\n#include <git2.h>\n' > t/lib/err.c
+check t
+is "$RC" 0 "libraries included where their rows say pass (a room, one file of a room)"
+[ "$RC" = 0 ] || printf '# %s\n' "$OUT" "$ERR"
+
+printf '#include "lib/err.h"\n#include <git2/oid.h>\n' > t/lib/other.c
+check t
+is "$RC" 1 "a library's header in a file of a room its row names only other files of is refused"
+like "$OUT" '^lib/other\.c:2: #include <git2/oid\.h>: lib/other\.c may not use libgit2 \(docs/DESIGN\.md line [0-9]+: libgit2 is for lib/err\.c\)' \
+	"naming the file and the files the row names"
+rm t/lib/other.c
+
+printf '#include "lib/err.h"\n' > t/lib/err.c
+check t
+is "$RC" 1 "a Libraries row naming a file that does not include the library is refused"
+like "$OUT" '^docs/DESIGN\.md line [0-9]+: libgit2 is for lib/err\.c, but lib/err\.c does not include it' \
+	"naming the row and the file"
+printf '#include "lib/err.h"\n#include <git2.h>\n' > t/lib/err.c
+
 printf '#include "web/web.h"\n#include "db/db.h"\n#include "lib/err.h"\n#include <sqlite3.h>\n#include <git2/oid.h>\n' > t/web/web.c
 check t
 is "$RC" 1 "a library's header outside the rooms its row names is refused"
@@ -102,11 +123,12 @@ like "$OUT" '^web/web\.c:4: #include <sqlite3\.h>: web/ may not use SQLite \(doc
 like "$OUT" '^web/web\.c:5: #include <git2/oid\.h>: web/ may not use libgit2' "a header under a folder of the row too"
 printf '#include "web/web.h"\n#include "db/db.h"\n#include "lib/err.h"\n' > t/web/web.c
 
-printf '#include "db/db.h"\n' > t/db/db.c
+printf '#include "db/db.h"\n#include <sqlite3.h>\n' > t/db/db.c
 check t
 is "$RC" 1 "a row naming a room its folder never includes is refused"
 like "$OUT" '^docs/DESIGN\.md line 7: db/ may use lib/, but no file of db/ includes it' "naming the row"
-printf '#include "db/db.h"\n#include "lib/err.h"\n' > t/db/db.c
+is "$(printf '%s\n' "$OUT" | wc -l)" 1 "and nothing else"
+printf '#include "db/db.h"\n#include "lib/err.h"\n#include <sqlite3.h>\n' > t/db/db.c
 
 sed -i 's/| db and below |/| dbx and below |/' t/docs/DESIGN.md
 check t

@@ -2,7 +2,7 @@
 # kreg changes: change points along a branch's first-parent line, from the
 # runs in the database; side branches left out; subjects made printable.
 . "$KREG_SRC/tests/lib.sh"
-plan 21
+plan 23
 
 export KREG_DATA_DIR="$SCRATCH/data"
 run_kreg db init
@@ -67,7 +67,16 @@ like "$OUT" "^  ${C25:0:12} +\+[12][0-9]\.[0-9]%" "with its change at c25"
 like "$OUT" "fio.write_iops: 40 commits, 39 with runs, 117 runs
   no change points" "the flat metric has none"
 
+# The smallest change the detector sees, from the noise of the current
+# level (c25..c39: 15 commits, 45 runs, 3% noise): none at 3 runs against
+# 45 (the exact rank test's floor, 2/C(48,3), is over detect.confirm's
+# 1e-4); 5.3% here at detect.max_runs (10), 5% at 12 runs.
+run_kreg changes --job fio-randread --host lab1 --metric fio.read_iops --repo linux --branch master
+like "$OUT" "^  noise: ±[23]\.[0-9]% a run \(45 runs of the baseline\); smallest change seen: none at 3 runs a commit, [345]\.[0-9]% at 10 \(detect.max_runs\) \(5%: ([6-9]|1[0-2]) runs\)$" \
+	"the noise, and the smallest change seen at 3 and 10 runs a commit"
 run_kreg changes --json --job fio-randread --host lab1 --metric fio.read_iops --repo linux --branch master
+is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; n=json.load(sys.stdin)["metrics"][0]["noise"]; print(0.02 < n["rsd"] < 0.04, n["baseline_runs"], n["runs"], n["mde"], 0.03 < n["mde_max_runs"] < 0.06, 5 < n["runs_for_5pct"] < 13)')" \
+	"True 45 3 None True True" "--json has the noise, the runs and the smallest change seen"
 is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["metrics"][0]; c=d["change_points"][0]; print(len(d["change_points"]), c["commit"], c["prev"], c["bisect_good"], c["bisect_bad"], round(c["change"], 2) < -0.1)')" \
 	"1 $C25 $C24 $C24 $C25 True" "--json has the change point, its parent, the range to bisect, the change"
 

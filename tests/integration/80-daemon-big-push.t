@@ -18,16 +18,7 @@ N=100000
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg.yaml <<YAML
-$(lab_yaml)
-hosts:
-  - name: simhost
-    backend: sim
-    seed: 9
-    capacity: 3
-    metrics:
-      - { metric: fio.read_iops, base: 10000, noise: 2% }
-jobs:
-  - { file: job.yaml, runs: 3 }
+$(sim_lab_yaml 9 3 2% 3)
 YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 

@@ -67,8 +67,8 @@ ok "it was suspected first, then confirmed by extra runs (priority work)" \
 	test "$(sql "SELECT count(*) FROM work WHERE kind = 'run' AND priority = 20")" -ge 3
 is "$(sql "SELECT count(*) FROM work WHERE kind = 'bisect' AND state = 'done'")" \
 	"$(sql "SELECT count(*) FROM work WHERE kind = 'bisect'")" "every bisect step was a work item of its own, all done"
-is "$(sql "SELECT group_concat(kind || ':' || state, ' ') FROM (SELECT DISTINCT kind, state FROM work WHERE kind IN ('report', 'mail') ORDER BY kind)")" \
-	"mail:done report:done" "the culprit queued the mail; results queued the site's report items"
+is "$(sql "SELECT group_concat(kind || ':' || state, ' ') FROM (SELECT DISTINCT kind, state FROM work WHERE kind IN ('site', 'mail') ORDER BY kind)")" \
+	"mail:done site:done" "the culprit queued the mail; results queued the site items"
 is "$(sql "SELECT count(*) FROM work WHERE state != 'done'")" 0 "no work item failed"
 is "$(sql "SELECT DISTINCT kernel FROM runs")" "sim" "runs.kernel says what each run ran on"
 is "$(sql "SELECT count(*) FROM pushes")" 5 "five pushes recorded (the first head and four moves)"

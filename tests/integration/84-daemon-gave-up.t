@@ -16,17 +16,7 @@ plan 20
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg.yaml <<YAML
-$(lab_yaml)
-hosts:
-  - name: simhost
-    backend: sim
-    seed: 5
-    capacity: 4
-    metrics:
-      - { metric: fio.read_iops, base: 10000, noise: 2% }
-jobs:
-  - file: job.yaml
-    runs: 4
+$(sim_lab_yaml 5 4 2% 4)
 YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 

@@ -2,7 +2,7 @@
 # The daemon writes the lab's site: left alone on a sim host, it tests the
 # pushed heads, bisects a drop to the commit with the Sim-Effect trailer,
 # and after every result (a run, a detection, a bisect step, the mail)
-# queues its `report` work item, coalesced, which generates the site into
+# queues its `site` work item, coalesced, which generates the site into
 # the configured web.output (the same generation as `kreg report`). Nobody
 # runs `kreg report`: the pages a maintainer opens are there, valid HTML5,
 # with no broken link, naming the culprit, and a head pushed afterwards is
@@ -55,17 +55,17 @@ bisected() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ]; }
 wait_for 600 "the daemon bisects the drop on its own" bisected
 wait_for 300 "and it goes idle" idle_at "$HEAD"
 # One more result after all that: an ordinary head, no regression, no
-# bisection; its report item (queued by the run) puts it on the site.
+# bisection; its site item (queued by the run) puts it on the site.
 NEXT=$(up_commit 11)
 up_push
 wait_for 300 "the next head is tested and the queue is empty" idle_at "$NEXT"
 daemon_stop
 is "$DRC" 0 "the daemon stops"
 
-is "$(sql "SELECT count(*) FROM work WHERE kind = 'report' AND (state != 'done' OR error IS NOT NULL)") \
-$(sql "SELECT count(*) > 0 FROM work WHERE kind = 'report'")" "0 1" \
-	"the report items did their work (no error, no no-op note)"
-ok "the head pushed after the bisection has its commit page, from a report item nobody asked for" \
+is "$(sql "SELECT count(*) FROM work WHERE kind = 'site' AND (state != 'done' OR error IS NOT NULL)") \
+$(sql "SELECT count(*) > 0 FROM work WHERE kind = 'site'")" "0 1" \
+	"the site items did their work (no error, no no-op note)"
+ok "the head pushed after the bisection has its commit page, from a site item nobody asked for" \
 	test -s "$WEB/commit-$NEXT.html"
 lab_check text "$WEB/index.html"
 like "$CHECK_OUT" "${NEXT:0:12}" "and the index shows it as the branch's head"
@@ -73,9 +73,9 @@ like "$CHECK_OUT" "${NEXT:0:12}" "and the index shows it as the branch's head"
 # site; results close together got one item (db/work.h; how many depends
 # on the machine's pace: tests/unit/test_work_report.c checks the rule).
 RESULTS=$(sql "SELECT count(*) FROM work WHERE kind IN ('run', 'detect', 'bisect', 'mail')")
-REPORTS=$(sql "SELECT count(*) FROM work WHERE kind = 'report'")
-echo "# $RESULTS results, $REPORTS report items"
-ok "results coalesced: $REPORTS report items for $RESULTS results" test "$REPORTS" -lt "$RESULTS"
+REPORTS=$(sql "SELECT count(*) FROM work WHERE kind = 'site'")
+echo "# $RESULTS results, $REPORTS site items"
+ok "results coalesced: $REPORTS site items for $RESULTS results" test "$REPORTS" -lt "$RESULTS"
 like "$(cat "$SCRATCH/daemon.log" "$DATA_DIR"/logs/*.log 2>/dev/null)" \
 	"site $WEB: [0-9]+ pages, [0-9]+ written" "the worker says where the site went"
 REG=$WEB/regression-r1.html

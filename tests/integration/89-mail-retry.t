@@ -20,17 +20,7 @@ SMTP_PORT=$(smtp_free_port)
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg.yaml <<YAML
-$(lab_yaml)
-hosts:
-  - name: simhost
-    backend: sim
-    seed: 7
-    capacity: 2
-    metrics:
-      - { metric: fio.read_iops, base: 10000, noise: 5% }
-jobs:
-  - file: job.yaml
-    runs: 3
+$(sim_lab_yaml 7 2 5% 3)
 mail:
   smtp_url: smtp://127.0.0.1:$SMTP_PORT
   from: "kreg robot <kreg@lab.example.org>"

@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 118
+plan 122
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"
@@ -39,6 +39,16 @@ like "$OUT" "^1 +queued +1 " "mail list: queued after one attempt"
 like "$OUT" "last error: .*connect" "mail list: the reason it waits"
 ok "a .eml copy is in the outbox" test -f "$SCRATCH"/data/outbox/1-*.eml
 is "$(ls "$SCRATCH"/data/outbox/*.eml | wc -l)" 1 "one .eml"
+# The copy on disk has LF line ends (what git mailinfo and git am read
+# cleanly); the message as it goes on the wire keeps CRLF.
+E=$(ls "$SCRATCH"/data/outbox/1-*.eml)
+is "$(tr -cd '\r' < "$E" | wc -c)" 0 "the .eml has LF line ends, no CR"
+git mailinfo "$SCRATCH/mi.msg" "$SCRATCH/mi.patch" < "$E" > "$SCRATCH/mi.info" 2> "$SCRATCH/mi.err"
+is "$(cat "$SCRATCH/mi.err")" "" "git mailinfo reads the .eml without a warning"
+like "$(grep '^Subject:' "$SCRATCH/mi.info")" "fio.read_iops -[0-9.]+% regression" \
+	"git mailinfo finds its subject"
+is "$(sql "SELECT instr(message, char(13) || char(10)) > 0 FROM outbox WHERE id = 1")" 1 \
+	"the stored wire message keeps CRLF"
 
 # Back: not before the backoff, at once with --retry; once.
 smtp_start "$SCRATCH/smtp"

@@ -70,17 +70,7 @@ unset KREG_DATA_DIR
 ROOT=$(up_init)
 write_atom job.yaml
 cat > kreg.yaml <<YAML
-$(lab_yaml)
-hosts:
-  - name: simhost
-    backend: sim
-    seed: 5
-    capacity: 2
-    metrics:
-      - { metric: fio.read_iops, base: 10000, noise: 2% }
-jobs:
-  - file: job.yaml
-    runs: 2
+$(sim_lab_yaml 5 2 2% 2)
 YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 reloads() { [ "$(grep -c "configuration reloaded from" daemon.log)" = "$1" ]; }

@@ -7,6 +7,10 @@
 #   up_commit N [TRAILER]   one commit "commit N" on dev (trailer in its body); prints its sha
 #   lab_yaml [DATA_DIR]     kreg.yaml's head: data_dir ($DATA_DIR) and repo "src" ($UP's
 #                           main, polled each second); hosts and jobs follow it
+#   sim_lab_yaml SEED CAPACITY NOISE RUNS
+#                           lab_yaml, one sim host "simhost" (seed, capacity,
+#                           fio.read_iops at 10000 with that noise) and job.yaml
+#                           with RUNS runs a commit; more keys may follow it
 #   up_push                 main := dev, all the new commits in one push
 #   daemon_start [ARGS]     kreg daemon --foreground in the background ($DPID)
 #   daemon_stop             SIGTERM, wait (bounded); $DRC is its exit status
@@ -51,6 +55,22 @@ repos:
     url: $UP
     branches: [main]
     poll_interval: 1
+YAML
+}
+
+sim_lab_yaml() {
+	lab_yaml
+	cat <<YAML
+hosts:
+  - name: simhost
+    backend: sim
+    seed: $1
+    capacity: $2
+    metrics:
+      - { metric: fio.read_iops, base: 10000, noise: $3 }
+jobs:
+  - file: job.yaml
+    runs: $4
 YAML
 }
 

@@ -12,6 +12,7 @@
 #include "bisect/verdict.h"
 #include "hosts/host.h"
 #include "hosts/host_sim.h"
+#include "kernel/repo.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -446,6 +447,24 @@ static void machine_skips_and_resumes(void **state)
 	git_repository_free(repo);
 }
 
+/* kernel/repo.h's revert, on the ids of these tests. */
+static int make_revert(git_oid *out, git_repository *repo, const git_oid *culprit,
+		       const git_oid *onto)
+{
+	char c[KREG_REPO_SHA_SIZE], o[KREG_REPO_SHA_SIZE], made[KREG_REPO_SHA_SIZE];
+	kreg_repo *r;
+	int rc;
+
+	git_oid_tostr(c, sizeof(c), culprit);
+	git_oid_tostr(o, sizeof(o), onto);
+	assert_int_equal(kreg_repo_open_path(&r, git_repository_path(repo), 0), 0);
+	rc = kreg_repo_revert(r, made, c, o);
+	if (rc == 0)
+		assert_int_equal(git_oid_fromstr(out, made), 0);
+	kreg_repo_close(r);
+	return rc;
+}
+
 static void revert_is_deterministic(void **state)
 {
 	git_repository *repo = new_repo("revert");
@@ -456,8 +475,8 @@ static void revert_is_deterministic(void **state)
 	base = commit_file(repo, "1\n2\n3\n", "base\n", NULL, NULL);
 	a = commit_file(repo, "1\nA\n3\n", "change two\n", &base, NULL);
 	b = commit_file(repo, "1\nA\n3\n4\n", "add four\n", &a, NULL);
-	assert_int_equal(kreg_bisect_make_revert(&r1, repo, &a, &b), 0);
-	assert_int_equal(kreg_bisect_make_revert(&r2, repo, &a, &b), 0);
+	assert_int_equal(make_revert(&r1, repo, &a, &b), 0);
+	assert_int_equal(make_revert(&r2, repo, &a, &b), 0);
 	assert_true(git_oid_equal(&r1, &r2));
 	assert_int_equal(git_commit_lookup(&rc, repo, &r1), 0);
 	assert_true(git_oid_equal(git_commit_parent_id(rc, 0), &b));
@@ -465,7 +484,7 @@ static void revert_is_deterministic(void **state)
 	git_commit_free(rc);
 	/* A later change to the same line: the revert does not apply. */
 	c = commit_file(repo, "1\nB\n3\n4\n", "change two again\n", &b, NULL);
-	assert_int_equal(kreg_bisect_make_revert(&x, repo, &a, &c), 1);
+	assert_int_equal(make_revert(&x, repo, &a, &c), 1);
 	git_repository_free(repo);
 }
 
@@ -551,7 +570,7 @@ static void sim_host_effects(void **state)
 	after = commit_file(repo, "1\nX\n3\n4\n5\n6\n7\n8\nY\n", "later\n", &fx, NULL);
 	side = commit_file(repo, "s\n", "side branch\n", &root, NULL);
 	merge = commit_file(repo, "m\n", "Merge\n", &side, &after);
-	assert_int_equal(kreg_bisect_make_revert(&rev, repo, &fx, &after), 0);
+	assert_int_equal(make_revert(&rev, repo, &fx, &after), 0);
 	git_oid_tostr(side_sha, sizeof(side_sha), &side);
 	effects[0].commit = side_sha;	/* +50% by configuration, by full sha */
 	snprintf(path, sizeof(path), "%s/simhost", scratch);

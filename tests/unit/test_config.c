@@ -142,6 +142,7 @@ static void minimal_file_gets_defaults(void **state)
 	assert_string_equal(c->web.title, "kreg");
 	assert_int_equal(c->nhosts + c->nrepos + c->njobs + c->build.nconfigs, 0);
 	assert_null(kreg_config_kconfig(c, NULL));
+	assert_null(kreg_config_kconfig_default(c));
 	kreg_config_free(c);
 	free(dd);
 }
@@ -171,6 +172,7 @@ static void hosts_repos_jobs_get_defaults(void **state)
 	assert_int_equal(c->repos[0].nbranches, 0);
 	assert_string_equal(c->repos[0].url, "https://example.org/linux.git");
 	assert_string_equal(kreg_config_kconfig(c, NULL)->name, "tiny");
+	assert_ptr_equal(kreg_config_kconfig_default(c), kreg_config_kconfig(c, NULL));
 	assert_string_equal(kreg_config_kconfig(c, "full")->base, "defconfig");
 	assert_null(kreg_config_kconfig(c, "none"));
 

@@ -53,6 +53,32 @@ static void buf_grows_and_formats(void **state)
 	kreg_buf_free(&b);
 }
 
+/* The one UTF-8 decoder: a code point and its length, or length 0. */
+static void utf8_decode(void **state)
+{
+	static const struct {
+		const char *s;
+		unsigned cp;
+		size_t len;
+	} cases[] = {
+		{ "a", 'a', 1 }, { "\xc3\xa9", 0xe9, 2 }, { "\xe2\x80\xae", 0x202e, 3 },
+		{ "\xf0\x9f\x98\x80", 0x1f600, 4 }, { "\xef\xbf\xbe", 0xfffe, 3 },
+		{ "\xff", 0, 0 }, { "\x80", 0, 0 }, { "\xc0\xaf", 0, 0 },	/* overlong */
+		{ "\xe0\x80\xaf", 0, 0 }, { "\xed\xa0\x80", 0, 0 },	/* surrogate */
+		{ "\xf4\x90\x80\x80", 0, 0 }, { "\xe2\x80", 0, 0 },	/* cut short */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = 9;
+		unsigned cp = kreg_utf8_decode(cases[i].s, &len);
+
+		assert_int_equal(len, cases[i].len);
+		if (len)
+			assert_int_equal(cp, cases[i].cp);
+	}
+}
+
 /* Control characters from elsewhere print escaped; text and UTF-8 stay. */
 static void esc_control_characters(void **state)
 {
@@ -401,6 +427,7 @@ int main(void)
 		cmocka_unit_test(mkdir_p_and_atomic_write),
 		cmocka_unit_test(file_batch_names_files_only_when_written_out),
 		cmocka_unit_test(esc_control_characters),
+		cmocka_unit_test(utf8_decode),
 		cmocka_unit_test(git_error_carries_libgit2s_reason),
 		cmocka_unit_test(samples_indexed),
 	};

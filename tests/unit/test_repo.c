@@ -48,10 +48,9 @@ static void mirror_fetch_resolve_record(void **state)
 	char *src, *data, *dbpath;
 	kreg_repo *r;
 	kreg_db *db;
-	git_oid oid, oid2;
+	char oid[KREG_REPO_SHA_SIZE], oid2[KREG_REPO_SHA_SIZE];
 	kreg_commit_row row;
 	int64_t id, repo_id;
-	char sha[41];
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/kreg-test-repo-XXXXXX");
@@ -78,16 +77,15 @@ static void mirror_fetch_resolve_record(void **state)
 	assert_int_equal(kreg_repo_open(&r, &cfg, "nope"), KREG_ENOTFOUND);
 	assert_int_equal(kreg_repo_open(&r, &cfg, "linux"), 0);
 	assert_true(kreg_str_endswith(kreg_repo_path(r), "data/repos/linux.git"));
-	assert_int_equal(kreg_repo_resolve(r, &oid, "master"), 0);
-	assert_int_equal(kreg_repo_resolve(r, &oid2, "master~1"), 0);
-	assert_int_equal(kreg_repo_resolve(r, &oid2, "no-such-branch"), KREG_ENOTFOUND);
+	assert_int_equal(kreg_repo_resolve(r, oid, "master"), 0);
+	assert_int_equal(kreg_repo_resolve(r, oid2, "master~1"), 0);
+	assert_int_equal(kreg_repo_resolve(r, oid2, "no-such-branch"), KREG_ENOTFOUND);
 	assert_non_null(strstr(kreg_error_last(), "no-such-branch"));
 
 	assert_int_equal(kreg_db_open(&db, dbpath, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
-	assert_int_equal(kreg_repo_record(r, db, &id, &oid), 0);
+	assert_int_equal(kreg_repo_record(r, db, &id, oid), 0);
 	assert_int_equal(kreg_db_repo_find(db, &repo_id, "linux"), 0);
-	git_oid_tostr(sha, sizeof(sha), &oid);
-	assert_int_equal(kreg_db_commit_find(db, &row, repo_id, sha), 0);
+	assert_int_equal(kreg_db_commit_find(db, &row, repo_id, oid), 0);
 	assert_int_equal(row.id, id);
 	assert_string_equal(row.subject, "block: reduce kblockd_mod_delayed_work_on() CPU consumption");
 	assert_string_equal(row.author_name, "Test Author");
@@ -96,16 +94,67 @@ static void mirror_fetch_resolve_record(void **state)
 
 	/* A new upstream commit appears after a fetch, not before. */
 	commit(src, "c.c", "third");
-	assert_int_equal(kreg_repo_resolve(r, &oid2, "master"), 0);
-	assert_true(git_oid_equal(&oid, &oid2));
+	assert_int_equal(kreg_repo_resolve(r, oid2, "master"), 0);
+	assert_string_equal(oid, oid2);
 	assert_int_equal(kreg_repo_fetch(r), 0);
-	assert_int_equal(kreg_repo_resolve(r, &oid2, "master"), 0);
-	assert_false(git_oid_equal(&oid, &oid2));
+	assert_int_equal(kreg_repo_resolve(r, oid2, "master"), 0);
+	assert_string_not_equal(oid, oid2);
 	kreg_repo_close(r);
 
 	/* Reopening uses the existing mirror. */
 	assert_int_equal(kreg_repo_open(&r, &cfg, "linux"), 0);
-	assert_int_equal(kreg_repo_resolve(r, &oid, "master~2"), 0);
+	assert_int_equal(kreg_repo_resolve(r, oid, "master~2"), 0);
+	kreg_repo_close(r);
+
+	/* Read only: the mirror as it is, its branches, pushes, commits, trees. */
+	assert_int_equal(kreg_repo_open_mirror(&r, &cfg, "absent"), KREG_ENOTFOUND);
+	assert_int_equal(kreg_repo_open_mirror(&r, &cfg, "linux"), 0);
+	{
+		char **names, head[KREG_REPO_SHA_SIZE], base[KREG_REPO_SHA_SIZE], sha[KREG_REPO_SHA_SIZE];
+		size_t n, nwalked = 0;
+		kreg_repo_walk *w;
+		kreg_repo_commit c;
+		kreg_repo_change *ch;
+		kreg_repo_tree *t;
+		char *text;
+		size_t len;
+		int forced;
+
+		assert_int_equal(kreg_repo_branches(r, &names, &n), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(names[0], "master");
+		kreg_repo_names_free(names, n);
+		assert_int_equal(kreg_repo_branch_head(r, head, "master"), 0);
+		assert_int_equal(kreg_repo_branch_head(r, sha, "nope"), KREG_ENOTFOUND);
+		assert_int_equal(kreg_repo_resolve(r, oid, "master~2"), 0);
+		assert_int_equal(kreg_repo_push(r, &forced, base, head, oid), 0);
+		assert_false(forced);
+		assert_int_equal(kreg_repo_push(r, &forced, base, oid, head), 0);
+		assert_true(forced);
+		assert_string_equal(base, oid);
+		assert_int_equal(kreg_repo_walk_new(&w, r, head, oid, 0), 0);
+		while (kreg_repo_walk_next(w, sha) == 1)
+			nwalked++;
+		kreg_repo_walk_free(w);
+		assert_int_equal(nwalked, 2);
+		assert_int_equal(kreg_repo_commit_read(r, &c, head), 0);
+		assert_string_equal(c.subject, "third");
+		assert_string_equal(c.author_name, "Test Author");
+		kreg_repo_commit_free(&c);
+		assert_int_equal(kreg_repo_changes(r, &ch, &n, head, KREG_REPO_RENAMES), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(ch[0].new_path, "c.c");
+		kreg_repo_changes_free(ch, n);
+		assert_int_equal(kreg_repo_tree_open(&t, r, head), 0);
+		assert_int_equal(kreg_repo_tree_file(t, &text, &len, "b.c"), 0);
+		assert_int_equal(len, strlen(text));
+		assert_non_null(strstr(text, "kblockd"));
+		free(text);
+		assert_int_equal(kreg_repo_tree_file(t, &text, &len, "MAINTAINERS"), KREG_ENOTFOUND);
+		assert_false(kreg_repo_tree_is_dir(t, "a.c"));
+		kreg_repo_tree_free(t);
+		assert_true(kreg_repo_record(r, db, &id, head) < 0);	/* only read */
+	}
 	kreg_repo_close(r);
 
 	/* An unreachable url: a clear error naming the repo, and no half mirror. */

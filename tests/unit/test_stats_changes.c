@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "stats/changes.h"
+#include "tests/lib/edivisive.h"
 #include "stats/detect.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -346,6 +347,36 @@ static void detector_waits_and_respects_since(void **state)
 	free(l);
 }
 
+/* A share in percent (fio's latency buckets, perf-profile) that steps as
+ * plainly as fio.read_iops above is never judged on its own: no change, no
+ * runs asked; the same history under a throughput's name is a change. */
+static void detector_never_judges_a_share(void **state)
+{
+	double *l = levels(60, 30, 0.8, 60, 1);
+	kreg_stats_detection d;
+	kreg_stats_detect_opts o = { 0 };
+	hist h;
+
+	(void)state;
+	seed_state = 41;
+	hist_make(&h, 60, 3, 0.03, l);
+	kreg_stats_history v = view(&h, 33);
+	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, &o), 0);
+	assert_int_equal(d.action, KREG_DETECT_CHANGE);
+	for (const char *const *m = (const char *const[]){ "fio.latency_4ms%", "fio.latency_250us%",
+							     "perf-profile.self.cycles-pp.memcpy", NULL };
+	     *m; m++) {
+		assert_true(kreg_stats_metric_is_share(*m));
+		assert_int_equal(kreg_stats_detect(&d, NULL, *m, &v, &o), 0);
+		assert_int_equal(d.action, KREG_DETECT_NONE);
+		assert_int_equal(d.runs, 0);
+	}
+	assert_false(kreg_stats_metric_is_share("fio.read_iops"));
+	assert_false(kreg_stats_metric_is_share("fio.read_clat_mean_us"));
+	hist_free(&h);
+	free(l);
+}
+
 /* A lab's first push on the defaults: one baseline commit with the job's
  * 3 runs, then a head at -25% (3% noise) with its 3. Three runs against
  * three can never reach the confirm level; the detector asks the
@@ -538,6 +569,7 @@ int main(void)
 		cmocka_unit_test(detector_looks_past_an_unsettled_split),
 		cmocka_unit_test(detector_is_not_moved_by_one_outlier_run),
 		cmocka_unit_test(detector_runs_the_commit_that_places_the_step),
+		cmocka_unit_test(detector_never_judges_a_share),
 	};
 
 	return cmocka_run_group_tests_name("stats_changes", tests, NULL, NULL);

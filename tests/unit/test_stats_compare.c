@@ -470,6 +470,41 @@ static void a_bad_metric_spares_the_rest(void **state)
 	kreg_stats_matrix_free(cols[1]);
 }
 
+/* The smallest change seen: the normal approximation at 80% power over
+ * the rank test's efficiency, never under the floor, none where the exact
+ * rank test cannot reach alpha; the pooled noise is the spread about each
+ * commit's own mean, so a step between commits does not count as noise. */
+static void smallest_change_seen(void **state)
+{
+	/* 2/C(48,3) = 1.16e-4: 3 runs against 45 cannot reach 1e-4 */
+	assert_true(isnan(kreg_stats_mde(0.03, 45, 3, 0.0001, 0.05)));
+	/* z = 3.891 + 0.842; 4.733 * 0.03 * sqrt(1/45 + 1/10) / sqrt(0.955) */
+	assert_float_equal(kreg_stats_mde(0.03, 45, 10, 0.0001, 0), 0.0503, 0.0005);
+	assert_float_equal(kreg_stats_mde(0.03, 45, 10, 0.0001, 0.08), 0.08, 1e-12);
+	assert_true(isnan(kreg_stats_mde(NAN, 45, 10, 0.0001, 0)));
+	/* more runs, smaller changes; the runs for 5% are the first that see it */
+	assert_true(kreg_stats_mde(0.03, 45, 20, 0.0001, 0) < kreg_stats_mde(0.03, 45, 10, 0.0001, 0));
+	int n = kreg_stats_runs_for(0.05, 0.03, 45, 0.0001, 0.05, 1000);
+	assert_true(n > 1);
+	assert_true(kreg_stats_mde(0.03, 45, (size_t)n, 0.0001, 0.05) <= 0.05);
+	assert_true(isnan(kreg_stats_mde(0.03, 45, (size_t)n - 1, 0.0001, 0.05)) ||
+		    kreg_stats_mde(0.03, 45, (size_t)n - 1, 0.0001, 0.05) > 0.05);
+	assert_int_equal(kreg_stats_runs_for(0.05, 0.03, 45, 0.0001, 0.08, 1000), 0);
+	assert_int_equal(kreg_stats_runs_for(0.05, 0.5, 45, 0.0001, 0.05, 1000), 0);
+
+	/* two commits at 100 and 200, +-1 about each: 1% of the mean 150 is
+	 * not it; the spread about each commit's mean is */
+	double v[] = { 99, 101, 199, 201, 150 };
+	size_t off[] = { 0, 2, 4, 5 }, df;
+	kreg_stats_history h = { 3, off, v };
+	double rsd = kreg_stats_pooled_rsd(&h, 0, 3, &df);
+
+	(void)state;
+	assert_int_equal(df, 2);
+	assert_float_equal(rsd, sqrt(4.0 / 2) / 150, 1e-12);
+	assert_true(isnan(kreg_stats_pooled_rsd(&h, 2, 3, &df)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +520,7 @@ int main(void)
 		cmocka_unit_test(table_reproduces_0day_layout),
 		cmocka_unit_test(table_stddev_and_big_numbers),
 		cmocka_unit_test(matrix_files),
+		cmocka_unit_test(smallest_change_seen),
 	};
 
 	return cmocka_run_group_tests_name("stats_compare", tests, NULL, NULL);

@@ -57,14 +57,31 @@ static int teardown(void **state)
 static int64_t add(fixture *f, const char *kind, const char *key, int64_t host, int prio,
 		   int64_t after)
 {
-	kreg_work_new w = { .kind = kind, .key = key, .host_id = host, .priority = prio,
-			    .after_id = after };
+	kreg_work_new w = { .key = key, .host_id = host, .priority = prio, .after_id = after };
 	int64_t id = 0;
 	int added = 0;
+
+	assert_int_equal(kreg_work_kind_parse(&w.kind, kind), 0);
 
 	assert_int_equal(kreg_db_work_add(f->db, &id, &added, &w), 0);
 	assert_true(id > 0);
 	return id;
+}
+
+/* The daemon's lanes: a host's runs and bisect steps, the builds (kind
+ * "build"), the rest (kind NULL). */
+static unsigned lane(int64_t host, const char *kind)
+{
+	if (host > 0)
+		return KREG_WORK_KIND(KREG_WORK_RUN) | KREG_WORK_KIND(KREG_WORK_BISECT);
+	if (kind) {
+		kreg_work_kind k;
+
+		assert_int_equal(kreg_work_kind_parse(&k, kind), 0);
+		return KREG_WORK_KIND(k);
+	}
+	return KREG_WORK_KIND(KREG_WORK_DETECT) | KREG_WORK_KIND(KREG_WORK_SITE) |
+	       KREG_WORK_KIND(KREG_WORK_MAIL);
 }
 
 static int64_t claim(fixture *f, int64_t host, const char *kind, int64_t now)
@@ -73,7 +90,8 @@ static int64_t claim(fixture *f, int64_t host, const char *kind, int64_t now)
 	int found;
 	int64_t id;
 
-	assert_int_equal(kreg_db_work_claim(f->db, &w, &found, host, kind, "me", now, 60), 0);
+	assert_int_equal(kreg_db_work_claim(f->db, &w, &found, host, lane(host, kind), "me", now,
+					    60), 0);
 	if (!found)
 		return 0;
 	id = w.id;
@@ -86,7 +104,7 @@ static int64_t claim(fixture *f, int64_t host, const char *kind, int64_t now)
 static void same_key_is_one_item(void **state)
 {
 	fixture *f = *state;
-	kreg_work_new w = { .kind = "run", .key = "run:1", .host_id = f->host1 };
+	kreg_work_new w = { .kind = KREG_WORK_RUN, .key = "run:1", .host_id = f->host1 };
 	int64_t a, b;
 	int added;
 
@@ -95,7 +113,7 @@ static void same_key_is_one_item(void **state)
 	assert_int_equal(kreg_db_work_add(f->db, &b, &added, &w), 0);
 	assert_int_equal(added, 0);
 	assert_int_equal(a, b);
-	w.kind = "nonsense";
+	w.kind = KREG_WORK_NKINDS;	/* no name: refused */
 	w.key = "x";
 	assert_true(kreg_db_work_add(f->db, &b, &added, &w) < 0);
 }
@@ -109,7 +127,7 @@ static void priority_then_age_per_lane(void **state)
 	int64_t conf = add(f, "run", "confirm", f->host1, KREG_PRIO_CONFIRM, 0);
 	int64_t det = add(f, "detect", "detect", f->host1, KREG_PRIO_DETECT, 0);
 	int64_t build = add(f, "build", "build", 0, KREG_PRIO_BUILD, 0);
-	int64_t mail = add(f, "mail", "mail", 0, KREG_PRIO_REPORT, 0);
+	int64_t mail = add(f, "mail", "mail", 0, KREG_PRIO_PUBLISH, 0);
 
 	/* host 1's lane: bisect steps, then confirmation runs, then heads;
 	 * never another host's item, never a detect item (it takes no host). */
@@ -168,7 +186,8 @@ static void worker_proves_its_hold(void **state)
 	{
 		int found;
 
-		assert_int_equal(kreg_db_work_claim(f->db, &w, &found, f->host1, NULL, "new daemon",
+		assert_int_equal(kreg_db_work_claim(f->db, &w, &found, f->host1,
+						    lane(f->host1, NULL), "new daemon",
 						    100, 60), 0);
 		assert_int_equal(found, 1);
 		assert_int_equal(w.id, id);
@@ -242,7 +261,7 @@ static void release_does_not_count(void **state)
 static void groups_and_pending(void **state)
 {
 	fixture *f = *state;
-	kreg_work_new w = { .kind = "run", .commit_id = 0, .job_id = 0, .host_id = f->host1 };
+	kreg_work_new w = { .kind = KREG_WORK_RUN, .commit_id = 0, .job_id = 0, .host_id = f->host1 };
 	int total, open, queued, running;
 	int64_t job_id, commit_id = 0;
 	char key[32];
@@ -310,7 +329,7 @@ static void moves_to_another_host_of_the_backend(void **state)
 	int64_t repo_id, job_id, h3, other, id;
 	int seqs[] = { 0, 1, 0, 1, 2 }, added;
 	int64_t hosts[5];
-	char key[64], *name = NULL;
+	char *name = NULL;
 	kreg_work w;
 
 	assert_int_equal(kreg_db_host_id(f->db, &h3, "h3", "sim", 1, 0), 0);
@@ -321,12 +340,12 @@ static void moves_to_another_host_of_the_backend(void **state)
 	assert_int_equal(kreg_db_commit_put(f->db, &c.id, &c), 0);
 	assert_int_equal(kreg_db_job_id(f->db, &job_id, "a", "t", "", "a\n"), 0);
 	for (int i = 0; i < 5; i++) {
-		kreg_work_new n = { .kind = "run", .key = key, .commit_id = c.id, .job_id = job_id,
-				    .host_id = hosts[i], .seq = seqs[i] };
+		char *k = kreg_work_key_run(c.id, job_id, hosts[i], seqs[i]);
+		kreg_work_new n = { .kind = KREG_WORK_RUN, .key = k, .commit_id = c.id,
+				    .job_id = job_id, .host_id = hosts[i], .seq = seqs[i] };
 
-		snprintf(key, sizeof(key), "run:%lld:%lld:%lld:%d", (long long)c.id,
-			 (long long)job_id, (long long)hosts[i], seqs[i]);
 		assert_int_equal(kreg_db_work_add(f->db, NULL, &added, &n), 0);
+		free(k);
 	}
 	id = claim(f, f->host1, NULL, 100);
 	assert_true(id > 0);
@@ -348,9 +367,13 @@ static void moves_to_another_host_of_the_backend(void **state)
 	assert_string_equal(w.state, "queued");
 	assert_int_equal(w.host_id, h3);
 	assert_int_equal(w.seq, 3);	/* after h3's 0, 1, 2 */
-	snprintf(key, sizeof(key), "run:%lld:%lld:%lld:3", (long long)c.id, (long long)job_id,
-		 (long long)h3);
-	assert_string_equal(w.key, key);
+	{
+		/* the SQL's key is the one kreg_work_key_run makes */
+		char *k = kreg_work_key_run(c.id, job_id, h3, 3);
+
+		assert_string_equal(w.key, k);
+		free(k);
+	}
 	assert_int_equal(w.attempts, 1);
 	assert_int_equal(w.not_before, 100);	/* at once: no backoff */
 	kreg_work_free(&w);

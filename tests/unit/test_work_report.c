@@ -1,7 +1,8 @@
-/* db/work.c: the web site's report item, queued by the daemon after every
+/* db/work.c: the web site's site item, queued by the daemon after every
  * result and coalesced, on a real SQLite file: a burst of results makes
- * one item; one arriving while a report runs makes one more, which waits
- * for the running one and for its delay. */
+ * one item; one arriving while a generation runs makes one more, which
+ * waits for the running one and for its delay. The migration that named
+ * the kind 'site' (it was 'report'). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +58,18 @@ static int64_t count(fixture *f, const char *state)
 	return !strcmp(state, "queued") ? queued : running;
 }
 
-/* The id of the report item claimed at now, or 0. */
-static int64_t claim_report(fixture *f, int64_t now, kreg_work *w)
+/* The id of the site item claimed at now, or 0. */
+static int64_t claim_site(fixture *f, int64_t now, kreg_work *w)
 {
 	int found = 0;
 
-	assert_int_equal(kreg_db_work_claim(f->db, w, &found, 0, NULL, "daemon", now, 60), 0);
+	assert_int_equal(kreg_db_work_claim(f->db, w, &found, 0,
+					    KREG_WORK_KIND(KREG_WORK_DETECT) |
+					    KREG_WORK_KIND(KREG_WORK_SITE) |
+					    KREG_WORK_KIND(KREG_WORK_MAIL), "daemon", now, 60), 0);
 	if (!found)
 		return 0;
-	assert_string_equal(w->kind, "report");
+	assert_int_equal(w->kind, KREG_WORK_SITE);
 	return w->id;
 }
 
@@ -76,27 +81,27 @@ static void burst_makes_one_item(void **state)
 	int64_t first, second;
 
 	/* a hundred results at t = 1000: one item, due at 1005 */
-	assert_int_equal(kreg_db_work_add_report(f->db, &added, 1000, 5), 0);
+	assert_int_equal(kreg_db_work_add_site(f->db, &added, 1000, 5), 0);
 	assert_int_equal(added, 1);
 	for (int i = 0; i < 99; i++) {
-		assert_int_equal(kreg_db_work_add_report(f->db, &added, 1000 + i % 3, 5), 0);
+		assert_int_equal(kreg_db_work_add_site(f->db, &added, 1000 + i % 3, 5), 0);
 		assert_int_equal(added, 0);
 	}
 	assert_int_equal(count(f, "queued"), 1);
-	assert_int_equal(claim_report(f, 1004, &w), 0);
-	first = claim_report(f, 1005, &w);
+	assert_int_equal(claim_site(f, 1004, &w), 0);
+	first = claim_site(f, 1005, &w);
 	assert_true(first > 0);
 	assert_int_equal(w.after_id, 0);
 
 	/* results while it runs: one more item, waiting for it */
 	for (int i = 0; i < 50; i++)
-		assert_int_equal(kreg_db_work_add_report(f->db, NULL, 1006, 5), 0);
+		assert_int_equal(kreg_db_work_add_site(f->db, NULL, 1006, 5), 0);
 	assert_int_equal(count(f, "queued"), 1);
 	assert_int_equal(count(f, "running"), 1);
-	assert_int_equal(claim_report(f, 2000, &w2), 0);	/* the first still runs */
+	assert_int_equal(claim_site(f, 2000, &w2), 0);	/* the first still runs */
 	assert_int_equal(kreg_db_work_finish(f->db, first, "daemon", w.attempts, "done", NULL), 0);
-	assert_int_equal(claim_report(f, 1010, &w2), 0);	/* its delay is not over */
-	second = claim_report(f, 1011, &w2);
+	assert_int_equal(claim_site(f, 1010, &w2), 0);	/* its delay is not over */
+	second = claim_site(f, 1011, &w2);
 	assert_true(second > first);
 	assert_int_equal(w2.after_id, first);
 	assert_string_not_equal(w.key, w2.key);
@@ -104,17 +109,62 @@ static void burst_makes_one_item(void **state)
 	/* nothing new: nothing queued; the next result: a new item */
 	assert_int_equal(kreg_db_work_finish(f->db, second, "daemon", w2.attempts, "done", NULL), 0);
 	assert_int_equal(count(f, "queued"), 0);
-	assert_int_equal(kreg_db_work_add_report(f->db, &added, 3000, 5), 0);
+	assert_int_equal(kreg_db_work_add_site(f->db, &added, 3000, 5), 0);
 	assert_int_equal(added, 1);
 	assert_int_equal(count(f, "queued"), 1);
 	kreg_work_free(&w);
 	kreg_work_free(&w2);
 }
 
+/* 7 -> 8: the items of a database from before, queued or over, of kind
+ * 'report' are 'site' items, claimed in their lane; the others keep
+ * their kind. */
+static void migration_renames_report_items(void **state)
+{
+	fixture *f = *state;
+	sqlite3 *h;
+	kreg_work w;
+	int v = 0;
+
+	kreg_db_close(f->db);
+	f->db = NULL;
+	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+		"DROP TABLE work;"
+		"CREATE TABLE work (id INTEGER PRIMARY KEY,"
+		"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','report','mail')),"
+		"  key TEXT NOT NULL UNIQUE, commit_id INTEGER, job_id INTEGER, host_id INTEGER,"
+		"  bisection_id INTEGER, regression_id INTEGER, config_name TEXT,"
+		"  seq INTEGER NOT NULL DEFAULT 0, after_id INTEGER, priority INTEGER NOT NULL DEFAULT 0,"
+		"  state TEXT NOT NULL DEFAULT 'queued', lease_owner TEXT, lease_expires INTEGER,"
+		"  attempts INTEGER NOT NULL DEFAULT 0, not_before INTEGER NOT NULL DEFAULT 0,"
+		"  run_id INTEGER, error TEXT, created INTEGER NOT NULL, updated INTEGER NOT NULL,"
+		"  judge_commit_id INTEGER);"
+		"INSERT INTO work (kind, key, state, priority, created, updated) VALUES"
+		"  ('report', 'report:site:1', 'done', 10, 1, 1),"
+		"  ('mail', 'mail:1', 'done', 10, 1, 1),"
+		"  ('report', 'report:site:3', 'queued', 10, 1, 1);"
+		"PRAGMA user_version = 7;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(kreg_db_open(&f->db, f->path, KREG_DB_MIGRATE), 0);
+	assert_int_equal(kreg_db_version(f->db, &v), 0);
+	assert_int_equal(v, KREG_DB_VERSION);
+	assert_int_equal(kreg_db_work_get(f->db, &w, 1), 0);
+	assert_int_equal(w.kind, KREG_WORK_SITE);
+	assert_string_equal(w.key, "report:site:1");
+	kreg_work_free(&w);
+	assert_int_equal(kreg_db_work_get(f->db, &w, 2), 0);
+	assert_int_equal(w.kind, KREG_WORK_MAIL);
+	kreg_work_free(&w);
+	assert_int_equal(claim_site(f, 1000, &w), 3);
+	kreg_work_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(burst_makes_one_item, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_renames_report_items, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

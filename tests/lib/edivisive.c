@@ -16,7 +16,7 @@
  * in the segment) and their medians by the floor; both halves are then
  * searched again. A last pass re-tests every change point between its
  * neighbours and drops the weakest that no longer hold, as Otava does. */
-#include "stats/changes.h"
+#include "tests/lib/edivisive.h"
 
 #include "stats/stats.h"
 

@@ -1,0 +1,273 @@
+/* kreg regression: list, show and triage the regressions kreg found. A
+ * person's mark (invalid, noise, duplicate, fixed) closes a regression: it
+ * leaves the open list, `kreg status` and the mail; invalid and noise no
+ * longer start a level for the detector; reopen takes it back. */
+#include "cmd/cmd.h"
+
+#include "db/commits.h"
+#include "db/regressions.h"
+#include "lib/err.h"
+#include "lib/esc.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+	"usage: kreg regression list [--all | --closed]\n"
+	"       kreg regression show ID\n"
+	"       kreg regression mark ID (invalid | noise | duplicate-of N | fixed-by SHA | reopen)\n"
+	"                            [--note TEXT] [--by NAME]\n"
+	"\n"
+	"list    the open regressions (found by kreg, not fixed, refuted or closed by a\n"
+	"        person), newest first; --closed the others, --all every one\n"
+	"show    one regression: what kreg found, and every mark with who and why\n"
+	"mark    close a regression as invalid, noise or a duplicate of regression N,\n"
+	"        or fixed by a commit (a sha or unique prefix of a stored commit, or a\n"
+	"        full sha); reopen undoes the marks since it was last opened. Invalid\n"
+	"        and noise no longer start a level for the detector; a closed\n"
+	"        regression is not mailed. --by defaults to $USER.\n";
+
+/* Closed: a person's mark, or fixed, or refuted by the robot. */
+static int is_closed(const kreg_db_regression *r)
+{
+	return r->triage[0] || !strcmp(r->state, "fixed") || !strcmp(r->state, "not_reproduced");
+}
+
+static const char *shown_state(const kreg_db_regression *r)
+{
+	return r->triage[0] ? r->triage : r->state;
+}
+
+static int list(kreg_db *db, int which)
+{
+	kreg_db_regression *v = NULL;
+	size_t n = 0, shown = 0;
+
+	if (kreg_db_regression_list(db, &v, &n, 0) < 0)
+		return KREG_ERROR;
+	for (size_t i = 0; i < n; i++) {
+		const kreg_db_regression *r = &v[i];
+
+		if (which != 2 && is_closed(r) != which)
+			continue;
+		if (!shown++)
+			printf("%-5s %-15s %-8s %-12s %s\n", "ID", "STATE", "CHANGE", "CULPRIT",
+			       "METRIC (JOB ON HOST)");
+		kreg_fprintf_esc(stdout, "%-5lld %-15s %+7.1f%% %-12.12s %s (%s on %s)\n",
+				 (long long)r->id, shown_state(r), 100 * r->change,
+				 r->culprit_sha[0] ? r->culprit_sha : "-", r->metric, r->job, r->host);
+	}
+	if (!shown)
+		printf("no %sregressions\n", which == 0 ? "open " : which == 1 ? "closed " : "");
+	kreg_db_regression_list_free(v, n);
+	return 0;
+}
+
+static void put_time(int64_t at)
+{
+	char buf[32];
+	time_t t = (time_t)at;
+	struct tm tm;
+
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+	printf("%s", buf);
+}
+
+static int show(kreg_db *db, int64_t id)
+{
+	kreg_db_regression r;
+	kreg_db_regression_mark_row *m = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = kreg_db_regression_get(db, &r, id)) < 0)
+		return error;
+	kreg_fprintf_esc(stdout, "regression %lld: %s %+.1f%% (%s on %s)\n", (long long)r.id,
+			 r.metric, 100 * r.change, r.job, r.host);
+	printf("state:    %s%s\n", shown_state(&r), is_closed(&r) ? " (closed)" : " (open)");
+	if (r.triage[0])
+		printf("found:    %s\n", r.state);
+	if (r.duplicate_of)
+		printf("duplicate of: regression %lld\n", (long long)r.duplicate_of);
+	if (r.fixed_by[0])
+		printf("fixed by: %s\n", r.fixed_by);
+	kreg_fprintf_esc(stdout, "repo:     %s\n", r.repo ? r.repo : "-");
+	printf("range:    %.12s..%.12s\n", r.base_sha, r.bad_sha);
+	printf("culprit:  %s\n", r.culprit_sha[0] ? r.culprit_sha : "-");
+	if ((error = kreg_db_regression_marks(db, &m, &n, id)) < 0)
+		goto done;
+	printf("marks:%s\n", n ? "" : "    none");
+	for (size_t i = 0; i < n; i++) {
+		printf("  ");
+		put_time(m[i].at);
+		kreg_fprintf_esc(stdout, " %s%s%s by %s (was %s)%s%s\n", m[i].mark,
+				 m[i].arg ? " " : "", m[i].arg ? m[i].arg : "",
+				 m[i].who ? m[i].who : "?",
+				 m[i].triage_before[0] ? m[i].triage_before : m[i].state_before,
+				 m[i].note ? ": " : "", m[i].note ? m[i].note : "");
+	}
+done:
+	kreg_db_regression_marks_free(m, n);
+	kreg_db_regression_free(&r);
+	return error;
+}
+
+/* The fixing commit as a full sha: a stored commit of the regression's
+ * repo (sha or unique prefix), else a full sha of one kreg has not seen. */
+static int fixing_sha(kreg_db *db, char out[41], int64_t repo_id, const char *spec)
+{
+	kreg_commit_row c = { 0 };
+	size_t len = strlen(spec);
+
+	if (repo_id && kreg_db_commit_find(db, &c, repo_id, spec) == 0) {
+		snprintf(out, 41, "%s", c.sha);
+		kreg_db_commit_free(&c);
+		return 0;
+	}
+	kreg_error_clear();
+	for (size_t i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)spec[i]))
+			len = 0;
+	if (len != 40) {
+		kreg_error_set("fixed-by '%s': not a stored commit of the regression's repo, nor a "
+			       "full sha", spec);
+		return KREG_EINVAL;
+	}
+	for (size_t i = 0; i <= len; i++)
+		out[i] = (char)tolower((unsigned char)spec[i]);
+	return 0;
+}
+
+static int parse_id(int64_t *id, const char *s)
+{
+	long long v;
+
+	if (kreg_parse_ll(&v, s, "regression id") < 0 || v <= 0) {
+		kreg_error_set("'%s' is not a regression id", s);
+		return KREG_EUSAGE;
+	}
+	*id = v;
+	return 0;
+}
+
+static int mark(kreg_db *db, int argc, char **argv, const char *note, const char *who)
+{
+	kreg_db_regression r;
+	const char *what = argv[1], *mark, *arg = NULL;
+	char sha[41];
+	int64_t id;
+	int changed, error;
+
+	if ((error = parse_id(&id, argv[0])) < 0)
+		return error;
+	if (!strcmp(what, "invalid") || !strcmp(what, "noise") || !strcmp(what, "reopen")) {
+		mark = what;
+		if (argc != 2)
+			goto usage;
+	} else if (!strcmp(what, "duplicate-of") || !strcmp(what, "fixed-by")) {
+		mark = what[0] == 'd' ? "duplicate" : "fixed";
+		if (argc != 3)
+			goto usage;
+		arg = argv[2];
+	} else {
+		goto usage;
+	}
+	if (!strcmp(mark, "fixed")) {
+		if ((error = kreg_db_regression_get(db, &r, id)) < 0)
+			return error;
+		error = fixing_sha(db, sha, r.repo_id, arg);
+		kreg_db_regression_free(&r);
+		if (error < 0)
+			return error;
+		arg = sha;
+	}
+	if ((error = kreg_db_regression_mark(db, &changed, id, mark, arg, note, who)) < 0)
+		return error;
+	printf(changed ? "regression %lld: %s%s%s\n" : "regression %lld: %s%s%s already\n",
+	       (long long)id, mark, arg ? " " : "", arg ? arg : "");
+	return 0;
+usage:
+	kreg_error_set("mark: say one of invalid, noise, duplicate-of N, fixed-by SHA, reopen "
+		       "(after the regression's id)");
+	return KREG_EUSAGE;
+}
+
+int cmd_regression(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "closed", no_argument, NULL, 'c' },
+		{ "note", required_argument, NULL, 'n' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sub, *note = NULL, *who = getenv("USER");
+	int opt, which = 0, error = 0, ret = KREG_EXIT_FAIL;
+	kreg_config *cfg = NULL;
+	kreg_db *db = NULL;
+
+	if (kreg_cmd_wants_help(argc, argv, usage))
+		return KREG_EXIT_OK;
+	if (argc < 2)
+		return kreg_cmd_usage(usage, "regression: say list, show or mark");
+	sub = argv[1];
+	/* options anywhere after the subcommand (GNU permutation, which
+	 * optind = 0 starts afresh), which is getopt's argv[0] */
+	argc--;
+	argv++;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a': which = 2; break;
+		case 'c': which = 1; break;
+		case 'n': note = optarg; break;
+		case 'b': who = optarg; break;
+		default:
+			return kreg_cmd_usage(usage, "regression: unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark"))
+		return kreg_cmd_usage(usage, "regression: unknown subcommand '%s'", sub);
+	if ((!strcmp(sub, "list") && argc) || (!strcmp(sub, "show") && argc != 1) ||
+	    (!strcmp(sub, "mark") && argc < 2))
+		return kreg_cmd_usage(usage, "regression %s: wrong arguments", sub);
+	if (kreg_cmd_load_config(&cfg) < 0)
+		return KREG_EXIT_FAIL;
+	if (kreg_cmd_open_db(&db, cfg, strcmp(sub, "mark") ? KREG_DB_READONLY : 0) < 0)
+		goto done;
+	if (!strcmp(sub, "list")) {
+		error = list(db, which);
+	} else if (!strcmp(sub, "show")) {
+		int64_t id;
+
+		error = parse_id(&id, argv[0]);
+		if (!error)
+			error = show(db, id);
+	} else {
+		error = mark(db, argc, argv, note, who);
+	}
+	if (error == KREG_EUSAGE) {
+		ret = kreg_cmd_usage(usage, "%s", kreg_error_last());
+		goto done;
+	}
+	if (error < 0) {
+		kreg_cmd_error(NULL);
+		goto done;
+	}
+	ret = KREG_EXIT_OK;
+done:
+	kreg_db_close(db);
+	kreg_config_free(cfg);
+	return ret;
+}

@@ -1,0 +1,72 @@
+/* The build item: a commit's kernel built with a kernel config (cached by
+ * tree and config) before its runs, which wait for it, on the first
+ * configured host that boots a built kernel. */
+#include "daemon/work_internal.h"
+
+#include "db/work.h"
+#include "hosts/host.h"
+#include "kernel/repo.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+
+#include <stdlib.h>
+
+static int open_commit(kreg_work_item *j, kreg_repo **repo, kreg_work_names *names)
+{
+	int error;
+
+	if ((error = kreg_db_work_names(j->db, names, j->w.job_id, j->w.host_id, j->w.commit_id)) < 0)
+		return error;
+	if (names->repo && (error = kreg_repo_open(repo, j->cfg, names->repo)) < 0)
+		return error;
+	return 0;
+}
+
+int kreg_worker_build(kreg_work_item *j)
+{
+	kreg_work_names names = { 0 };
+	kreg_repo *repo = NULL;
+	kreg_host *host = NULL;
+	kreg_host_kernel kernel = { 0 };
+	kreg_host_commit hc = { 0 };
+	const kreg_host_cfg *pick = NULL;
+	int error, prepared = 0;
+
+	for (size_t i = 0; i < j->cfg->nhosts && !pick; i++)
+		if (kreg_host_cfg_needs_kernel(&j->cfg->hosts[i]))
+			pick = &j->cfg->hosts[i];
+	if (!pick) {
+		error = kreg_worker_finish(j, "failed", "no configured host boots a built kernel any more");
+		goto done;
+	}
+	if ((error = open_commit(j, &repo, &names)) < 0 ||
+	    (error = kreg_host_open(&host, j->cfg, j->db, pick->name)) < 0)
+		goto done;
+	hc.repo = names.repo;
+	hc.repo_path = kreg_repo_path(repo);
+	hc.sha = names.sha;
+	hc.kconfig = j->w.config_name;
+	log_info("work %lld: building %.12s with kernel config %s", (long long)j->w.id, names.sha,
+		 j->w.config_name ? j->w.config_name : "(first)");
+	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
+		goto done;
+	prepared = 1;
+	if (kernel.status == KREG_PREPARE_BUILD_FAILED) {
+		char *msg = kreg_asprintf("does not build: %s", kernel.error ? kernel.error : "?");
+
+		log_warn("work %lld: %.12s %s", (long long)j->w.id, names.sha, msg);
+		error = kreg_worker_finish(j, "done", msg);
+		free(msg);
+	} else {
+		log_info("work %lld: %.12s built%s (%.0f s)", (long long)j->w.id, names.sha,
+			 kernel.cached ? " (cached)" : "", kernel.seconds);
+		error = kreg_worker_finish(j, "done", NULL);
+	}
+done:
+	if (prepared)
+		kreg_host_kernel_free(&kernel);
+	kreg_host_close(host);
+	kreg_repo_close(repo);
+	kreg_work_names_free(&names);
+	return error;
+}

@@ -1,0 +1,108 @@
+/* The detect item: the detection step after a group of runs
+ * (usecase/detect.h), and what it asks for queued in the same transaction
+ * with the item's end: more runs, the first step of each bisection it
+ * started, the mail of a confirmed regression, the site. */
+#include "daemon/work_internal.h"
+
+#include "db/bisect.h"
+#include "db/work.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "mail/outbox.h"
+#include "usecase/detect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int queue_more(kreg_work_item *j, int64_t commit_id, int runs, const char *kconfig)
+{
+	int total, open, error;
+
+	if ((error = kreg_db_work_group(j->db, &total, &open, commit_id, j->w.job_id,
+					j->w.host_id)) < 0)
+		return error;
+	/* A run moved here from another host took the next number: the
+	 * numbers of the group may have gaps, so a taken key is skipped. */
+	for (int seq = total, made = 0; made < runs; seq++) {
+		char *key = kreg_work_key_run(commit_id, j->w.job_id, j->w.host_id, seq);
+		kreg_work_new r = { .kind = KREG_WORK_RUN, .key = key, .commit_id = commit_id,
+				    .job_id = j->w.job_id, .host_id = j->w.host_id,
+				    .config_name = kconfig, .seq = seq,
+				    .priority = KREG_PRIO_CONFIRM,
+				    .judge_commit_id = commit_id != j->w.commit_id ?
+						       j->w.commit_id : 0 };
+		int added = 0;
+
+		error = kreg_db_work_add(j->db, NULL, &added, &r);
+		free(key);
+		if (error < 0)
+			return error;
+		made += added;
+	}
+	return 0;
+}
+
+int kreg_worker_detect(kreg_work_item *j)
+{
+	kreg_detect_outcome o;
+	int error;
+
+	if ((error = kreg_db_begin(j->db)) < 0)
+		return error;
+	if ((error = kreg_detect_step(&o, j->cfg, j->db, j->w.commit_id, j->w.job_id, j->w.host_id,
+				      j->w.config_name, stderr)) < 0)
+		goto rollback;
+	for (size_t i = 0; i < o.nmore; i++)
+		if ((error = queue_more(j, o.more[i].commit_id, o.more[i].runs, j->w.config_name)) < 0)
+			goto rollback_o;
+	for (size_t i = 0; i < o.nbisections; i++) {
+		kreg_db_bisection b;
+		char *key = kreg_work_key_bisect(o.bisections[i], 0);
+
+		if ((error = kreg_db_bisection_get(j->db, &b, o.bisections[i])) == 0) {
+			kreg_work_new s = { .kind = KREG_WORK_BISECT, .key = key, .host_id = b.host_id,
+					    .bisection_id = b.id, .regression_id = b.regression_id,
+					    .config_name = b.config_name, .priority = kreg_work_table[KREG_WORK_BISECT].priority };
+
+			error = kreg_db_work_add(j->db, NULL, NULL, &s);
+			kreg_db_bisection_free(&b);
+		}
+		free(key);
+		if (error < 0)
+			goto rollback_o;
+	}
+	if (o.confirmed && j->cfg->mail.confirmed) {
+		/* the mail of a confirmed regression: sent by a mail item */
+		char *key = kreg_work_key_mail_confirmed(j->w.id);
+		kreg_work_new m = { .kind = KREG_WORK_MAIL, .key = key, .priority = kreg_work_table[KREG_WORK_MAIL].priority };
+
+		error = kreg_db_work_add(j->db, NULL, NULL, &m);
+		free(key);
+		if (error < 0)
+			goto rollback_o;
+	}
+	if ((error = kreg_worker_queue_site(j)) < 0 || (error = kreg_worker_finish(j, "done", NULL)) < 0)
+		goto rollback_o;
+	if ((error = kreg_db_commit(j->db)) < 0)
+		goto out;
+	if (o.confirmed && j->cfg->mail.confirmed) {
+		/* Its row now, before the bisection's first step can name a
+		 * culprit: the bisected mail then threads under it. A failure
+		 * here is left to the mail item, which queues what is due. */
+		kreg_mail_opts mo = { 0 };
+		kreg_mail_stats ms;
+
+		if (kreg_mail_queue(j->db, j->cfg, &mo, &ms) < 0)
+			log_warn("work %lld: mail of the confirmed regression: %s", (long long)j->w.id,
+				 kreg_error_last());
+	}
+out:
+	kreg_detect_outcome_free(&o);
+	return error;
+rollback_o:
+	kreg_detect_outcome_free(&o);
+rollback:
+	kreg_db_rollback(j->db);
+	return error;
+}

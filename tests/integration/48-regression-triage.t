@@ -1,0 +1,90 @@
+#!/bin/bash
+# kreg regression list|show|mark: a person closes a regression as invalid,
+# noise, a duplicate of another or fixed by a commit, and reopens it; every
+# mark is kept with who and why. A closed regression leaves the open list
+# and kreg status says its mark; a mark that makes no sense is refused with
+# its reason, and nothing is changed by it.
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/stored-lib.sh"
+plan 34
+
+# 12 commits on a line (stored samples are not needed: the rows are the
+# subject); two regressions of fio.read_iops: #1 bisected to c9, #2
+# confirmed at c12.
+: > line.txt
+for i in $(seq 0 12); do echo "fio.read_iops 10000 10010 9990" >> line.txt; done
+stored_lab 12 line.txt
+sql "INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
+	culprit_commit_id, change, state, created, updated) VALUES
+	(1, 1, 1, 1, 1, 8, 12, 10, -0.3, 'bisected', 0, 0),
+	(2, 1, 1, 1, 1, 12, 13, NULL, -0.12, 'confirmed', 0, 0)"
+C9=$(sha_of 10); C11=$(sha_of 12)
+
+run_kreg regression list
+is "$RC" 0 "list: exit 0"
+like "$OUT" "^1 +bisected +-30\.0% ${C9:0:12} fio.read_iops \(job-4k-2s-randread-16m on hosta\)$" \
+	"list: the bisected regression, its change and culprit"
+like "$OUT" "^2 +confirmed +-12\.0% - +fio.read_iops" "list: the confirmed one, no culprit yet"
+
+# a duplicate, with who and why
+run_kreg regression mark 2 duplicate-of 1 --by alice --note "the same step, seen later"
+is "$RC" 0 "mark duplicate-of: exit 0"
+is "$OUT" "regression 2: duplicate 1" "it says what it did"
+run_kreg regression list
+unlike "$OUT" "^2 " "the duplicate left the open list"
+run_kreg regression list --closed
+like "$OUT" "^2 +duplicate +-12\.0%" "and is listed closed, as a duplicate"
+run_kreg regression show 2
+like "$OUT" "^state: +duplicate \(closed\)$" "show: its state is the mark"
+like "$OUT" "^found: +confirmed$" "show: what kreg found is kept"
+like "$OUT" "^duplicate of: regression 1$" "show: of which"
+like "$OUT" "^  [0-9-]+ [0-9:]+ duplicate 1 by alice \(was confirmed\): the same step, seen later$" \
+	"show: the mark, by whom, what it replaced and why"
+run_kreg status
+like "$OUT" "#2 duplicate " "kreg status says the mark"
+run_kreg regression mark 2 duplicate-of 1
+like "$OUT" "already" "the same mark again changes nothing"
+is "$(sql "SELECT count(*) FROM regression_marks")" 1 "one mark row"
+
+# refused, naming why; nothing changes
+run_kreg regression mark 1 duplicate-of 2
+is "$RC" 1 "a loop of duplicates: exit 1"
+like "$ERR" "regression 2 is a duplicate of 1 already: no loop" "the loop is named"
+run_kreg regression mark 1 duplicate-of 1
+like "$ERR" "cannot be a duplicate of itself" "a duplicate of itself is refused"
+run_kreg regression mark 1 duplicate-of 99
+like "$ERR" "no regression 99" "a duplicate of an unknown regression is refused"
+run_kreg regression mark 7 noise
+like "$ERR" "no regression 7" "an unknown regression is named"
+run_kreg regression mark 1 wontfix
+is "$RC" 2 "an unknown mark: usage error"
+run_kreg regression mark 1 fixed-by nosuchcommit
+like "$ERR" "fixed-by 'nosuchcommit': not a stored commit of the regression's repo, nor a full sha" \
+	"an unknown fixing commit is refused"
+is "$(sql "SELECT state || ' ' || coalesce(triage, '-') FROM regressions WHERE id = 1")" "bisected -" \
+	"and regression 1 is untouched"
+
+# noise, then fixed by a stored commit (a prefix), then reopened whole
+run_kreg regression mark 1 noise --note $'\e[31mred\e[0m'
+is "$RC" 0 "mark noise"
+run_kreg regression show 1
+like "$OUT" "noise by .*: \\\\e\[31mred\\\\e\[0m$" "a note is shown escaped"
+run_kreg regression mark 1 fixed-by "${C11:0:10}"
+is "$OUT" "regression 1: fixed $C11" "fixed-by takes a stored commit's prefix, stores its sha"
+run_kreg regression show 1
+like "$OUT" "^state: +fixed \(closed\)$" "fixed"
+like "$OUT" "^fixed by: $C11$" "by that commit"
+run_kreg regression mark 1 reopen --by bob
+is "$RC" 0 "reopen"
+is "$(sql "SELECT state || ' ' || coalesce(triage, '-') || ' ' || coalesce(fixed_by, '-') FROM regressions WHERE id = 1")" \
+	"bisected - -" "reopen takes back every mark since it was opened: bisected again"
+run_kreg regression list
+like "$OUT" "^1 +bisected " "and it is open again"
+run_kreg regression mark 1 reopen
+like "$ERR" "regression 1 has no mark since it was last opened: nothing to reopen" \
+	"reopening an open regression says why not"
+run_kreg regression mark 1 fixed-by 0123456789abcdef0123456789ABCDEF01234567
+is "$OUT" "regression 1: fixed 0123456789abcdef0123456789abcdef01234567" \
+	"a full sha kreg has not seen is taken as the fix"
+no_sanitizer_report "no sanitizer report"
+done_testing

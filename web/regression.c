@@ -1,0 +1,380 @@
+/* A regression's page: the culprit, the comparison, its trend, the test,
+ * the bisection, how to reproduce it, the mail. */
+#include "web/page_internal.h"
+
+#include "db/history.h"
+#include "hosts/host.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/mem.h"
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void commit_dl(kreg_buf *b, const web_site *s, const char *what, const kreg_report_commit *c)
+{
+	kreg_buf_puts(b, "<dt>");
+	kreg_buf_puts(b, what);
+	kreg_buf_puts(b, "</dt><dd>");
+	web_commit_link(b, s, c->sha);
+	kreg_buf_puts(b, " ");
+	web_esc_line(b, c->subject, 300);
+	if (c->url) {
+		kreg_buf_puts(b, " (<a href=\"");
+		web_esc(b, c->url, 0);
+		kreg_buf_puts(b, "\">web</a>)");
+	}
+	kreg_buf_puts(b, "</dd>\n");
+}
+
+static void regression_chart(kreg_buf *b, const web_site *s, const kreg_report_regression *r,
+			     int64_t repo_id)
+{
+	kreg_db_history h = { 0 };
+	web_point *pts;
+	web_marker marks[2];
+	size_t n = 0, nmarks = 0;
+	long at;
+
+	if (repo_id <= 0 || kreg_db_history_load(s->db, &h, repo_id, r->bad.sha, 120, r->job_id,
+						 r->host_id, r->metric) < 0) {
+		kreg_error_clear();
+		return;
+	}
+	pts = kreg_calloc(h.ncommits + 1, sizeof(*pts));
+	for (size_t i = 0; i < h.ncommits; i++) {
+		size_t k0 = h.offset[i], k1 = h.offset[i + 1];
+		web_point *p = &pts[n];
+		double sum = 0;
+
+		if (k1 == k0)
+			continue;
+		p->min = INFINITY;
+		p->max = -INFINITY;
+		for (size_t k = k0; k < k1; k++) {
+			sum += h.values[k];
+			p->min = h.values[k] < p->min ? h.values[k] : p->min;
+			p->max = h.values[k] > p->max ? h.values[k] : p->max;
+		}
+		p->mean = sum / (double)(k1 - k0);
+		p->nruns = k1 - k0;
+		p->first = p->last = i;
+		p->sha = h.shas[i];
+		p->subject = h.subjects[i];
+		n++;
+	}
+	at = r->culprit.id ? kreg_db_history_find(&h, r->culprit.sha) : -1;
+	if (at >= 0 && web_point_of(pts, n, (size_t)at) < n) {
+		marks[nmarks].at = web_point_of(pts, n, (size_t)at);
+		pts[marks[nmarks].at].mark = 2;
+		marks[nmarks].kind = 2;
+		marks[nmarks].label = "the culprit";
+		marks[nmarks++].href = NULL;
+	}
+	at = kreg_db_history_find(&h, r->base.sha);
+	if (at >= 0 && web_point_of(pts, n, (size_t)at) < n) {
+		marks[nmarks].at = web_point_of(pts, n, (size_t)at);
+		marks[nmarks].kind = 1;
+		marks[nmarks].label = "the last good commit";
+		marks[nmarks++].href = NULL;
+	}
+	if (n >= 2) {
+		kreg_buf_puts(b, "<h2>Trend</h2>\n<p class=\"sub\">The metric along the first-parent "
+			      "line up to the bad commit (the newest 120 commits).</p>\n");
+		web_svg_trend(b, pts, n, marks, nmarks, r->metric);
+		kreg_buf_puts(b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, "
+			      "bar: smallest to largest run, <span class=\"k-culprit\">the culprit</span>, "
+			      "<span class=\"k-cp\">the last good commit</span>.</p>\n");
+	}
+	free(pts);
+	kreg_db_history_free(&h);
+}
+
+static int64_t repo_id_of(const web_site *s, const kreg_report_regression *r)
+{
+	const kreg_db_report_commit *c = web_commit_by_sha(s, r->bad.sha);
+
+	return c ? c->repo_id : 0;
+}
+
+/* The culprit: the commit and what it touches, or why there is none yet. */
+static void reg_culprit(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
+{
+	kreg_buf_puts(b, "<h2>Culprit</h2>\n");
+	if (r->culprit.id) {
+		const kreg_report_commit *c = &r->culprit;
+
+		kreg_buf_puts(b, "<dl>\n<dt>commit</dt><dd>");
+		web_commit_link(b, s, c->sha);
+		kreg_buf_puts(b, " <code class=\"sha\">");
+		web_esc(b, c->sha, 0);
+		kreg_buf_puts(b, "</code>");
+		if (c->url) {
+			kreg_buf_puts(b, " (<a href=\"");
+			web_esc(b, c->url, 0);
+			kreg_buf_puts(b, "\">web</a>)");
+		}
+		kreg_buf_puts(b, "</dd>\n<dt>subject</dt><dd class=\"subject\">");
+		web_esc_line(b, c->subject, 0);
+		kreg_buf_puts(b, "</dd>\n<dt>author</dt><dd>");
+		web_esc_line(b, c->author_name, 200);
+		kreg_buf_puts(b, " &lt;");
+		web_esc_line(b, c->author_email, 200);
+		kreg_buf_puts(b, "&gt;</dd>\n<dt>date</dt><dd>");
+		web_date(b, c->author_time);
+		kreg_buf_puts(b, "</dd>\n<dt>committer</dt><dd>");
+		web_esc_line(b, c->committer_name, 200);
+		kreg_buf_puts(b, "</dd>\n");
+		if (c->nfiles) {
+			kreg_buf_puts(b, "<dt>files</dt><dd><ul class=\"files\">");
+			for (size_t i = 0; i < c->nfiles; i++) {
+				kreg_buf_puts(b, "<li><code>");
+				web_esc_line(b, c->files[i], 300);
+				kreg_buf_puts(b, "</code></li>");
+			}
+			if (c->files_truncated)
+				kreg_buf_puts(b, "<li>\xe2\x80\xa6</li>");
+			kreg_buf_puts(b, "</ul></dd>\n");
+		}
+		kreg_buf_puts(b, "</dl>\n");
+	} else {
+		kreg_buf_puts(b, "<p class=\"note\">Not found yet");
+		if (r->bisect_state) {
+			kreg_buf_puts(b, " (bisection: ");
+			web_esc(b, r->bisect_state, 40);
+			kreg_buf_puts(b, ")");
+		}
+		kreg_buf_puts(b, ".</p>\n");
+	}
+}
+
+/* The page of the regression's metric along the home line of its bad
+ * commit, or NULL. */
+static char *trend_of(const web_site *s, const kreg_report_regression *r)
+{
+	const kreg_db_report_commit *bad = web_commit_by_sha(s, r->bad.sha);
+	char *tp = NULL;
+
+	for (size_t p = 0; p < s->npairs && !tp; p++) {
+		const web_line *home;
+
+		if (s->pairs[p].job_id != r->job_id || s->pairs[p].host_id != r->host_id)
+			continue;
+		home = web_home_line(s, p, bad ? bad->id : 0);
+		for (size_t m = 0; home && m < s->pairs[p].nmetrics && !tp; m++)
+			if (!strcmp(web_metric_name(s, s->pairs[p].metrics[m]), r->metric))
+				tp = web_trend_page(home, &s->pairs[p], s->pairs[p].metrics[m]);
+	}
+	return tp;
+}
+
+/* The last good and bad commits, where, and the metric's change. */
+static void reg_facts(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
+{
+	char *tp;
+
+	kreg_buf_puts(b, "<dl>\n");
+	commit_dl(b, s, "last good", &r->base);
+	commit_dl(b, s, "bad", &r->bad);
+	kreg_buf_puts(b, "<dt>repository</dt><dd>");
+	web_esc(b, r->repo, 100);
+	if (r->branch) {
+		kreg_buf_puts(b, ":");
+		web_esc(b, r->branch, 100);
+	}
+	kreg_buf_puts(b, "</dd>\n<dt>metric</dt><dd>");
+	tp = trend_of(s, r);
+	web_link_open(b, s, tp);
+	web_esc(b, r->metric, 200);
+	web_link_close(b, s, tp);
+	free(tp);
+	kreg_buf_puts(b, " ");
+	web_pct(b, r->change);
+	kreg_buf_printf(b, " (%s; %.6g \xe2\x86\x92 %.6g)</dd>\n</dl>\n",
+			r->direction == KREG_DIR_HIGHER ? "higher is better" :
+			r->direction == KREG_DIR_LOWER ? "lower is better" : "direction unknown",
+			r->base_mean, r->bad_mean);
+}
+
+/* The 0-day comparison table, and every metric in a table of its own. */
+static void reg_comparison(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
+{
+	const kreg_report_table *t = &r->table;
+
+	kreg_buf_puts(b, "<h2>Comparison</h2>\n");
+	if (t->text && *t->text) {
+		kreg_buf_puts(b, "<p class=\"sub\">The table of <code>kreg compare</code> (the 0-day "
+			      "robot's): the first column is the base.</p>\n<pre class=\"table\">");
+		web_esc(b, t->text, 0);
+		kreg_buf_puts(b, "</pre>\n");
+	} else {
+		kreg_buf_puts(b, "<p class=\"note\">No metric changed between the commits with runs, "
+			      "or an end has no runs.</p>\n");
+	}
+	if (t->nrows) {
+		kreg_buf_puts(b, "<details><summary>Every metric</summary>\n<div class=\"scroll\"><table>"
+			      "\n<thead><tr><th>metric</th>");
+		for (size_t i = 0; i < t->ncols; i++) {
+			kreg_buf_puts(b, "<th>");
+			web_commit_link(b, s, t->labels[i]);
+			kreg_buf_puts(b, "</th>");
+			if (i)
+				kreg_buf_puts(b, "<th>%change</th><th>verdict</th>");
+		}
+		kreg_buf_puts(b, "</tr></thead><tbody>\n");
+		for (size_t i = 0; i < t->nrows; i++) {
+			const kreg_report_row *row = &t->rows[i];
+
+			kreg_buf_puts(b, "<tr><td class=\"metric\">");
+			web_esc(b, row->metric, 200);
+			kreg_buf_printf(b, "</td><td class=\"num\">%.6g</td>", row->cmp[0].base.mean);
+			for (size_t k = 0; k + 1 < t->ncols; k++) {
+				kreg_buf_printf(b, "<td class=\"num\">%.6g</td><td class=\"num\">",
+						row->cmp[k].cur.mean);
+				web_pct(b, row->cmp[k].change);
+				kreg_buf_puts(b, "</td>");
+				web_verdict_cell(b, row->cmp[k].verdict);
+			}
+			kreg_buf_puts(b, "</tr>\n");
+		}
+		kreg_buf_puts(b, "</tbody></table></div></details>\n");
+	}
+}
+
+/* The test: the job, the host, the kernel config, the atom. */
+static void reg_test(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
+{
+	kreg_buf_puts(b, "<h2>Test</h2>\n<dl>\n<dt>job</dt><dd>");
+	web_esc(b, r->job, 200);
+	kreg_buf_puts(b, "</dd>\n<dt>testcase</dt><dd>");
+	web_esc(b, r->testcase, 100);
+	kreg_buf_puts(b, "</dd>\n<dt>parameters</dt><dd>");
+	web_esc(b, r->path_params, 300);
+	kreg_buf_puts(b, "</dd>\n<dt>host</dt><dd>");
+	web_host_link(b, s, r->host);
+	kreg_buf_puts(b, " (");
+	web_esc(b, r->backend, 40);
+	kreg_buf_printf(b, ", %d CPUs)</dd>\n<dt>kernel config</dt><dd>", r->cpus);
+	web_esc(b, r->kconfig ? r->kconfig : "\xe2\x80\x94", 100);
+	if (r->kconfig_base) {
+		kreg_buf_puts(b, ": ");
+		web_esc(b, r->kconfig_base, 200);
+		for (size_t i = 0; i < r->nkconfig_fragments; i++) {
+			kreg_buf_puts(b, " + ");
+			web_esc(b, r->kconfig_fragments[i], 200);
+		}
+	}
+	kreg_buf_puts(b, "</dd>\n</dl>\n<details><summary>The atom (YAML)</summary>\n<pre>");
+	web_esc(b, r->job_yaml, 20000);
+	kreg_buf_puts(b, "</pre></details>\n");
+}
+
+/* The bisection and its steps. */
+static void reg_bisection(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
+{
+	if (r->bisection_id) {
+		kreg_buf_printf(b, "<h2>Bisection %lld</h2>\n<p class=\"sub\">",
+				(long long)r->bisection_id);
+		web_esc(b, r->bisect_state, 40);
+		kreg_buf_printf(b, ", confidence %.4g, %d builds, %d runs", r->confidence, r->builds,
+				r->runs);
+		if (r->bisect_message) {
+			kreg_buf_puts(b, ": ");
+			web_esc_line(b, r->bisect_message, 500);
+		}
+		kreg_buf_puts(b, ".</p>\n<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th>role</th>"
+			      "<th>commit</th><th>subject</th><th>verdict</th><th>runs</th>"
+			      "<th>mean</th><th>detail</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < r->nsteps; i++) {
+			const kreg_report_step *st = &r->steps[i];
+
+			kreg_buf_printf(b, "<tr><td class=\"num\">%d</td><td>", st->seq);
+			web_esc(b, st->role, 30);
+			kreg_buf_puts(b, "</td><td>");
+			web_commit_link(b, s, st->sha);
+			kreg_buf_puts(b, "</td><td class=\"subject\">");
+			web_esc_line(b, st->subject, 100);
+			kreg_buf_puts(b, "</td><td class=\"vd-");
+			web_esc(b, st->verdict, 20);
+			kreg_buf_puts(b, "\">");
+			web_esc(b, st->verdict, 20);
+			kreg_buf_printf(b, "</td><td class=\"num\">%d</td><td class=\"num\">", st->runs);
+			if (!isnan(st->mean))
+				kreg_buf_printf(b, "%.6g", st->mean);
+			kreg_buf_puts(b, "</td><td class=\"subject\">");
+			web_esc_line(b, st->detail, 200);
+			kreg_buf_puts(b, "</td></tr>\n");
+		}
+		kreg_buf_puts(b, "</tbody></table></div>\n");
+	}
+}
+
+/* How to reproduce it with kreg commands. */
+static void reg_reproduce(kreg_buf *b, const kreg_report_regression *r)
+{
+	kreg_buf_puts(b, "<h2>Reproduce</h2>\n<pre class=\"cmd\">");
+	for (size_t i = 0; i < r->nreproduce; i++) {
+		web_esc(b, r->reproduce[i], 0);
+		kreg_buf_putc(b, '\n');
+	}
+	kreg_buf_puts(b, "</pre>\n");
+}
+
+/* The mail that went out. */
+static void reg_mail(kreg_buf *b, const kreg_report_regression *r)
+{
+	kreg_buf_puts(b, "<h2>Mail</h2>\n");
+	if (r->mail_subject) {
+		kreg_buf_puts(b, "<dl>\n<dt>subject</dt><dd>");
+		web_esc_line(b, r->mail_subject, 500);
+		kreg_buf_puts(b, "</dd>\n<dt>state</dt><dd>");
+		web_esc(b, r->mail_state, 30);
+		if (r->mail_sent) {
+			kreg_buf_puts(b, ", ");
+			web_date(b, r->mail_sent);
+		}
+		kreg_buf_puts(b, "</dd>\n<dt>to</dt><dd>");
+		web_esc_line(b, r->mail_recipients, 1000);
+		kreg_buf_puts(b, "</dd>\n<dt>Message-ID</dt><dd>");
+		web_esc_line(b, r->mail_message_id, 300);
+		kreg_buf_puts(b, "</dd>\n</dl>\n<pre class=\"mail\">");
+		web_esc(b, r->mail_body, 100000);
+		kreg_buf_puts(b, "</pre>\n");
+	} else {
+		kreg_buf_puts(b, "<p class=\"note\">No mail has gone out for it.</p>\n");
+	}
+}
+
+int web_write_regression(web_site *s, const kreg_report_regression *r)
+{
+	kreg_buf b = KREG_BUF_INIT, subject = KREG_BUF_INIT;
+	char *page = web_regression_page(r);
+	int error;
+
+	kreg_report_subject(&subject, r);
+	web_page_begin(&b, kreg_buf_cstr(&subject), s->title);
+	kreg_buf_puts(&b, "<h1>");
+	web_esc_line(&b, kreg_buf_cstr(&subject), 0);
+	kreg_buf_puts(&b, "</h1>\n<p class=\"sub\">");
+	web_state_badge(&b, r->state);
+	if (kreg_host_backend_simulated(r->backend))
+		kreg_buf_puts(&b, " <span class=\"sim\">simulated samples (sim host)</span>");
+	kreg_buf_puts(&b, "</p>\n");
+
+	reg_culprit(&b, s, r);
+	reg_facts(&b, s, r);
+	reg_comparison(&b, s, r);
+	regression_chart(&b, s, r, repo_id_of(s, r));
+	reg_test(&b, s, r);
+	reg_bisection(&b, s, r);
+	reg_reproduce(&b, r);
+	reg_mail(&b, r);
+	web_page_end(&b);
+	error = web_writer_put(s->w, page, &b);
+	free(page);
+	kreg_buf_free(&subject);
+	kreg_buf_free(&b);
+	return error;
+}

@@ -29,6 +29,10 @@ int kreg_cmd_load_config(kreg_config **out);
  * edited since, maybe broken, waits for its SIGHUP). Relative paths and
  * messages still go by the -c file's name. */
 int kreg_cmd_load_config_text(kreg_config **out, const char *text_path);
+/* The same, building only the hosts named (kreg_config_load_hosts): a
+ * work item's. */
+int kreg_cmd_load_config_hosts(kreg_config **out, const char *text_path,
+			       const char *const *hosts, size_t nhosts);
 /* Open the configured database (created and migrated when flags say so). */
 int kreg_cmd_open_db(kreg_db **out, const kreg_config *cfg, unsigned flags);
 

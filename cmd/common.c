@@ -71,7 +71,22 @@ static void print_problems(const kreg_config_problems *p)
 
 static int loaded(kreg_config **out, int error, kreg_config_problems *problems);
 
+static int load_text(kreg_config **out, const char *text_path, const char *const *hosts,
+		     size_t nhosts, int some);
+
 int kreg_cmd_load_config_text(kreg_config **out, const char *text_path)
+{
+	return load_text(out, text_path, NULL, 0, 0);
+}
+
+int kreg_cmd_load_config_hosts(kreg_config **out, const char *text_path,
+			       const char *const *hosts, size_t nhosts)
+{
+	return load_text(out, text_path, hosts, nhosts, 1);
+}
+
+static int load_text(kreg_config **out, const char *text_path, const char *const *hosts,
+		     size_t nhosts, int some)
 {
 	kreg_config_problems problems = { 0 };
 	kreg_buf b = KREG_BUF_INIT;
@@ -86,7 +101,9 @@ int kreg_cmd_load_config_text(kreg_config **out, const char *text_path)
 		kreg_cmd_error(NULL);
 		return error;
 	}
-	error = kreg_config_load_string(out, kreg_opts.config_path, b.ptr, b.len, &problems);
+	error = some ? kreg_config_load_hosts(out, kreg_opts.config_path, b.ptr, b.len, hosts, nhosts,
+					      &problems) :
+		       kreg_config_load_string(out, kreg_opts.config_path, b.ptr, b.len, &problems);
 	kreg_buf_free(&b);
 	return loaded(out, error, &problems);
 }

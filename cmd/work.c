@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 static const char usage[] =
-	"usage: kreg work ID --lease OWNER --attempt N [--config-text FILE]\n"
+	"usage: kreg work ID --lease OWNER --attempt N [--config-text FILE [--host NAME]]\n"
 	"       kreg work --poll REPO [--config-text FILE]\n"
 	"\n"
 	"Carries out work item ID, which the daemon claimed under OWNER as its\n"
@@ -17,7 +17,8 @@ static const char usage[] =
 	"refused unless the item is held so). --poll fetches the configured repo\n"
 	"REPO and plans its new heads (the daemon's watch, in a process of its own).\n"
 	"--config-text FILE: the configuration's text is read from FILE (the one the\n"
-	"daemon has loaded), named and resolved as the -c file.\n";
+	"daemon has loaded), named and resolved as the -c file; of its hosts only\n"
+	"the one --host names (the item's) is read, the others skipped.\n";
 
 static const char *config_text;
 
@@ -60,9 +61,10 @@ int cmd_work(int argc, char **argv)
 		{ "attempt", required_argument, NULL, 'a' },
 		{ "poll", required_argument, NULL, 'p' },
 		{ "config-text", required_argument, NULL, 't' },
+		{ "host", required_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *owner = NULL, *poll = NULL;
+	const char *owner = NULL, *poll = NULL, *host = NULL;
 	long long id = 0, attempt = -1;
 	kreg_config *cfg = NULL;
 	kreg_db *db = NULL;
@@ -76,6 +78,7 @@ int cmd_work(int argc, char **argv)
 		case 'l': owner = optarg; break;
 		case 'p': poll = optarg; break;
 		case 't': config_text = optarg; break;
+		case 'h': host = optarg; break;
 		case 'a':
 			if (kreg_parse_ll(&attempt, optarg, "--attempt") < 0 || attempt < 0)
 				return kreg_cmd_usage(usage, "--attempt: a whole number");
@@ -84,8 +87,8 @@ int cmd_work(int argc, char **argv)
 		}
 	}
 	if (poll) {
-		if (optind != argc)
-			return kreg_cmd_usage(usage, "work: --poll takes no item");
+		if (optind != argc || host)
+			return kreg_cmd_usage(usage, "work: --poll takes no item nor host");
 		return poll_repo(poll);
 	}
 	if (optind != argc - 1)
@@ -94,7 +97,11 @@ int cmd_work(int argc, char **argv)
 		return kreg_cmd_usage(usage, "work: '%s' is not a work item id", argv[optind]);
 	if (!owner || attempt < 0)
 		return kreg_cmd_usage(usage, "work: --lease and --attempt are needed");
-	if (load_config(&cfg) < 0)
+	if (host && !config_text)
+		return kreg_cmd_usage(usage, "work: --host goes with --config-text");
+	/* the daemon's text, checked whole: only the item's host is built */
+	if ((config_text ? kreg_cmd_load_config_hosts(&cfg, config_text, &host, host ? 1 : 0) :
+			   kreg_cmd_load_config(&cfg)) < 0)
 		return KREG_EXIT_FAIL;
 	if (kreg_cmd_open_db(&db, cfg, 0) < 0)
 		goto done;

@@ -498,6 +498,9 @@ static void check_names(loader *ld)
 		/* kreg's own kernel configs need not be configured to be named */
 		if (!found && r->kind == K_KCONFIG && kreg_config_kconfig_builtin(r->name))
 			continue;
+		/* a worker's load built some hosts: the daemon's checked the rest */
+		if (!found && r->kind == K_HOST && ld->some_hosts)
+			continue;
 		if (!found) {
 			const char *near = NULL;
 			size_t bestd = (size_t)-1, len = strlen(r->name);
@@ -693,9 +696,29 @@ static char *dir_of(const char *name)
 	return d;
 }
 
-int kreg_config_load_string(kreg_config **out, const char *name, const char *yaml,
-			    size_t len, kreg_config_problems *problems)
+/* The hosts a worker's load builds. */
+typedef struct {
+	const char *const *names;
+	size_t n;
+} wanted;
+
+static int want_host(const char *name, void *arg)
 {
+	const wanted *w = arg;
+
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->names[i], name))
+			return 1;
+	return 0;
+}
+
+/* want NULL: every host (what every command and the daemon load) */
+static int load(kreg_config **out, const char *name, const char *yaml, size_t len,
+		const wanted *want, kreg_config_problems *problems)
+{
+	kreg_buf names = KREG_BUF_INIT;
+	schema_some_input in = { NULL, -1 };
+	int loaded;
 	kreg_config_problems own = { 0 };
 	kreg_config *c = kreg_calloc(1, sizeof(*c));
 	yaml_parser_t parser;
@@ -713,18 +736,34 @@ int kreg_config_load_string(kreg_config **out, const char *name, const char *yam
 	ld.budget = VALUE_BUDGET;
 	ld.cfg = c;
 	ld.root = &root_schema;
+	ld.some_hosts = want != NULL;
 	c->path = kreg_strdup(name);
 	schema_init_record(&ld, &root_schema, c);
 
-	/* before loading: libyaml's time grows with the square of the depth */
-	if (kreg_yaml_too_deep(yaml, len, MAX_DEPTH, &line, &col)) {
-		schema_problem_at(&ld, line, col, "values nested more than %d deep", MAX_DEPTH);
-		goto checked;
+	/* a worker's: the hosts not wanted blanked out when a fast read of
+	 * the text can tell them, else read past by the composer */
+	for (int fast = want != NULL;; fast = 0) {
+		const char *text = fast ? schema_some_input_set(&in, yaml, len, "hosts", want_host,
+								 (void *)want, &names) : yaml;
+
+		/* before loading: libyaml's time grows with the square of the depth */
+		if (kreg_yaml_too_deep(text, len, MAX_DEPTH, &line, &col)) {
+			schema_problem_at(&ld, line, col, "values nested more than %d deep", MAX_DEPTH);
+			goto checked;
+		}
+		if (!yaml_parser_initialize(&parser))
+			kreg_die("out of memory");
+		yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+		loaded = want ? schema_load_some(&parser, &doc, "hosts", want_host, (void *)want, &names,
+						 &in) :
+				yaml_parser_load(&parser, &doc);
+		if (loaded || !fast || parser.problem != schema_guess_wrong)
+			break;
+		yaml_parser_delete(&parser);
+		schema_some_input_free(&in);
+		kreg_buf_truncate(&names, 0);
 	}
-	if (!yaml_parser_initialize(&parser))
-		kreg_die("out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
-	if (!yaml_parser_load(&parser, &doc)) {
+	if (!loaded) {
 		syntax_problem(&ld, &parser, yaml, len);
 		yaml_parser_delete(&parser);
 		goto checked;
@@ -737,7 +776,9 @@ int kreg_config_load_string(kreg_config **out, const char *name, const char *yam
 		check_names(&ld);
 		finish(&ld, c);
 		/* A second document would be silently ignored: say so. */
-		if (!yaml_parser_load(&parser, &doc2)) {
+		if (!(want ? schema_load_some(&parser, &doc2, "hosts", want_host, (void *)want, &names,
+					      NULL) :
+			     yaml_parser_load(&parser, &doc2))) {
 			syntax_problem(&ld, &parser, yaml, len);
 		} else {
 			yaml_node_t *r2 = yaml_document_get_root_node(&doc2);
@@ -775,10 +816,29 @@ checked:
 		error = KREG_EINVAL;
 		kreg_config_free(c);
 		c = NULL;
+	} else if (want) {
+		c->host_names_len = names.len;
+		c->host_names = kreg_buf_detach(&names);
 	}
+	kreg_buf_free(&names);
+	schema_some_input_free(&in);
 	kreg_config_problems_free(&own);
 	*out = c;
 	return error;
+}
+
+int kreg_config_load_string(kreg_config **out, const char *name, const char *yaml,
+			    size_t len, kreg_config_problems *problems)
+{
+	return load(out, name, yaml, len, NULL, problems);
+}
+
+int kreg_config_load_hosts(kreg_config **out, const char *name, const char *yaml, size_t len,
+			   const char *const *hosts, size_t nhosts, kreg_config_problems *problems)
+{
+	wanted w = { hosts, nhosts };
+
+	return load(out, name, yaml, len, &w, problems);
 }
 
 int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *problems)
@@ -883,6 +943,7 @@ void kreg_config_free(kreg_config *cfg)
 	if (!cfg)
 		return;
 	schema_free_record(&root_schema, cfg);
+	free(cfg->host_names);
 	free(cfg->path);
 	free(cfg);
 }
@@ -932,6 +993,18 @@ const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name)
 		if (cfg->hosts[i].name && !strcmp(cfg->hosts[i].name, name))
 			return &cfg->hosts[i];
 	return NULL;
+}
+
+int kreg_config_has_host(const kreg_config *cfg, const char *name)
+{
+	if (kreg_config_host(cfg, name))
+		return 1;
+	/* a worker's load: the names of the hosts it skipped too */
+	for (size_t i = 0; name && cfg->host_names && i < cfg->host_names_len;
+	     i += strlen(cfg->host_names + i) + 1)
+		if (!strcmp(cfg->host_names + i, name))
+			return 1;
+	return 0;
 }
 
 const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name)

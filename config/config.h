@@ -213,6 +213,12 @@ typedef struct {
 	kreg_bisect_cfg bisect;
 	kreg_mail_cfg mail;
 	kreg_web_cfg web;
+
+	/* A worker's load (kreg_config_load_hosts): every host's name, each
+	 * ending in NUL, the skipped ones' too (kreg_config_has_host); NULL
+	 * when every host was built. */
+	char *host_names;
+	size_t host_names_len;
 	kreg_kcidb_cfg kcidb;
 } kreg_config;
 
@@ -235,12 +241,23 @@ int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *
 /* The same from a string; name is used in messages. */
 int kreg_config_load_string(kreg_config **out, const char *name, const char *yaml,
 			    size_t len, kreg_config_problems *problems);
+/* A worker's load (`kreg work`) of the text the daemon loaded and checked:
+ * the same, but of the hosts only those named in hosts[nhosts] are built
+ * (cfg->hosts), the others skipped unbuilt, in one read of the text,
+ * however many there are. Their names are kept (kreg_config_has_host);
+ * what spans all hosts (unique names, the jobs' hosts: naming one) is
+ * left to the daemon's full load. */
+int kreg_config_load_hosts(kreg_config **out, const char *name, const char *yaml, size_t len,
+			   const char *const *hosts, size_t nhosts, kreg_config_problems *problems);
 /* The built-in default configuration (the demo's), rooted at data_dir. */
 int kreg_config_default(kreg_config **out, const char *data_dir);
 void kreg_config_free(kreg_config *cfg);
 void kreg_config_problems_free(kreg_config_problems *p);
 
 const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
+/* Whether a host of that name is configured, built or not (a worker's
+ * load skips the hosts it was not asked for). */
+int kreg_config_has_host(const kreg_config *cfg, const char *name);
 const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name);
 /* The default kernel config, where no name is given: the first of
  * build.configs, NULL when there is none. The one place that decides it:

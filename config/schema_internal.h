@@ -98,6 +98,7 @@ struct loader {
 	size_t njobfiles, ajobfiles;
 	size_t budget;
 	int over_budget;
+	int some_hosts;		/* a worker's load: hosts not wanted were skipped */
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -125,6 +126,28 @@ void schema_free_record(const schema *s, void *rec);
 yaml_node_t *schema_node(loader *ld, int i);
 int schema_is_null(const yaml_node_t *n);
 const yaml_node_t *schema_map_get(loader *ld, const yaml_node_t *map, const char *key);
+
+/* The next document of p like yaml_parser_load (1, or 0 with p's error
+ * set), except that the items of the top-level list under list_key whose
+ * name want() refuses are read and dropped without a node built (what
+ * they anchor excepted); every item's name goes to names, each ending in
+ * NUL (compose.c). */
+typedef struct {
+	char *text;		/* the copy with items blanked, or NULL */
+	long list_line;		/* the line of the list's key (0-based), -1: none */
+} schema_some_input;
+/* The text to hand schema_load_some: yaml with the items of the list a
+ * fast read finds not wanted blanked out (their names put in names; in
+ * owns it), or yaml itself. schema_load_some then fails with problem
+ * schema_guess_wrong if the read was wrong: read yaml itself then. */
+const char *schema_some_input_set(schema_some_input *in, const char *yaml, size_t len,
+				  const char *list_key, int (*want)(const char *name, void *arg),
+				  void *arg, kreg_buf *names);
+void schema_some_input_free(schema_some_input *in);
+extern const char schema_guess_wrong[];
+int schema_load_some(yaml_parser_t *p, yaml_document_t *doc, const char *list_key,
+		     int (*want)(const char *name, void *arg), void *arg, kreg_buf *names,
+		     const schema_some_input *in);
 
 /* s quoted for YAML, escaped. */
 void schema_yaml_quote(kreg_buf *b, const char *s);

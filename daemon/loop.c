@@ -10,6 +10,7 @@
 #include "db/work.h"
 #include "daemon/strays_internal.h"
 #include "daemon/work_internal.h"
+#include "hosts/host.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -258,10 +259,29 @@ static pid_t start_kreg(loop *d, const char *const *args, const char *log)
 	return pid;
 }
 
+/* The one host of the configuration a worker builds (`kreg work --host`,
+ * kreg_config_load_hosts): its item's, or for a build the first host that
+ * boots a kernel (what do_build builds on); NULL: none. */
+static const char *worker_host(loop *d, const kreg_work *w)
+{
+	lane *l;
+
+	if (w->kind == KREG_WORK_BUILD) {
+		for (size_t i = 0; i < d->cfg->nhosts; i++)
+			if (kreg_host_cfg_needs_kernel(&d->cfg->hosts[i]))
+				return d->cfg->hosts[i].name;
+		return NULL;
+	}
+	l = w->host_id ? lane_of(d, w->host_id) : NULL;
+	return l ? d->cfg->hosts[l - d->lanes].name : NULL;
+}
+
 static int spawn(loop *d, const kreg_work *w)
 {
 	char id[32], attempt[16], log[64];
-	const char *args[] = { id, "--lease", d->owner, "--attempt", attempt, NULL };
+	const char *host = worker_host(d, w);
+	const char *args[] = { id, "--lease", d->owner, "--attempt", attempt,
+			       host && d->cfg_text ? "--host" : NULL, host, NULL };
 	pid_t pid;
 
 	snprintf(id, sizeof(id), "%lld", (long long)w->id);

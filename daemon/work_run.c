@@ -35,12 +35,7 @@ typedef struct {
 
 static int host_configured(const char *name, void *arg)
 {
-	const kreg_config *cfg = arg;
-
-	for (size_t i = 0; i < cfg->nhosts; i++)
-		if (!strcmp(cfg->hosts[i].name, name))
-			return 1;
-	return 0;
+	return kreg_config_has_host(arg, name);
 }
 
 /* An infrastructure failure is retried on another host of the same

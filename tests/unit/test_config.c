@@ -752,6 +752,129 @@ static void the_built_in_default(void **state)
 	kreg_config_free(c);
 }
 
+/* A worker's load (kreg work --host): of the hosts only the wanted one is
+ * built, whatever comes before it (an anchor its alias names, the name
+ * not the first key, flow style); every name is still known, the jobs'
+ * hosts are not refused, positions stay the file's. */
+static void a_worker_builds_only_its_host(void **state)
+{
+	static const char yaml[] =
+		"data_dir: data\n"
+		"hosts:\n"
+		"  - name: a\n"
+		"    backend: sim\n"
+		"    metrics: &m\n"
+		"      - { metric: fio.read_iops, base: 100, noise: 3% }\n"
+		"      - { metric: fio.write_iops, base: 50 }\n"
+		"  - backend: local\n"
+		"    capacity: 3\n"
+		"    name: b\n"
+		"  - {name: c, backend: sim, seed: 7, metrics: *m}\n"
+		"  - &e {name: d, backend: qemu, kvm: off}\n"
+		"jobs:\n"
+		"  - { file: fio.yaml, hosts: [a, b, d] }\n"
+		"detect: { min_runs: 4 }\n";
+	const char *want_c[] = { "c" }, *want_b[] = { "b" }, *want_zz[] = { "zz" };
+	kreg_config *full = load(yaml), *c = NULL;
+	const kreg_host_cfg *h, *fh;
+
+	(void)state;
+	assert_loads(full);
+	assert_int_equal(full->nhosts, 4);
+	kreg_config_problems_free(&P);
+	assert_int_equal(kreg_config_load_hosts(&c, cfgname, yaml, strlen(yaml), want_c, 1, &P), 0);
+	assert_loads(c);
+	assert_int_equal(c->nhosts, 1);
+	h = kreg_config_host(c, "c");
+	fh = kreg_config_host(full, "c");
+	assert_non_null(h);
+	assert_int_equal(h->seed, 7);
+	assert_int_equal(h->nsim_metrics, 2);
+	assert_string_equal(h->sim_metrics[1].metric, fh->sim_metrics[1].metric);
+	assert_true(h->sim_metrics[0].noise == fh->sim_metrics[0].noise);
+	assert_int_equal(h->capacity, fh->capacity);
+	assert_null(kreg_config_host(c, "a"));
+	/* skipped, still configured: a run may be retried there */
+	assert_true(kreg_config_has_host(c, "a") && kreg_config_has_host(c, "b") &&
+		    kreg_config_has_host(c, "c") && kreg_config_has_host(c, "d"));
+	assert_false(kreg_config_has_host(c, "zz"));
+	assert_true(kreg_config_has_host(full, "d") && !kreg_config_has_host(full, "zz"));
+	/* the rest is the full load's */
+	assert_int_equal(c->njobs, 1);
+	assert_int_equal(c->jobs[0].nhosts, 3);
+	assert_int_equal(c->detect.min_runs, 4);
+	assert_string_equal(c->data_dir, full->data_dir);
+	kreg_config_free(c);
+
+	/* its name after other keys */
+	assert_int_equal(kreg_config_load_hosts(&c, cfgname, yaml, strlen(yaml), want_b, 1, &P), 0);
+	assert_int_equal(c->nhosts, 1);
+	assert_int_equal(c->hosts[0].capacity, 3);
+	assert_int_equal(c->hosts[0].backend, KREG_BACKEND_LOCAL);
+	assert_string_equal(c->hosts[0].target, kreg_config_host(full, "b")->target);
+	kreg_config_free(c);
+
+	/* none: the item has no host */
+	assert_int_equal(kreg_config_load_hosts(&c, cfgname, yaml, strlen(yaml), NULL, 0, &P), 0);
+	assert_int_equal(c->nhosts, 0);
+	assert_true(kreg_config_has_host(c, "d"));
+	kreg_config_free(c);
+	assert_int_equal(kreg_config_load_hosts(&c, cfgname, yaml, strlen(yaml), want_zz, 1, &P), 0);
+	assert_int_equal(c->nhosts, 0);
+	kreg_config_free(c);
+	kreg_config_free(full);
+
+	/* the fast read (one item a line or a few, each opening with its
+	 * name): the items not wanted never reach libyaml, their names kept */
+	{
+		static const char lines[] =
+			"data_dir: data\n"
+			"hosts:\n"
+			"- {name: a, backend: sim, never: [parsed}\n"
+			"- name: b\n"
+			"  backend: local\n"
+			"# a comment\n"
+			"- {name: c, backend: sim, seed: 3}\n"
+			"jobs: []\n";
+
+		assert_int_equal(kreg_config_load_hosts(&c, cfgname, lines, strlen(lines), want_c, 1, &P), 0);
+		assert_int_equal(c->nhosts, 1);
+		assert_int_equal(c->hosts[0].seed, 3);
+		assert_true(kreg_config_has_host(c, "a") && kreg_config_has_host(c, "b"));
+		assert_false(kreg_config_has_host(c, "never"));
+		kreg_config_free(c);
+		assert_int_equal(kreg_config_load_hosts(&c, cfgname, lines, strlen(lines), want_b, 1, &P), 0);
+		assert_int_equal(c->nhosts, 1);
+		assert_int_equal(c->hosts[0].backend, KREG_BACKEND_LOCAL);
+		kreg_config_free(c);
+	}
+
+	/* a problem of the host built is at its place in the file; an alias
+	 * of nothing is the full load's error */
+	{
+		static const char bad[] =
+			"data_dir: data\n"
+			"hosts:\n"
+			"  - {name: a, backend: sim}\n"
+			"  - name: c\n"
+			"    backend: sim\n"
+			"    sede: 3\n";
+		static const char alias[] =
+			"data_dir: data\n"
+			"hosts:\n"
+			"  - {name: c, backend: sim, metrics: *nothing}\n";
+
+		kreg_config_problems_free(&P);
+		assert_true(kreg_config_load_hosts(&c, cfgname, bad, strlen(bad), want_c, 1, &P) < 0);
+		assert_problem_at(6, 5, "hosts[0]: unknown key 'sede', did you mean 'seed'?");
+		kreg_config_problems_free(&P);
+		assert_true(kreg_config_load_hosts(&c, cfgname, alias, strlen(alias), want_c, 1, &P) < 0);
+		assert_problem_at(3, 38, "found undefined alias");
+		assert_null(load(alias));
+		assert_problem_at(3, 38, "found undefined alias");
+	}
+}
+
 /* What show prints loads back to the same configuration. */
 static void dump_loads_back_the_same(void **state)
 {
@@ -828,6 +951,7 @@ int main(void)
 		cmocka_unit_test(aliases_cannot_blow_up),
 		cmocka_unit_test(the_built_in_default),
 		cmocka_unit_test(dump_loads_back_the_same),
+		cmocka_unit_test(a_worker_builds_only_its_host),
 		cmocka_unit_test(the_example_loads),
 		cmocka_unit_test(kconfig_base_target_or_file),
 	};

@@ -67,8 +67,8 @@ static void index_lines(kreg_buf *b, const web_site *s)
 		for (size_t i = ln->h.ncommits; i-- > 0 && shown < 8;) {
 			const kreg_db_report_commit *c = web_commit_by_id(s, ln->h.commit_ids[i]);
 
-			if (!c || !c->tested)
-				continue;
+			if (!c || !c->tested || !c->head)
+				continue;	/* a bisection's step is not a head */
 			kreg_buf_puts(b, "<li>");
 			web_commit_link(b, s, c->sha);
 			kreg_buf_puts(b, " ");

@@ -9,9 +9,10 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 67
+plan 80
 
 make_lab "$SCRATCH/lab"
+CULPRIT_PARENT=$(git -C "$LAB/src" rev-parse "$CULPRIT^")
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
 like "$(cat "$LAB/bisect.out")" "found: ${CULPRIT:0:12} is the first bad commit" \
 	"the bisection found the commit with the effect"
@@ -49,13 +50,20 @@ like "$(cat "$REG")" "href=\"$COMMIT_URL_PREFIX$CULPRIT\"" "a link to the commit
 like "$CHECK_OUT" "$ATOM" "the atom"
 like "$CHECK_OUT" "simhost" "the host"
 like "$CHECK_OUT" "kernel config" "the kernel config"
-is "$(grep -c '<g class="culprit"><title>the culprit</title>' "$REG"):$(grep -c '<g class="cp"><title>the last good commit</title>' "$REG")" \
-	"1:1" "the trend around the culprit marks it and the last good commit"
-like "$CHECK_OUT" "the culprit, the last good commit" "and its legend says which is which"
+is "$(grep -c '<g class="culprit"><title>the culprit</title>' "$REG"):$(grep -c '<g class="good"><title>the last good commit the bisection proved</title>.*>last good (bisection)</text>' "$REG"):$(grep -c '<g class="base"><title>the bisection’s good end</title>' "$REG")" \
+	"1:1:1" "the trend around the culprit marks it, the last good commit the bisection proved and its good end"
+like "$CHECK_OUT" "the culprit, the last good commit the bisection proved, the bisection’s good end" \
+	"and its legend says which is which"
+like "$CHECK_OUT" "last good \(bisection\)${CULPRIT_PARENT:0:12}" "the culprit's parent, proven good, is the last good commit"
+like "$CHECK_OUT" "host ?simhost \(sim\)" "a sim host's CPUs are not made up (no \"0 CPUs\")"
 # What the lab's people check on the index each morning.
 lab_check text "$SITE/index.html"
 like "$CHECK_OUT" "src:main" "the index: the branch"
 like "$CHECK_OUT" "${HEAD_SHA:0:12}" "its tested head"
+heads=$(sed -n '/<ul class="heads">/,/<\/ul>/p' "$SITE/index.html")
+steps=$(sqlite3 "$LAB/data/kreg.db" "SELECT substr(c.sha, 1, 12) FROM bisect_steps s JOIN commits c ON c.id = s.commit_id WHERE s.role = 'step'")
+is "$(for s in $steps; do printf '%s\n' "$heads" | grep -c "$s"; done | sort -u | tr '\n' ' ')" "0 " \
+	"the recent tested heads are heads: no bisection step among them"
 like "$CHECK_OUT" "bisected.*fio.read_iops" "the regression with its state"
 like "$CHECK_OUT" "Queue" "the queue"
 like "$CHECK_OUT" "flaky" "and the hosts"
@@ -63,8 +71,26 @@ is "$(grep -c '<g class="pt' "$TREND")" "$(git -C "$LAB/src" rev-list --first-pa
 	"the trend has one point per tested commit of the first-parent line"
 like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12} block: reduce" \
 	"the culprit is marked, its <title> naming sha and subject"
+# The charts: the y axis says what and in what unit, x names commits,
+# numbers are plain, a change point at the culprit is seen.
+like "$(cat "$TREND")" '<text class="ytitle" [^>]*>fio.read_iops \(IOPS\)</text>' "the y axis's title: the metric and its unit"
+like "$(grep -o '<text class="tick"[^<]*' "$TREND" | tr '\n' ' ')" '>[0-9.]+k ' "its figures with a k suffix"
+ticks=$(grep -c '<text class="xtick[^>]*>[0-9a-f]\{7\}<tspan [^>]*>20[0-9-]\{8\}</tspan>' "$TREND")
+ok "commit ticks on x, a short sha and a date each, thinned ($ticks)" test "$ticks" -ge 3 -a "$ticks" -le 7
+ok "the newest commit is one of them" grep -q ">${HEAD_SHA:0:7}<tspan" "$TREND"
+is "$(cat "$SITE"/*.html | grep -c '[0-9]e[-+][0-9]')" 0 "no number in an exponent form on any page"
+cp_line=$(grep -o '<g class="cp"><title>change point at '"${CULPRIT:0:12}"'[^<]*</title><line x1="[0-9.]*" y1="[0-9]*"[^>]*/><text class="mark" [^>]*>change point</text>' "$TREND")
+cul_line=$(grep -o '<g class="culprit"><title>culprit '"${CULPRIT:0:12}"'[^<]*</title><line x1="[0-9.]*" y1="[0-9]*"[^>]*/><text class="mark" [^>]*>culprit</text>' "$TREND")
+x_of() { printf '%s' "$1" | sed -n 's/.*<line x1="\([0-9.]*\)" y1="\([0-9]*\)".*y="\([0-9]*\)">[a-z ]*<\/text>$/\1 \3/p'; }
+ok "the trend marks the change point at the culprit and the culprit, each with its text" test -n "$cp_line" -a -n "$cul_line"
+is "$(x_of "$cul_line" | cut -d' ' -f1) $(x_of "$cp_line" | cut -d' ' -f1)" "$(x_of "$cul_line" | cut -d' ' -f1) $(x_of "$cul_line" | cut -d' ' -f1)" \
+	"at the same x"
+ok "their texts on rows of their own" test "$(x_of "$cul_line" | cut -d' ' -f2)" != "$(x_of "$cp_line" | cut -d' ' -f2)"
+like "$(awk '/<g class="culprit">/{c=NR} /<g class="cp">/{p=NR} END{print (c < p) ? "over" : "under"}' "$TREND")" over \
+	"the change point is drawn over the culprit's line"
+like "$(cat "$SITE/style.css")" 'g\.cp:not\(\.pt\) line\{stroke:var\(--warn\);stroke-dasharray' "dashed, in another colour than the culprit's"
 lab_check text "$SITE/commit-$CULPRIT.html"
-like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-[12][0-9]\.[0-9]%regression" \
+like "$CHECK_OUT" "fio.read_iops[0-9]{1,2},[0-9]{3}[0-9.]*[0-9]{1,2},[0-9]{3}[0-9.]*[0-9.]+%-[12][0-9]\.[0-9]%regression" \
 	"the culprit's commit page: the metric against its baseline, a regression"
 like "$(cat "$SITE/commit-$ROOT.html")" "href=\"$COMMIT_URL_PREFIX$ROOT\"" \
 	"a commit's page links its web page from the repo's template"

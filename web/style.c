@@ -78,7 +78,8 @@ const char kreg_web_css[] =
 	".k-mean{color:var(--accent)}.k-cp{color:var(--warn)}.k-culprit{color:var(--bad)}"
 	".k-good{color:var(--good)}.k-base{color:var(--muted)}\n"
 	"details{margin:.4rem 0}\n"
-
+	"details.others{margin:.2rem 0 0;font-size:13px}\n"
+	"ul.others{margin:.2rem 0;padding-left:1.1rem}\n"
 	"summary{cursor:pointer;color:var(--accent)}\n"
 	"@media (max-width:600px){body{font-size:14px}main{padding:.4rem .6rem 1.5rem}"
 	"dl{grid-template-columns:1fr}dt{margin-top:.3rem}h1{font-size:1.15rem}"

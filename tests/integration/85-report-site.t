@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 80
+plan 88
 
 make_lab "$SCRATCH/lab"
 CULPRIT_PARENT=$(git -C "$LAB/src" rev-parse "$CULPRIT^")
@@ -177,6 +177,45 @@ is "$RC:$(ls "$SCRATCH/elsewhere" | tr '\n' ' ')" "0:precious " \
 	"a symlinked .kreg-site-samples: nothing written or pruned where it points"
 ok "the link is replaced by a directory of the cache" \
 	test ! -L "$SITE/.kreg-site-samples" -a -d "$SITE/.kreg-site-samples" -a -n "$(ls "$SITE/.kreg-site-samples")"
+
+# One regression per culprit: regressions rows sharing the bisection's
+# culprit (read_iops, the metric it ran on, write_iops with a bigger
+# change, a latency), one on another host, and one without a culprit.
+mkdir "$SCRATCH/gdata"
+cp "$LAB/data/kreg.db" "$SCRATCH/gdata/"
+sed "s|^data_dir: .*|data_dir: $SCRATCH/gdata|" "$LAB/kreg.yaml" > "$SCRATCH/group.yaml"
+sqlite3 "$SCRATCH/gdata/kreg.db" "INSERT INTO metrics (name) VALUES ('fio.read_clat_mean_ns');
+INSERT INTO regressions (repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
+  culprit_commit_id, change, base_mean, bad_mean, state, created, updated, bisection_id)
+  SELECT b.repo_id, b.job_id, CASE WHEN x.host = 'flaky' THEN (SELECT id FROM hosts WHERE name = 'flaky')
+  ELSE b.host_id END, m.id, b.good_commit_id, b.bad_commit_id,
+  CASE WHEN x.culprit THEN b.culprit_commit_id END, x.change, 10000, 10000 * (1 + x.change),
+  CASE WHEN x.culprit THEN 'bisected' ELSE 'confirmed' END, x.t, x.t, CASE WHEN x.culprit THEN b.id END
+  FROM bisections b, metrics m, (SELECT 'fio.write_iops' AS metric, -0.35 AS change, 1 AS culprit, 'simhost' AS host, 5 AS t
+  UNION ALL SELECT 'fio.read_iops', -0.2, 1, 'simhost', 4 UNION ALL SELECT 'fio.read_clat_mean_ns', 0.25, 1, 'simhost', 3
+  UNION ALL SELECT 'fio.read_iops', -0.2, 1, 'flaky', 2 UNION ALL SELECT 'fio.read_clat_mean_ns', 0.1, 0, 'flaky', 1) x
+  WHERE m.name = x.metric;
+UPDATE bisections SET regression_id = (SELECT r.id FROM regressions r JOIN metrics m ON m.id = r.metric_id
+  JOIN hosts h ON h.id = r.host_id WHERE m.name = 'fio.read_iops' AND h.name = 'simhost')"
+KREG_CONFIG=$SCRATCH/group.yaml run_kreg report -o "$SCRATCH/gsite"
+is "$RC" 0 "a site of regressions sharing a culprit"
+rows=$(sed -n '/<h2 id="regressions">/,/<\/table>/p' "$SCRATCH/gsite/index.html" | grep '^<tr><td>')
+is "$(printf '%s\n' "$rows" | wc -l)" 3 "the index: one row per culprit, job and host (and one without a culprit)"
+like "$(printf '%s\n' "$rows" | head -1)" '>fio.read_iops</a><details class="others"><summary>2 more metrics, the same culprit</summary><ul class="others"><li><a href="regression-r[0-9]+.html">fio.write_iops</a> -35.0% .*<li><a href="regression-r[0-9]+.html">fio.read_clat_mean_ns</a> \+25.0%' \
+	"its lead is the metric the bisection ran on, the others listed under it, collapsed"
+like "$(printf '%s\n' "$rows" | sed -n 2p)" 'host-flaky.html.*'"${CULPRIT:0:12}" "the same culprit on another host is a row of its own"
+ok "a regression without a culprit too" test "$(printf '%s\n' "$rows" | sed -n 3p | grep -c 'fio.read_clat_mean_ns.*confirmed\|confirmed.*fio.read_clat_mean_ns')" = 1
+is "$("$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+lead=[x for x in r if x["lead"] and x.get("group_metrics")]
+print(len(r), len(lead), lead[0]["metric"], [m["metric"] for m in lead[0]["group_metrics"]],
+      sorted(set(x["group"] == lead[0]["page"] for x in r if x["host"] == "simhost")),
+      [x["group"] for x in r if x["culprit"] is None])' "$SCRATCH/gsite/regressions.json")" \
+	"5 1 fio.read_iops ['fio.write_iops', 'fio.read_clat_mean_ns'] [True] [None]" \
+	"regressions.json: every regression still, the lead with the others' metrics, each naming its group"
+lab_check text "$(ls "$SCRATCH"/gsite/regression-r*.html | head -1)"
+like "$CHECK_OUT" "^last good \(bisection\)${CULPRIT_PARENT:0:12}" "a regression's page: the last good commit the bisection proved"
+like "$CHECK_OUT" "^detector’s base${ROOT:0:12}" "and the detector's base apart"
 
 # Only a configuration and a database: no mirror, no site directory yet.
 mv "$LAB/data/repos" "$SCRATCH/repos.away"

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,7 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 	return 0;
 }
 
-static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g)
+static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, int64_t lead_id)
 {
 	kreg_db_bisection b;
 	int have_b = g->bisection_id && kreg_db_bisection_get(db, &b, g->bisection_id) == 0;
@@ -163,6 +164,12 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g)
 		fprintf(s->out, ", \"change\": %.6g, \"base\": \"%s\", \"bad\": \"%s\", \"culprit\": ",
 			g->change, g->base_sha, g->bad_sha);
 		jstr(s->out, g->culprit_sha[0] ? g->culprit_sha : NULL);
+		/* the regressions sharing its culprit: lead is the one shown */
+		fprintf(s->out, ", \"lead\": %s, \"group\": ", lead_id == g->id ? "true" : "false");
+		if (g->culprit_sha[0])
+			fprintf(s->out, "%lld", (long long)lead_id);
+		else
+			fputs("null", s->out);
 		if (have_b) {
 			fprintf(s->out, ", \"bisection\": {\"id\": %lld, \"state\": \"%s\", \"culprit\": ",
 				(long long)b.id, b.state);
@@ -191,6 +198,77 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g)
 	}
 	if (have_b)
 		kreg_db_bisection_free(&b);
+}
+
+/* Do two regressions share a culprit (repository, job, host, culprit)? */
+static int same_culprit(const kreg_db_regression *a, const kreg_db_regression *b)
+{
+	return a->culprit_commit_id && a->culprit_commit_id == b->culprit_commit_id &&
+	       a->repo_id == b->repo_id && a->job_id == b->job_id && a->host_id == b->host_id;
+}
+
+/* lead[i]: the index of regs[i]'s lead among those sharing its culprit:
+ * the one whose metric its bisection ran on, else the biggest change
+ * (the web index's rule, web/model.c). */
+static size_t *group_regressions(kreg_db *db, const kreg_db_regression *regs, size_t n)
+{
+	size_t *lead = kreg_calloc(n + 1, sizeof(*lead));
+
+	for (size_t i = 0; i < n; i++)
+		lead[i] = n;
+	for (size_t i = 0; i < n; i++) {
+		size_t best = i;
+		int best_bisected = -1;
+
+		if (lead[i] != n)
+			continue;
+		for (size_t j = i; j < n; j++) {
+			kreg_db_bisection b;
+			int bisected = 0;
+
+			if (j != i && (lead[j] != n || !same_culprit(&regs[i], &regs[j])))
+				continue;
+			lead[j] = i;
+			if (!regs[i].culprit_commit_id)
+				break;
+			if (regs[j].bisection_id) {
+				if (kreg_db_bisection_get(db, &b, regs[j].bisection_id) < 0) {
+					kreg_error_clear();
+				} else {
+					bisected = b.metric_id == regs[j].metric_id;
+					kreg_db_bisection_free(&b);
+				}
+			}
+			if (bisected > best_bisected || (bisected == best_bisected &&
+			    fabs(regs[j].change) > fabs(regs[best].change))) {
+				best = j;
+				best_bisected = bisected;
+			}
+		}
+		for (size_t j = i; j < n; j++)
+			if (lead[j] == i)
+				lead[j] = best;
+	}
+	return lead;
+}
+
+/* Text: the other metrics of a culprit's line, under it. */
+static void print_others(st *s, const kreg_db_regression *regs, size_t n, const size_t *lead,
+			 size_t l)
+{
+	int first = 1;
+
+	for (size_t j = 0; j < n; j++) {
+		if (lead[j] != l || j == l)
+			continue;
+		fputs(first ? "      the same culprit: " : ", ", s->out);
+		first = 0;
+		fprintf(s->out, "#%lld ", (long long)regs[j].id);
+		tstr(s->out, regs[j].metric);
+		fprintf(s->out, " %+.1f%%", 100 * regs[j].change);
+	}
+	if (!first)
+		fputc('\n', s->out);
 }
 
 static int hosts_part(st *s, kreg_db *db)
@@ -244,7 +322,8 @@ int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 {
 	st s = { .out = out, .json = json, .cfg = cfg };
 	kreg_db_regression *regs = NULL;
-	size_t nregs = 0;
+	size_t nregs = 0, *lead = NULL;
+	unsigned char *shown = NULL;
 	long pid = daemon_pid(cfg->database);
 	int error = KREG_ERROR;
 
@@ -280,14 +359,28 @@ int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 	else
 		fputs("regressions:\n", out);
 	s.n = 0;
-	for (size_t i = 0; i < nregs; i++)
-		print_reg(&s, db, &regs[i]);
+	lead = group_regressions(db, regs, nregs);
+	shown = kreg_calloc(nregs + 1, 1);
+	for (size_t i = 0; i < nregs; i++) {
+		size_t l = lead[i];
+
+		if (json) {	/* every regression, naming its lead */
+			print_reg(&s, db, &regs[i], regs[l].id);
+		} else if (!shown[l]) {
+			/* one line per culprit, at its newest member's place */
+			shown[l] = 1;
+			print_reg(&s, db, &regs[l], regs[l].id);
+			print_others(&s, regs, nregs, lead, l);
+		}
+	}
 	if (json)
 		fputs("\n  ]\n}\n", out);
 	else if (!nregs)
 		fputs("  none\n", out);
 	error = 0;
 done:
+	free(shown);
+	free(lead);
 	kreg_db_regression_list_free(regs, nregs);
 	return error;
 }

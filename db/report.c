@@ -506,7 +506,10 @@ int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
 	*n = 0;
 	if (kreg_db__prepare(db, &st, "SELECT c.id, c.repo_id, c.sha, c.parents, c.subject, "
 			     "c.author_name, c.author_email, c.author_time, c.committer_time, "
-			     "c.id IN (SELECT commit_id FROM runs) FROM commits c ORDER BY c.id") < 0)
+			     "c.id IN (SELECT commit_id FROM runs), "
+			     "c.sha IN (SELECT new_sha FROM pushes) OR c.sha IN (SELECT head FROM branches) "
+			     "OR c.id NOT IN (SELECT commit_id FROM bisect_steps "
+			     "WHERE role NOT IN ('good', 'bad')) FROM commits c ORDER BY c.id") < 0)
 		return KREG_ERROR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		kreg_db_report_commit *c;
@@ -527,6 +530,7 @@ int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
 		c->author_time = sqlite3_column_int64(st, 7);
 		c->committer_time = sqlite3_column_int64(st, 8);
 		c->tested = sqlite3_column_int(st, 9);
+		c->head = sqlite3_column_int(st, 10);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

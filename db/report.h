@@ -106,10 +106,12 @@ int kreg_db_report_ok_runs(kreg_db *db, kreg_db_report_ok_run **out, size_t *n, 
 			   int64_t host_id);
 
 /* Every commit row (kreg records only the commits it saw), with the fields
- * a page shows; tested: it has runs (any status). */
+ * a page shows; tested: it has runs (any status); head: a branch's head
+ * (a push made it one), or a commit tested by itself, not a step inside
+ * a bisection (its ends are heads). */
 typedef struct {
 	int64_t id, repo_id;
-	int tested;
+	int tested, head;
 	char sha[41];
 	char parent[41];		/* first parent, "" for a root */
 	char *subject, *author_name, *author_email;

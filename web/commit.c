@@ -232,9 +232,12 @@ static void part_row(kreg_buf *b, const web_site *s, const commit_part *cp, int6
 	kreg_buf_puts(b, "</td>");
 	if (bg && kreg_stats_compare(&cmp, &s->so, metric, web_samples_values(p->d, bg), bg->n,
 				     web_samples_values(p->d, cur), cur->n) == 0) {
-		kreg_buf_printf(b, "<td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
-				"<td class=\"num\">%.1f%%</td><td class=\"num\">",
-				cmp.base.mean, cmp.cur.mean, cmp.cur.rsd * 100);
+		kreg_buf_puts(b, "<td class=\"num\">");
+		web_num(b, cmp.base.mean, 6);
+		kreg_buf_puts(b, "</td><td class=\"num\">");
+		web_num(b, cmp.cur.mean, 6);
+		kreg_buf_printf(b, "</td><td class=\"num\">%.1f%%</td><td class=\"num\">",
+				cmp.cur.rsd * 100);
 		web_pct(b, cmp.change);
 		kreg_buf_puts(b, "</td>");
 		web_verdict_cell(b, cmp.verdict);
@@ -242,8 +245,9 @@ static void part_row(kreg_buf *b, const web_site *s, const commit_part *cp, int6
 		double mean, min, max;
 
 		group_stats(p, cur, &mean, &min, &max);
-		kreg_buf_printf(b, "<td class=\"num\">\xe2\x80\x94</td><td class=\"num\">"
-				"%.6g</td><td></td><td></td><td></td>", mean);
+		kreg_buf_puts(b, "<td class=\"num\">\xe2\x80\x94</td><td class=\"num\">");
+		web_num(b, mean, 6);
+		kreg_buf_puts(b, "</td><td></td><td></td><td></td>");
 	}
 	kreg_buf_puts(b, "</tr>\n");
 }

@@ -30,7 +30,12 @@ int web_write_host(web_site *s, const kreg_db_report_host *h)
 		kreg_buf_puts(&b, " (simulated samples: a seeded model, no kernel is run)");
 	kreg_buf_puts(&b, "</dd>\n<dt>state</dt><dd>");
 	web_esc(&b, h->state, 50);
-	kreg_buf_printf(&b, "</dd>\n<dt>cpus</dt><dd>%d</dd>\n<dt>memory</dt><dd>", h->cpus);
+	kreg_buf_puts(&b, "</dd>\n<dt>cpus</dt><dd>");
+	if (h->cpus > 0)
+		kreg_buf_printf(&b, "%d", h->cpus);
+	else		/* not known: a sim host has none */
+		kreg_buf_puts(&b, "\xe2\x80\x94");
+	kreg_buf_puts(&b, "</dd>\n<dt>memory</dt><dd>");
 	if (h->memory)
 		kreg_buf_printf(&b, "%.1f GiB", (double)h->memory / (1024.0 * 1024 * 1024));
 	else

@@ -116,3 +116,14 @@ void web_date(kreg_buf *b, int64_t t)
 		return;
 	kreg_buf_puts(b, s);
 }
+
+void web_day(kreg_buf *b, int64_t t)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+	char s[32];
+
+	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(s, sizeof(s), "%Y-%m-%d", &tm))
+		return;
+	kreg_buf_puts(b, s);
+}

@@ -3,23 +3,70 @@
 
 #include "db/report.h"
 #include "lib/buf.h"
+#include "lib/mem.h"
 
 #include <stdlib.h>
 
+/* The other metrics of a culprit's row: each linking its page, with its
+ * change and state, in a collapsed list. */
+static void index_others(kreg_buf *b, const web_site *s, size_t lead)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < s->nregs; j++)
+		n += s->lead[j] == lead && j != lead;
+	if (!n)
+		return;
+	kreg_buf_printf(b, "<details class=\"others\"><summary>%zu more metric%s, the same culprit"
+			"</summary><ul class=\"others\">", n, n == 1 ? "" : "s");
+	for (size_t j = 0; j < s->nregs; j++) {
+		const kreg_report_regression *r = s->regs[j];
+		char *page;
+
+		if (s->lead[j] != lead || j == lead)
+			continue;
+		page = web_regression_page(r);
+		kreg_buf_puts(b, "<li>");
+		web_link_open(b, s, page);
+		web_esc(b, r->metric, 200);
+		web_link_close(b, s, page);
+		kreg_buf_puts(b, " ");
+		web_pct(b, r->change);
+		kreg_buf_puts(b, " ");
+		web_state_badge(b, r->state);
+		kreg_buf_puts(b, "</li>");
+		free(page);
+	}
+	kreg_buf_puts(b, "</ul></details>");
+}
+
+/* One row per culprit (the regressions sharing repository, job, host and
+ * culprit under their lead), in the order of the newest of each. */
 static void index_regressions(kreg_buf *b, const web_site *s)
 {
+	unsigned char *shown;
+
 	kreg_buf_puts(b, "<h2 id=\"regressions\">Regressions</h2>\n");
 	if (!s->nregs) {
 		kreg_buf_puts(b, "<p class=\"note\">None so far.</p>\n");
 		return;
 	}
+	kreg_buf_puts(b, "<p class=\"sub\">One row per culprit: the metric its bisection ran on "
+		      "(else the biggest change), the other metrics with the same culprit, job and "
+		      "host under it.</p>\n");
 	kreg_buf_puts(b, "<div class=\"scroll\"><table>\n<thead><tr><th>state</th><th>change</th>"
 		      "<th>metric</th><th>job</th><th>host</th><th>culprit</th><th>updated</th>"
 		      "</tr></thead><tbody>\n");
+	shown = kreg_calloc(s->nregs + 1, 1);
 	for (size_t i = 0; i < s->nregs; i++) {
-		const kreg_report_regression *r = s->regs[i];
-		char *page = web_regression_page(r);
+		size_t lead = s->lead[i];
+		const kreg_report_regression *r = s->regs[lead];
+		char *page;
 
+		if (shown[lead])
+			continue;
+		shown[lead] = 1;
+		page = web_regression_page(r);
 		kreg_buf_puts(b, "<tr><td>");
 		web_state_badge(b, r->state);
 		kreg_buf_puts(b, "</td><td class=\"num\">");
@@ -30,6 +77,7 @@ static void index_regressions(kreg_buf *b, const web_site *s)
 		web_link_open(b, s, page);
 		web_esc(b, r->metric, 200);
 		web_link_close(b, s, page);
+		index_others(b, s, lead);
 		kreg_buf_puts(b, "</td><td>");
 		web_esc(b, r->job, 200);
 		kreg_buf_puts(b, "</td><td>");
@@ -47,6 +95,7 @@ static void index_regressions(kreg_buf *b, const web_site *s)
 		kreg_buf_puts(b, "</td></tr>\n");
 		free(page);
 	}
+	free(shown);
 	kreg_buf_puts(b, "</tbody></table></div>\n");
 }
 
@@ -67,8 +116,8 @@ static void index_lines(kreg_buf *b, const web_site *s)
 		for (size_t i = ln->h.ncommits; i-- > 0 && shown < 8;) {
 			const kreg_db_report_commit *c = web_commit_by_id(s, ln->h.commit_ids[i]);
 
-			if (!c || !c->tested)
-				continue;
+			if (!c || !c->tested || !c->head)
+				continue;	/* a bisection's step is not a head */
 			kreg_buf_puts(b, "<li>");
 			web_commit_link(b, s, c->sha);
 			kreg_buf_puts(b, " ");

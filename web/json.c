@@ -44,6 +44,46 @@ static json_t *jcommit(const kreg_report_commit *c)
 	return o;
 }
 
+/* The grouping of the regressions sharing a culprit (same repository,
+ * job, host and culprit): "lead" (is it the group's row on the index),
+ * "group" (the lead's page: the same for every member, null without a
+ * culprit) and, on the lead, "group_metrics": the others' metric, change,
+ * state and page. */
+static void json_group(json_t *o, const web_site *s, size_t i)
+{
+	size_t lead = s->lead[i];
+	json_t *others;
+	char *page;
+
+	json_object_set_new(o, "lead", json_boolean(lead == i));
+	if (!s->regs[i]->culprit.id) {
+		json_object_set_new(o, "group", json_null());
+		return;
+	}
+	page = web_regression_page(s->regs[lead]);
+	json_object_set_new(o, "group", json_string(page));
+	free(page);
+	if (lead != i)
+		return;
+	others = json_array();
+	for (size_t j = 0; j < s->nregs; j++) {
+		const kreg_report_regression *r = s->regs[j];
+		json_t *m;
+
+		if (s->lead[j] != i || j == i)
+			continue;
+		m = json_object();
+		page = web_regression_page(r);
+		json_object_set_new(m, "metric", jstr(r->metric));
+		json_object_set_new(m, "change", jnum(r->change));
+		json_object_set_new(m, "state", jstr(r->state));
+		json_object_set_new(m, "page", json_string(page));
+		free(page);
+		json_array_append_new(others, m);
+	}
+	json_object_set_new(o, "group_metrics", others);
+}
+
 int web_write_json(web_site *s)
 {
 	json_t *arr = json_array();
@@ -77,6 +117,7 @@ int web_write_json(web_site *s)
 		json_object_set_new(o, "bisect_state", jstr(r->bisect_state));
 		json_object_set_new(o, "confidence", r->bisection_id ? jnum(r->confidence) : json_null());
 		json_object_set_new(o, "updated", json_integer(r->updated));
+		json_group(o, s, i);
 		json_array_append_new(arr, o);
 		free(page);
 	}

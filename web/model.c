@@ -2,6 +2,7 @@
  * up while the pages are written. */
 #include "web/model_internal.h"
 
+#include "db/bisect.h"
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/report.h"
@@ -12,6 +13,7 @@
 #include "lib/util.h"
 #include "report/report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,6 +405,59 @@ static int load_lines(web_site *s)
 	return 0;
 }
 
+/* Do two regressions share a culprit: the same repository, job, host and
+ * culprit? */
+static int same_culprit(const kreg_report_regression *a, const kreg_report_regression *b)
+{
+	return a->culprit.id && b->culprit.id && a->job_id == b->job_id &&
+	       a->host_id == b->host_id && !strcmp(a->culprit.sha, b->culprit.sha) &&
+	       !strcmp(a->repo ? a->repo : "", b->repo ? b->repo : "");
+}
+
+/* s->lead: each regression's lead among those sharing its culprit: the
+ * one whose metric its bisection ran on, else the biggest change. */
+static int group_regressions(web_site *s)
+{
+	s->lead = kreg_calloc(s->nregs + 1, sizeof(*s->lead));
+	for (size_t i = 0; i < s->nregs; i++)
+		s->lead[i] = s->nregs;
+	for (size_t i = 0; i < s->nregs; i++) {
+		size_t best = i;
+		int best_bisected = -1;
+
+		if (s->lead[i] != s->nregs)
+			continue;
+		for (size_t j = i; j < s->nregs; j++) {
+			const kreg_report_regression *r = s->regs[j];
+			kreg_db_bisection b = { 0 };
+			int bisected = 0;
+
+			if (j != i && (s->lead[j] != s->nregs || !same_culprit(s->regs[i], r)))
+				continue;
+			s->lead[j] = i;	/* a member, its lead chosen below */
+			if (j == i && (i + 1 == s->nregs || !r->culprit.id))
+				break;
+			if (r->bisection_id) {
+				if (kreg_db_bisection_get(s->db, &b, r->bisection_id) < 0) {
+					kreg_error_clear();
+				} else {
+					bisected = b.metric && r->metric && !strcmp(b.metric, r->metric);
+					kreg_db_bisection_free(&b);
+				}
+			}
+			if (bisected > best_bisected ||
+			    (bisected == best_bisected && fabs(r->change) > fabs(s->regs[best]->change))) {
+				best = j;
+				best_bisected = bisected;
+			}
+		}
+		for (size_t j = i; j < s->nregs; j++)
+			if (s->lead[j] == i)
+				s->lead[j] = best;
+	}
+	return 0;
+}
+
 int web_site_load(web_site *s)
 {
 	kreg_report_entry *list = NULL;
@@ -435,7 +490,7 @@ int web_site_load(web_site *s)
 			goto done;
 		s->nregs++;
 	}
-	if ((error = load_pairs(s)) < 0 || (error = load_lines(s)) < 0)
+	if ((error = group_regressions(s)) < 0 || (error = load_pairs(s)) < 0 || (error = load_lines(s)) < 0)
 		goto done;
 done:
 	kreg_report_list_free(list, nlist);
@@ -468,6 +523,7 @@ void web_site_free(web_site *s)
 	free(s->lines);
 	for (size_t i = 0; i < s->nregs; i++)
 		kreg_report_regression_free(s->regs[i]);
+	free(s->lead);
 	free(s->regs);
 	kreg_db_report_hosts_free(s->hosts, s->nhosts);
 	free(s->host_counts);

@@ -59,6 +59,10 @@ typedef struct {
 	size_t nlines, alines;
 	kreg_report_regression **regs;
 	size_t nregs;
+	size_t *lead;			/* regs[i]'s lead among those sharing its culprit
+					 * (same repo, job, host, culprit): the one its
+					 * bisection ran on, else the biggest change; i
+					 * for itself or no culprit */
 	kreg_db_report_host *hosts;
 	kreg_db_report_run_counts *host_counts;	/* each host's runs by outcome */
 	size_t nhosts;

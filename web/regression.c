@@ -10,6 +10,7 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,14 +30,49 @@ static void commit_dl(kreg_buf *b, const web_site *s, const char *what, const kr
 	kreg_buf_puts(b, "</dd>\n");
 }
 
+/* The last good commit the bisection proved: the newest step judged good
+ * before the culprit (its parent, verified), or NULL when the bisection
+ * proved none. */
+static const char *last_good_bisection(const kreg_report_regression *r)
+{
+	const char *good = NULL;
+
+	if (!r->culprit.id)
+		return NULL;
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const kreg_report_step *st = &r->steps[i];
+
+		if (!st->verdict || strcmp(st->verdict, "good") || !st->role ||
+		    !strcmp(st->role, "revert"))
+			continue;
+		if (r->culprit.parent && !strcmp(st->sha, r->culprit.parent))
+			return st->sha;
+		good = st->sha;
+	}
+	return good;
+}
+
+/* What the base is where the bisection proved a later commit good: the
+ * detector's (a regressions row), else the good end it was started
+ * from. */
+static const char *base_title(const kreg_report_regression *r)
+{
+	return r->regression_id ? "the detector\xe2\x80\x99s base" : "the bisection\xe2\x80\x99s good end";
+}
+
+static const char *base_text(const kreg_report_regression *r)
+{
+	return r->regression_id ? "detector\xe2\x80\x99s base" : "good end";
+}
+
 static void regression_chart(kreg_buf *b, const web_site *s, const kreg_report_regression *r,
 			     int64_t repo_id)
 {
 	kreg_db_history h = { 0 };
 	web_point *pts;
-	web_marker marks[2];
+	web_marker marks[3];
 	size_t n = 0, nmarks = 0;
-	long at;
+	int legend_base = 0;
 
 	if (repo_id <= 0 || kreg_db_history_load(s->db, &h, repo_id, r->bad.sha, 120, r->job_id,
 						 r->host_id, r->metric) < 0) {
@@ -63,30 +99,49 @@ static void regression_chart(kreg_buf *b, const web_site *s, const kreg_report_r
 		p->first = p->last = i;
 		p->sha = h.shas[i];
 		p->subject = h.subjects[i];
+		{
+			const kreg_db_report_commit *c = web_commit_by_id(s, h.commit_ids[i]);
+
+			p->time = c ? c->committer_time : 0;
+		}
 		n++;
 	}
-	at = r->culprit.id ? kreg_db_history_find(&h, r->culprit.sha) : -1;
-	if (at >= 0 && web_point_of(pts, n, (size_t)at) < n) {
-		marks[nmarks].at = web_point_of(pts, n, (size_t)at);
-		pts[marks[nmarks].at].mark = 2;
-		marks[nmarks].kind = 2;
-		marks[nmarks].label = "the culprit";
-		marks[nmarks++].href = NULL;
-	}
-	at = kreg_db_history_find(&h, r->base.sha);
-	if (at >= 0 && web_point_of(pts, n, (size_t)at) < n) {
-		marks[nmarks].at = web_point_of(pts, n, (size_t)at);
-		marks[nmarks].kind = 1;
-		marks[nmarks].label = "the last good commit";
-		marks[nmarks++].href = NULL;
+	{
+		const char *good = last_good_bisection(r);
+		long cat = r->culprit.id ? kreg_db_history_find(&h, r->culprit.sha) : -1;
+		long gat = good ? kreg_db_history_find(&h, good) : -1;
+		long bat = kreg_db_history_find(&h, r->base.sha);
+
+		if (cat >= 0 && web_point_of(pts, n, (size_t)cat) < n) {
+			marks[nmarks] = (web_marker){ .at = web_point_of(pts, n, (size_t)cat),
+						      .kind = WEB_MARK_CULPRIT, .label = "the culprit" };
+			pts[marks[nmarks++].at].mark = 2;
+		}
+		if (gat >= 0 && gat != bat && web_point_of(pts, n, (size_t)gat) < n)
+			marks[nmarks++] = (web_marker){ .at = web_point_of(pts, n, (size_t)gat),
+							.kind = WEB_MARK_GOOD,
+							.label = "the last good commit the bisection proved" };
+		if (bat >= 0 && web_point_of(pts, n, (size_t)bat) < n)
+			marks[nmarks++] = (web_marker){ .at = web_point_of(pts, n, (size_t)bat),
+				.kind = gat >= 0 && gat != bat ? WEB_MARK_BASE : WEB_MARK_GOOD,
+				.label = gat >= 0 && gat != bat ? base_title(r) : "the last good commit",
+				.text = gat >= 0 && gat != bat ? base_text(r) : "last good commit" };
+		legend_base = gat >= 0 && gat != bat;
 	}
 	if (n >= 2) {
 		kreg_buf_puts(b, "<h2>Trend</h2>\n<p class=\"sub\">The metric along the first-parent "
 			      "line up to the bad commit (the newest 120 commits).</p>\n");
 		web_svg_trend(b, pts, n, marks, nmarks, r->metric);
 		kreg_buf_puts(b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, "
-			      "bar: smallest to largest run, <span class=\"k-culprit\">the culprit</span>, "
-			      "<span class=\"k-cp\">the last good commit</span>.</p>\n");
+			      "bar: smallest to largest run, <span class=\"k-culprit\">the culprit</span>, ");
+		if (legend_base) {
+			kreg_buf_puts(b, "<span class=\"k-good\">the last good commit the bisection "
+				      "proved</span>, <span class=\"k-base\">");
+			kreg_buf_puts(b, base_title(r));
+			kreg_buf_puts(b, "</span>.</p>\n");
+		} else {
+			kreg_buf_puts(b, "<span class=\"k-good\">the last good commit</span>.</p>\n");
+		}
 	}
 	free(pts);
 	kreg_db_history_free(&h);
@@ -175,8 +230,22 @@ static void reg_facts(kreg_buf *b, const web_site *s, const kreg_report_regressi
 {
 	char *tp;
 
+	const char *good = last_good_bisection(r);
+
 	kreg_buf_puts(b, "<dl>\n");
-	commit_dl(b, s, "last good", &r->base);
+	if (good && strcmp(good, r->base.sha)) {
+		/* the bisection proved a later commit good than the base */
+		kreg_report_commit g = { .id = 1 };
+
+		for (size_t i = 0; i < r->nsteps; i++)
+			if (!strcmp(r->steps[i].sha, good))
+				g.subject = r->steps[i].subject;
+		snprintf(g.sha, sizeof(g.sha), "%s", good);
+		commit_dl(b, s, "last good (bisection)", &g);
+		commit_dl(b, s, r->regression_id ? "detector\xe2\x80\x99s base" : "good end", &r->base);
+	} else {
+		commit_dl(b, s, "last good", &r->base);
+	}
 	commit_dl(b, s, "bad", &r->bad);
 	kreg_buf_puts(b, "<dt>repository</dt><dd>");
 	web_esc(b, r->repo, 100);
@@ -192,10 +261,12 @@ static void reg_facts(kreg_buf *b, const web_site *s, const kreg_report_regressi
 	free(tp);
 	kreg_buf_puts(b, " ");
 	web_pct(b, r->change);
-	kreg_buf_printf(b, " (%s; %.6g \xe2\x86\x92 %.6g)</dd>\n</dl>\n",
-			r->direction == KREG_DIR_HIGHER ? "higher is better" :
-			r->direction == KREG_DIR_LOWER ? "lower is better" : "direction unknown",
-			r->base_mean, r->bad_mean);
+	kreg_buf_printf(b, " (%s; ", r->direction == KREG_DIR_HIGHER ? "higher is better" :
+			r->direction == KREG_DIR_LOWER ? "lower is better" : "direction unknown");
+	web_num(b, r->base_mean, 6);
+	kreg_buf_puts(b, " \xe2\x86\x92 ");
+	web_num(b, r->bad_mean, 6);
+	kreg_buf_puts(b, ")</dd>\n</dl>\n");
 }
 
 /* The 0-day comparison table, and every metric in a table of its own. */
@@ -229,10 +300,13 @@ static void reg_comparison(kreg_buf *b, const web_site *s, const kreg_report_reg
 
 			kreg_buf_puts(b, "<tr><td class=\"metric\">");
 			web_esc(b, row->metric, 200);
-			kreg_buf_printf(b, "</td><td class=\"num\">%.6g</td>", row->cmp[0].base.mean);
+			kreg_buf_puts(b, "</td><td class=\"num\">");
+			web_num(b, row->cmp[0].base.mean, 6);
+			kreg_buf_puts(b, "</td>");
 			for (size_t k = 0; k + 1 < t->ncols; k++) {
-				kreg_buf_printf(b, "<td class=\"num\">%.6g</td><td class=\"num\">",
-						row->cmp[k].cur.mean);
+				kreg_buf_puts(b, "<td class=\"num\">");
+				web_num(b, row->cmp[k].cur.mean, 6);
+				kreg_buf_puts(b, "</td><td class=\"num\">");
 				web_pct(b, row->cmp[k].change);
 				kreg_buf_puts(b, "</td>");
 				web_verdict_cell(b, row->cmp[k].verdict);
@@ -256,7 +330,9 @@ static void reg_test(kreg_buf *b, const web_site *s, const kreg_report_regressio
 	web_host_link(b, s, r->host);
 	kreg_buf_puts(b, " (");
 	web_esc(b, r->backend, 40);
-	kreg_buf_printf(b, ", %d CPUs)</dd>\n<dt>kernel config</dt><dd>", r->cpus);
+	if (r->cpus > 0)	/* 0: not known (a sim host has none) */
+		kreg_buf_printf(b, ", %d CPUs", r->cpus);
+	kreg_buf_puts(b, ")</dd>\n<dt>kernel config</dt><dd>");
 	web_esc(b, r->kconfig ? r->kconfig : "\xe2\x80\x94", 100);
 	if (r->kconfig_base) {
 		kreg_buf_puts(b, ": ");
@@ -278,8 +354,9 @@ static void reg_bisection(kreg_buf *b, const web_site *s, const kreg_report_regr
 		kreg_buf_printf(b, "<h2>Bisection %lld</h2>\n<p class=\"sub\">",
 				(long long)r->bisection_id);
 		web_esc(b, r->bisect_state, 40);
-		kreg_buf_printf(b, ", confidence %.4g, %d builds, %d runs", r->confidence, r->builds,
-				r->runs);
+		kreg_buf_puts(b, ", confidence ");
+		web_num(b, r->confidence, 4);
+		kreg_buf_printf(b, ", %d builds, %d runs", r->builds, r->runs);
 		if (r->bisect_message) {
 			kreg_buf_puts(b, ": ");
 			web_esc_line(b, r->bisect_message, 500);
@@ -302,7 +379,7 @@ static void reg_bisection(kreg_buf *b, const web_site *s, const kreg_report_regr
 			web_esc(b, st->verdict, 20);
 			kreg_buf_printf(b, "</td><td class=\"num\">%d</td><td class=\"num\">", st->runs);
 			if (!isnan(st->mean))
-				kreg_buf_printf(b, "%.6g", st->mean);
+				web_num(b, st->mean, 6);
 			kreg_buf_puts(b, "</td><td class=\"subject\">");
 			web_esc_line(b, st->detail, 200);
 			kreg_buf_puts(b, "</td></tr>\n");

@@ -124,8 +124,8 @@ static void line_metrics(line_metric *lm, size_t nb, const web_line *l, const we
 
 /* The points of a history (downsampled) with the markers of the commits
  * in marks_at (line indices) mapped to the points that hold them. */
-static web_point *make_points(const web_line *l, const tested *t, size_t nt, size_t *npts,
-			      size_t *bucket_out)
+static web_point *make_points(const web_site *s, const web_line *l, const tested *t, size_t nt,
+			      size_t *npts, size_t *bucket_out)
 {
 	size_t single = nt > MAX_POINTS ? SINGLE_POINTS : nt;
 	size_t bucket = nt > MAX_POINTS ? (nt - single + MAX_POINTS - single - 1) /
@@ -159,6 +159,11 @@ static web_point *make_points(const web_line *l, const tested *t, size_t nt, siz
 		pt->last = t[end - 1].line_index;
 		pt->sha = l->h.shas[pt->last];
 		pt->subject = l->h.subjects[pt->last];
+		{
+			const kreg_db_report_commit *c = web_commit_by_id(s, l->h.commit_ids[pt->last]);
+
+			pt->time = c ? c->committer_time : 0;
+		}
 		end = start;
 	}
 	/* oldest first */
@@ -271,7 +276,7 @@ static void trend_marks_make(trend_marks *tm, const web_site *s, const web_line 
 		if (at == npts)
 			continue;
 		pts[at].mark = pts[at].mark ? pts[at].mark : 1;
-		tm->marks[tm->nmarks++] = (web_marker){ .at = at, .kind = 1,
+		tm->marks[tm->nmarks++] = (web_marker){ .at = at, .kind = WEB_MARK_CP,
 			.label = marks_keep(tm, kreg_asprintf("change point at %.12s: %+.1f%%",
 							      l->h.shas[li], mc->cp[k].change * 100)) };
 	}
@@ -291,7 +296,7 @@ static void trend_marks_make(trend_marks *tm, const web_site *s, const web_line 
 		tm->marks[tm->nmarks].label = marks_keep(tm, kreg_asprintf("%s %.12s (%s)",
 			rg->culprit.id ? "culprit" : "regression at", sha, rg->state));
 		tm->marks[tm->nmarks].at = at;
-		tm->marks[tm->nmarks++].kind = 2;
+		tm->marks[tm->nmarks++].kind = WEB_MARK_CULPRIT;
 	}
 }
 
@@ -348,9 +353,17 @@ static void trend_changes(kreg_buf *b, const web_site *s, const web_line *l,
 			web_commit_link(b, s, shas[cp->index]);
 			kreg_buf_puts(b, "</td><td class=\"num\">");
 			web_pct(b, cp->change);
-			kreg_buf_printf(b, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td>"
-					"<td class=\"num\">%.2g</td><td><code>%.12s..%.12s</code></td></tr>\n",
-					cp->before, cp->after, cp->pvalue, shas[cp->good], shas[cp->bad]);
+			kreg_buf_puts(b, "</td><td class=\"num\">");
+			web_num(b, cp->before, 6);
+			kreg_buf_puts(b, "</td><td class=\"num\">");
+			web_num(b, cp->after, 6);
+			kreg_buf_puts(b, "</td><td class=\"num\">");
+			if (cp->pvalue < 1e-4)
+				kreg_buf_puts(b, "&lt; 0.0001");
+			else
+				web_num(b, cp->pvalue, 2);
+			kreg_buf_printf(b, "</td><td><code>%.12s..%.12s</code></td></tr>\n",
+					shas[cp->good], shas[cp->bad]);
 		}
 		kreg_buf_puts(b, "</tbody></table></div>\n");
 	}
@@ -366,8 +379,14 @@ static void trend_changes(kreg_buf *b, const web_site *s, const web_line *l,
 			web_commit_link(b, s, shas[d->last]);
 			kreg_buf_puts(b, ": ");
 			web_pct(b, d->change);
-			kreg_buf_printf(b, " over %zu commits (%+.3g%% a commit), %.4g to %.4g</li>\n",
-					d->last - d->first + 1, 100 * d->rel_slope, d->from, d->to);
+			kreg_buf_printf(b, " over %zu commits (%s", d->last - d->first + 1,
+					d->rel_slope >= 0 ? "+" : "");
+			web_num(b, 100 * d->rel_slope, 3);
+			kreg_buf_puts(b, "% a commit), ");
+			web_num(b, d->from, 6);
+			kreg_buf_puts(b, " to ");
+			web_num(b, d->to, 6);
+			kreg_buf_puts(b, "</li>\n");
 		}
 		kreg_buf_puts(b, "</ul>\n");
 	}
@@ -388,9 +407,13 @@ static void trend_recent(kreg_buf *b, const web_site *s, const web_line *l, cons
 		web_commit_link(b, s, l->h.shas[li]);
 		kreg_buf_puts(b, "</td><td class=\"subject\">");
 		web_esc_line(b, l->h.subjects[li], 100);
-		kreg_buf_printf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
-				"<td class=\"num\">%.6g</td><td class=\"num\">%zu</td></tr>\n", mean, min,
-				max, t[k].n);
+		kreg_buf_puts(b, "</td><td class=\"num\">");
+		web_num(b, mean, 6);
+		kreg_buf_puts(b, "</td><td class=\"num\">");
+		web_num(b, min, 6);
+		kreg_buf_puts(b, "</td><td class=\"num\">");
+		web_num(b, max, 6);
+		kreg_buf_printf(b, "</td><td class=\"num\">%zu</td></tr>\n", t[k].n);
 	}
 	kreg_buf_puts(b, "</tbody></table></div>\n");
 }
@@ -412,7 +435,7 @@ static int write_trend(web_site *s, const web_line *l, const web_pair *p, const 
 		free(page);
 		return 0;
 	}
-	pts = make_points(l, lm->t, lm->nt, &npts, &bucket);
+	pts = make_points(s, l, lm->t, lm->nt, &npts, &bucket);
 	trend_steps(&mc, &first, lm->t, lm->nt);
 	trend_marks_make(&tm, s, l, p, metric, pts, npts, &mc, first);
 

@@ -25,6 +25,8 @@ void web_page_end(kreg_buf *b);
 
 /* A date as YYYY-MM-DD HH:MM UTC ("" for 0). */
 void web_date(kreg_buf *b, int64_t t);
+/* A day as YYYY-MM-DD, UTC ("" for 0). */
+void web_day(kreg_buf *b, int64_t t);
 
 /* One point of a trend: the mean of a commit's runs (or of a bucket of
  * commits) with its spread. */
@@ -34,18 +36,42 @@ typedef struct {
 	size_t nruns;
 	const char *sha;		/* the (last) commit's sha */
 	const char *subject;		/* untrusted */
+	int64_t time;			/* its committer time, for the x axis; 0: unknown */
 	int mark;			/* 0, 1: change point, 2: culprit */
 	const char *href;		/* a page to link the point to, or NULL */
 } web_point;
 
 typedef struct {
 	size_t at;			/* index of the point it marks */
-	int kind;			/* 1: change point, 2: culprit */
-	const char *label;		/* untrusted */
+	int kind;			/* WEB_MARK_* */
+	const char *label;		/* its <title>, untrusted */
+	const char *text;		/* the text beside it; NULL: its kind's */
 	const char *href;		/* or NULL */
 } web_marker;
 
-/* An inline SVG chart of the points (already downsampled). */
+/* What a marker marks: its line's class and the short text drawn beside
+ * it at the top of the chart (the culprit's line first, wide and solid,
+ * the others dashed over it, each text on a row of its own: a change
+ * point at the culprit is seen, not hidden under it). */
+enum {
+	WEB_MARK_CP = 1,		/* a change point ("change point") */
+	WEB_MARK_CULPRIT = 2,		/* a culprit ("culprit") */
+	WEB_MARK_GOOD = 3,		/* the bisection's last good commit */
+	WEB_MARK_BASE = 4,		/* the detector's base */
+};
+
+/* A number as the pages print it: plain (no exponent), about `sig`
+ * significant digits (at least every digit of its integer part), trailing
+ * zeros dropped, thousands grouped with commas: 10,250.3, 0.00123. NaN
+ * and infinities: a dash. */
+void web_num(kreg_buf *b, double v, int sig);
+/* The unit a metric's name gives (fio.read_iops: "IOPS", *_bw_MBps:
+ * "MB/s", *_ns: "ns", a trailing %: "%", works/sec: "works/s"), or NULL. */
+const char *web_metric_unit(const char *metric);
+
+/* An inline SVG chart of the points (already downsampled): the y axis
+ * titled with the metric and its unit, ticks with k and M suffixes; the x
+ * axis with commit ticks (short sha and date), thinned to fit. */
 void web_svg_trend(kreg_buf *b, const web_point *pts, size_t n, const web_marker *marks,
 		   size_t nmarks, const char *metric);
 /* The point of pts[0..n) that covers the commit at line_index, or n. */

@@ -6,7 +6,7 @@
 # its reason, and nothing is changed by it.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/stored-lib.sh"
-plan 34
+plan 38
 
 # 12 commits on a line (stored samples are not needed: the rows are the
 # subject); two regressions of fio.read_iops: #1 bisected to c9, #2
@@ -86,5 +86,24 @@ like "$ERR" "regression 1 has no mark since it was last opened: nothing to reope
 run_kreg regression mark 1 fixed-by 0123456789abcdef0123456789ABCDEF01234567
 is "$OUT" "regression 1: fixed 0123456789abcdef0123456789abcdef01234567" \
 	"a full sha kreg has not seen is taken as the fix"
+
+# regressions sharing a culprit (repo, job, host): one line in kreg
+# status, the lead the biggest change when no bisection ran on one, the
+# others under it; --json keeps each, naming its lead
+sql "INSERT INTO metrics (id, name) VALUES (50, 'fio.write_iops'), (51, 'fio.read_clat_mean_ns');
+	INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
+	culprit_commit_id, change, state, created, updated) VALUES
+	(3, 1, 1, 1, 50, 8, 12, 10, -0.45, 'bisected', 0, 0),
+	(4, 1, 1, 1, 51, 8, 12, 10, 0.2, 'bisected', 0, 0)"
+run_kreg status
+is "$(printf '%s\n' "$OUT" | grep -c '^  #[0-9]')" 2 "kreg status: one line per culprit (and one without a culprit)"
+like "$OUT" "^  #3 bisected +fio.write_iops -45\.0% at " "its lead: the biggest change"
+like "$OUT" "^      the same culprit: (#1 fio.read_iops -30\.0%, #4 fio.read_clat_mean_ns \+20\.0%|#4 fio.read_clat_mean_ns \+20\.0%, #1 fio.read_iops -30\.0%)$" \
+	"the others under it"
+run_kreg status --json
+is "$(printf '%s' "$OUT" | python3 -c 'import json,sys
+r=json.load(sys.stdin)["regressions"]
+print(len(r), sorted((x["id"], x["lead"], x["group"]) for x in r))')" \
+	"4 [(1, False, 3), (2, True, None), (3, True, 3), (4, False, 3)]" "status --json: every regression, its lead named"
 no_sanitizer_report "no sanitizer report"
 done_testing

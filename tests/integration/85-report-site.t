@@ -9,9 +9,10 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 67
+plan 88
 
 make_lab "$SCRATCH/lab"
+CULPRIT_PARENT=$(git -C "$LAB/src" rev-parse "$CULPRIT^")
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
 like "$(cat "$LAB/bisect.out")" "found: ${CULPRIT:0:12} is the first bad commit" \
 	"the bisection found the commit with the effect"
@@ -49,13 +50,20 @@ like "$(cat "$REG")" "href=\"$COMMIT_URL_PREFIX$CULPRIT\"" "a link to the commit
 like "$CHECK_OUT" "$ATOM" "the atom"
 like "$CHECK_OUT" "simhost" "the host"
 like "$CHECK_OUT" "kernel config" "the kernel config"
-is "$(grep -c '<g class="culprit"><title>the culprit</title>' "$REG"):$(grep -c '<g class="cp"><title>the last good commit</title>' "$REG")" \
-	"1:1" "the trend around the culprit marks it and the last good commit"
-like "$CHECK_OUT" "the culprit, the last good commit" "and its legend says which is which"
+is "$(grep -c '<g class="culprit"><title>the culprit</title>' "$REG"):$(grep -c '<g class="good"><title>the last good commit the bisection proved</title>.*>last good (bisection)</text>' "$REG"):$(grep -c '<g class="base"><title>the bisection’s good end</title>' "$REG")" \
+	"1:1:1" "the trend around the culprit marks it, the last good commit the bisection proved and its good end"
+like "$CHECK_OUT" "the culprit, the last good commit the bisection proved, the bisection’s good end" \
+	"and its legend says which is which"
+like "$CHECK_OUT" "last good \(bisection\)${CULPRIT_PARENT:0:12}" "the culprit's parent, proven good, is the last good commit"
+like "$CHECK_OUT" "host ?simhost \(sim\)" "a sim host's CPUs are not made up (no \"0 CPUs\")"
 # What the lab's people check on the index each morning.
 lab_check text "$SITE/index.html"
 like "$CHECK_OUT" "src:main" "the index: the branch"
 like "$CHECK_OUT" "${HEAD_SHA:0:12}" "its tested head"
+heads=$(sed -n '/<ul class="heads">/,/<\/ul>/p' "$SITE/index.html")
+steps=$(sqlite3 "$LAB/data/kreg.db" "SELECT substr(c.sha, 1, 12) FROM bisect_steps s JOIN commits c ON c.id = s.commit_id WHERE s.role = 'step'")
+is "$(for s in $steps; do printf '%s\n' "$heads" | grep -c "$s"; done | sort -u | tr '\n' ' ')" "0 " \
+	"the recent tested heads are heads: no bisection step among them"
 like "$CHECK_OUT" "bisected.*fio.read_iops" "the regression with its state"
 like "$CHECK_OUT" "Queue" "the queue"
 like "$CHECK_OUT" "flaky" "and the hosts"
@@ -63,8 +71,26 @@ is "$(grep -c '<g class="pt' "$TREND")" "$(git -C "$LAB/src" rev-list --first-pa
 	"the trend has one point per tested commit of the first-parent line"
 like "$(grep -o '<g class="pt culprit"><title>[^<]*' "$TREND")" "${CULPRIT:0:12} block: reduce" \
 	"the culprit is marked, its <title> naming sha and subject"
+# The charts: the y axis says what and in what unit, x names commits,
+# numbers are plain, a change point at the culprit is seen.
+like "$(cat "$TREND")" '<text class="ytitle" [^>]*>fio.read_iops \(IOPS\)</text>' "the y axis's title: the metric and its unit"
+like "$(grep -o '<text class="tick"[^<]*' "$TREND" | tr '\n' ' ')" '>[0-9.]+k ' "its figures with a k suffix"
+ticks=$(grep -c '<text class="xtick[^>]*>[0-9a-f]\{7\}<tspan [^>]*>20[0-9-]\{8\}</tspan>' "$TREND")
+ok "commit ticks on x, a short sha and a date each, thinned ($ticks)" test "$ticks" -ge 3 -a "$ticks" -le 7
+ok "the newest commit is one of them" grep -q ">${HEAD_SHA:0:7}<tspan" "$TREND"
+is "$(cat "$SITE"/*.html | grep -c '[0-9]e[-+][0-9]')" 0 "no number in an exponent form on any page"
+cp_line=$(grep -o '<g class="cp"><title>change point at '"${CULPRIT:0:12}"'[^<]*</title><line x1="[0-9.]*" y1="[0-9]*"[^>]*/><text class="mark" [^>]*>change point</text>' "$TREND")
+cul_line=$(grep -o '<g class="culprit"><title>culprit '"${CULPRIT:0:12}"'[^<]*</title><line x1="[0-9.]*" y1="[0-9]*"[^>]*/><text class="mark" [^>]*>culprit</text>' "$TREND")
+x_of() { printf '%s' "$1" | sed -n 's/.*<line x1="\([0-9.]*\)" y1="\([0-9]*\)".*y="\([0-9]*\)">[a-z ]*<\/text>$/\1 \3/p'; }
+ok "the trend marks the change point at the culprit and the culprit, each with its text" test -n "$cp_line" -a -n "$cul_line"
+is "$(x_of "$cul_line" | cut -d' ' -f1) $(x_of "$cp_line" | cut -d' ' -f1)" "$(x_of "$cul_line" | cut -d' ' -f1) $(x_of "$cul_line" | cut -d' ' -f1)" \
+	"at the same x"
+ok "their texts on rows of their own" test "$(x_of "$cul_line" | cut -d' ' -f2)" != "$(x_of "$cp_line" | cut -d' ' -f2)"
+like "$(awk '/<g class="culprit">/{c=NR} /<g class="cp">/{p=NR} END{print (c < p) ? "over" : "under"}' "$TREND")" over \
+	"the change point is drawn over the culprit's line"
+like "$(cat "$SITE/style.css")" 'g\.cp:not\(\.pt\) line\{stroke:var\(--warn\);stroke-dasharray' "dashed, in another colour than the culprit's"
 lab_check text "$SITE/commit-$CULPRIT.html"
-like "$CHECK_OUT" "fio.read_iops[0-9.]+[0-9.]+[0-9.]+%-[12][0-9]\.[0-9]%regression" \
+like "$CHECK_OUT" "fio.read_iops[0-9]{1,2},[0-9]{3}[0-9.]*[0-9]{1,2},[0-9]{3}[0-9.]*[0-9.]+%-[12][0-9]\.[0-9]%regression" \
 	"the culprit's commit page: the metric against its baseline, a regression"
 like "$(cat "$SITE/commit-$ROOT.html")" "href=\"$COMMIT_URL_PREFIX$ROOT\"" \
 	"a commit's page links its web page from the repo's template"
@@ -151,6 +177,45 @@ is "$RC:$(ls "$SCRATCH/elsewhere" | tr '\n' ' ')" "0:precious " \
 	"a symlinked .kreg-site-samples: nothing written or pruned where it points"
 ok "the link is replaced by a directory of the cache" \
 	test ! -L "$SITE/.kreg-site-samples" -a -d "$SITE/.kreg-site-samples" -a -n "$(ls "$SITE/.kreg-site-samples")"
+
+# One regression per culprit: regressions rows sharing the bisection's
+# culprit (read_iops, the metric it ran on, write_iops with a bigger
+# change, a latency), one on another host, and one without a culprit.
+mkdir "$SCRATCH/gdata"
+cp "$LAB/data/kreg.db" "$SCRATCH/gdata/"
+sed "s|^data_dir: .*|data_dir: $SCRATCH/gdata|" "$LAB/kreg.yaml" > "$SCRATCH/group.yaml"
+sqlite3 "$SCRATCH/gdata/kreg.db" "INSERT INTO metrics (name) VALUES ('fio.read_clat_mean_ns');
+INSERT INTO regressions (repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
+  culprit_commit_id, change, base_mean, bad_mean, state, created, updated, bisection_id)
+  SELECT b.repo_id, b.job_id, CASE WHEN x.host = 'flaky' THEN (SELECT id FROM hosts WHERE name = 'flaky')
+  ELSE b.host_id END, m.id, b.good_commit_id, b.bad_commit_id,
+  CASE WHEN x.culprit THEN b.culprit_commit_id END, x.change, 10000, 10000 * (1 + x.change),
+  CASE WHEN x.culprit THEN 'bisected' ELSE 'confirmed' END, x.t, x.t, CASE WHEN x.culprit THEN b.id END
+  FROM bisections b, metrics m, (SELECT 'fio.write_iops' AS metric, -0.35 AS change, 1 AS culprit, 'simhost' AS host, 5 AS t
+  UNION ALL SELECT 'fio.read_iops', -0.2, 1, 'simhost', 4 UNION ALL SELECT 'fio.read_clat_mean_ns', 0.25, 1, 'simhost', 3
+  UNION ALL SELECT 'fio.read_iops', -0.2, 1, 'flaky', 2 UNION ALL SELECT 'fio.read_clat_mean_ns', 0.1, 0, 'flaky', 1) x
+  WHERE m.name = x.metric;
+UPDATE bisections SET regression_id = (SELECT r.id FROM regressions r JOIN metrics m ON m.id = r.metric_id
+  JOIN hosts h ON h.id = r.host_id WHERE m.name = 'fio.read_iops' AND h.name = 'simhost')"
+KREG_CONFIG=$SCRATCH/group.yaml run_kreg report -o "$SCRATCH/gsite"
+is "$RC" 0 "a site of regressions sharing a culprit"
+rows=$(sed -n '/<h2 id="regressions">/,/<\/table>/p' "$SCRATCH/gsite/index.html" | grep '^<tr><td>')
+is "$(printf '%s\n' "$rows" | wc -l)" 3 "the index: one row per culprit, job and host (and one without a culprit)"
+like "$(printf '%s\n' "$rows" | head -1)" '>fio.read_iops</a><details class="others"><summary>2 more metrics, the same culprit</summary><ul class="others"><li><a href="regression-r[0-9]+.html">fio.write_iops</a> -35.0% .*<li><a href="regression-r[0-9]+.html">fio.read_clat_mean_ns</a> \+25.0%' \
+	"its lead is the metric the bisection ran on, the others listed under it, collapsed"
+like "$(printf '%s\n' "$rows" | sed -n 2p)" 'host-flaky.html.*'"${CULPRIT:0:12}" "the same culprit on another host is a row of its own"
+ok "a regression without a culprit too" test "$(printf '%s\n' "$rows" | sed -n 3p | grep -c 'fio.read_clat_mean_ns.*confirmed\|confirmed.*fio.read_clat_mean_ns')" = 1
+is "$("$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+lead=[x for x in r if x["lead"] and x.get("group_metrics")]
+print(len(r), len(lead), lead[0]["metric"], [m["metric"] for m in lead[0]["group_metrics"]],
+      sorted(set(x["group"] == lead[0]["page"] for x in r if x["host"] == "simhost")),
+      [x["group"] for x in r if x["culprit"] is None])' "$SCRATCH/gsite/regressions.json")" \
+	"5 1 fio.read_iops ['fio.write_iops', 'fio.read_clat_mean_ns'] [True] [None]" \
+	"regressions.json: every regression still, the lead with the others' metrics, each naming its group"
+lab_check text "$(ls "$SCRATCH"/gsite/regression-r*.html | head -1)"
+like "$CHECK_OUT" "^last good \(bisection\)${CULPRIT_PARENT:0:12}" "a regression's page: the last good commit the bisection proved"
+like "$CHECK_OUT" "^detector’s base${ROOT:0:12}" "and the detector's base apart"
 
 # Only a configuration and a database: no mirror, no site directory yet.
 mv "$LAB/data/repos" "$SCRATCH/repos.away"

@@ -254,12 +254,114 @@ static void long_history_trend(void **state)
 	free(site);
 }
 
+/* Numbers as the pages print them: plain, grouped, never an exponent. */
+static void numbers(void **state)
+{
+	static const struct {
+		double v;
+		int sig;
+		const char *want;
+	} cases[] = {
+		{ 10250.33, 6, "10,250.3" }, { 573.42, 6, "573.42" }, { 1e12, 6, "1,000,000,000,000" },
+		{ -1234567.8, 6, "-1,234,568" }, { 0.000012345, 3, "0.0000123" }, { 0, 6, "0" },
+		{ 7.5, 6, "7.5" }, { 999.9996, 6, "1,000" }, { -0.5, 2, "-0.5" }, { 1e20, 6,
+		  "100,000,000,000,000,000,000" }, { 1.0 / 0.0, 6, "\xe2\x80\x94" },
+	};
+	kreg_buf b = KREG_BUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kreg_buf_clear(&b);
+		web_num(&b, cases[i].v, cases[i].sig);
+		assert_string_equal(kreg_buf_cstr(&b), cases[i].want);
+	}
+	assert_string_equal(web_metric_unit("fio.read_iops"), "IOPS");
+	assert_string_equal(web_metric_unit("fio.write_bw_MBps"), "MB/s");
+	assert_string_equal(web_metric_unit("fio.read_clat_99%_ns"), "ns");
+	assert_string_equal(web_metric_unit("fio.latency_10ms%"), "%");
+	assert_string_equal(web_metric_unit("fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec"),
+			    "works/s");
+	assert_null(web_metric_unit("dbench.clients"));
+	kreg_buf_free(&b);
+}
+
+/* The chart: the y axis titled with the metric and its unit, figures
+ * with k, commit ticks with short sha and date thinned to fit, and a
+ * change point at the culprit drawn over it, dashed (style.css), its
+ * text on a row of its own. */
+static void chart(void **state)
+{
+	enum { N = 60 };
+	web_point pts[N];
+	char shas[N][41], *culprit, *cp, *svg;
+	web_marker marks[2] = {
+		{ .at = 40, .kind = WEB_MARK_CP, .label = "change point at x: -20%" },
+		{ .at = 40, .kind = WEB_MARK_CULPRIT, .label = "culprit x" },
+	};
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p;
+	size_t ticks = 0;
+
+	(void)state;
+	memset(pts, 0, sizeof(pts));
+	for (size_t i = 0; i < N; i++) {
+		snprintf(shas[i], sizeof(shas[i]), "%040zx", 0xabc0000 + i);
+		pts[i].mean = i < 40 ? 10250 : 8200;
+		pts[i].min = pts[i].mean - 100;
+		pts[i].max = pts[i].mean + 100;
+		pts[i].first = pts[i].last = i;
+		pts[i].nruns = 3;
+		pts[i].sha = shas[i];
+		pts[i].subject = "s";
+		pts[i].time = 1700000000 + (int64_t)i * 86400;
+	}
+	web_svg_trend(&b, pts, N, marks, 2, "fio.read_iops");
+	svg = kreg_strdup(kreg_buf_cstr(&b));
+	assert_non_null(strstr(svg, "<text class=\"ytitle\" transform=\"translate(16 "));
+	assert_non_null(strstr(svg, "rotate(-90)\">fio.read_iops (IOPS)</text>"));
+	assert_non_null(strstr(svg, ">10k</text>"));
+	assert_null(strstr(svg, "e+"));
+	assert_null(strstr(svg, ">older<"));
+	for (p = svg; (p = strstr(p, "<text class=\"xtick")); p++) {
+		const char *gt = strchr(p, '>');
+
+		assert_non_null(gt);
+		/* a short sha, then the day */
+		assert_memory_equal(gt + 1, "0000000", 7);
+		assert_non_null(strstr(gt, "<tspan"));
+		ticks++;
+	}
+	assert_true(ticks >= 4 && ticks <= 7);
+	/* the newest commit has its tick, the day of its commit under it */
+	snprintf(shas[0], sizeof(shas[0]), ">%.7s<tspan", shas[N - 1]);
+	assert_non_null(strstr(svg, shas[0]));
+	assert_non_null(strstr(svg, ">2024-01-12</tspan>"));
+	/* the culprit first, the change point over it, both with their text */
+	culprit = strstr(svg, "<g class=\"culprit\">");
+	cp = strstr(svg, "<g class=\"cp\">");
+	assert_non_null(culprit);
+	assert_non_null(cp);
+	assert_true(culprit < cp);
+	assert_non_null(strstr(culprit, ">culprit</text>"));
+	assert_non_null(strstr(cp, ">change point</text>"));
+	assert_true(strstr(culprit, " y=\"13\">culprit</text>") != NULL);
+	assert_true(strstr(cp, " y=\"29\">change point</text>") != NULL);
+	assert_non_null(strstr(kreg_web_css, "svg g.cp:not(.pt) line{stroke:var(--warn);"
+				  "stroke-dasharray"));
+	assert_non_null(strstr(kreg_web_css, "svg g.culprit:not(.pt) line{stroke:var(--bad);"
+				  "stroke-width:4"));
+	free(svg);
+	kreg_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(escaping),
 		cmocka_unit_test(writer),
 		cmocka_unit_test(long_history_trend),
+		cmocka_unit_test(numbers),
+		cmocka_unit_test(chart),
 	};
 
 	return cmocka_run_group_tests_name("web", tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* MAINTAINERS and changed files from a commit, with libgit2. */
 #include "mail/tree.h"
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/git.h"
 #include "lib/mem.h"
@@ -154,4 +155,123 @@ void kreg_mail_files_free(char **files, size_t nfiles)
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i]);
 	free(files);
+}
+
+/* File::Spec::Unix's canonpath, for a path from the tree's top. */
+static char *canonpath(const char *path)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p = path;
+
+	if (*p == '/')
+		kreg_buf_putc(&b, '/');
+	while (*p) {
+		const char *e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n && !(n == 1 && *p == '.')) {
+			if (b.len && b.ptr[b.len - 1] != '/')
+				kreg_buf_putc(&b, '/');
+			kreg_buf_put(&b, p, n);
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (!b.len)
+		kreg_buf_putc(&b, '.');
+	kreg_buf_puts(&b, "");
+	return kreg_buf_detach(&b);
+}
+
+static void add_text(kreg_mail_paths *out, kreg_maint_text_kind kind, const void *data, size_t len)
+{
+	char *copy = kreg_malloc(len + 1);
+
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	out->texts = kreg_realloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
+	out->texts[out->ntexts++] = (kreg_maint_text){ kind, copy, len };
+}
+
+int kreg_mail_tree_paths(kreg_mail_paths *out, git_repository *repo, const git_oid *commit,
+			 const char *const *paths, size_t npaths)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	char sha[GIT_OID_HEXSZ + 1];
+	int error = KREG_ERROR;
+
+	memset(out, 0, sizeof(*out));
+	git_oid_tostr(sha, sizeof(sha), commit);
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
+		error = kreg_git_error("%s", sha);
+		goto done;
+	}
+	out->files = kreg_calloc(npaths ? npaths : 1, sizeof(*out->files));
+	for (size_t i = 0; i < npaths; i++) {
+		char *path = canonpath(paths[i]);
+		git_tree_entry *e = NULL;
+		git_blob *blob = NULL;
+		int dir = !strcmp(path, ".");
+
+		if (!dir && git_tree_entry_bypath(&e, tree, path) < 0) {
+			git_error_clear();
+			kreg_error_set("file '%s' not found in %.12s", paths[i], sha);
+			free(path);
+			error = KREG_ENOTFOUND;
+			goto done;
+		}
+		if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+			dir = 1;
+		if (dir) {
+			out->files[out->nfiles++] = kreg_asprintf("%s/", path);
+			free(path);
+		} else {
+			out->files[out->nfiles++] = path;
+			if (strcmp(path, "MAINTAINERS") != 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+				if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
+					error = kreg_git_error("%s", path);
+					git_tree_entry_free(e);
+					goto done;
+				}
+				add_text(out, KREG_MAINT_FILE_TEXT, git_blob_rawcontent(blob),
+					 (size_t)git_blob_rawsize(blob));
+			}
+		}
+		git_blob_free(blob);
+		git_tree_entry_free(e);
+	}
+	error = 0;
+done:
+	if (error < 0)
+		kreg_mail_paths_free(out);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return error;
+}
+
+int kreg_mail_commit_paths(kreg_mail_paths *out, git_repository *repo, const git_oid *commit)
+{
+	git_commit *c = NULL;
+	git_buf patch = GIT_BUF_INIT;
+	git_email_create_options opts = GIT_EMAIL_CREATE_OPTIONS_INIT;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = kreg_mail_commit_files(&out->files, &out->nfiles, repo, commit)) < 0)
+		return error;
+	if (git_commit_lookup(&c, repo, commit) == 0 && git_commit_parentcount(c) <= 1 &&
+	    git_email_create_from_commit(&patch, c, &opts) == 0)
+		add_text(out, KREG_MAINT_PATCH, patch.ptr, patch.size);
+	git_error_clear();
+	git_buf_dispose(&patch);
+	git_commit_free(c);
+	return 0;
+}
+
+void kreg_mail_paths_free(kreg_mail_paths *p)
+{
+	kreg_mail_files_free(p->files, p->nfiles);
+	for (size_t i = 0; i < p->ntexts; i++)
+		free((char *)p->texts[i].text);
+	free(p->texts);
+	memset(p, 0, sizeof(*p));
 }

@@ -929,6 +929,184 @@ static int keyword_scan_patch(kreg_maintainers *m, tvi_list *kw, const char *tex
 	return 0;
 }
 
+/* ---- addresses in a .yaml file: get_maintainer.pl's maintainers_in_file,
+ * clean_file_emails, then its push_email_address and add_role "in file".
+ * Its character class À-ÿ, in a script read as bytes, is the bytes
+ * 0x80-0xC3 and 0xBF of UTF-8 text (kreg runs in the C locale). */
+static const char file_email_re[] =
+	"[A-Za-z\x80-\xc3\xbf\"' ,.+-]*[[:space:]]*,*[[:space:]]*[(<{]?"
+	"[A-Za-z0-9_.+-]+@[A-Za-z0-9.-]+\\.[A-Za-z0-9]+[)>}]?";
+
+static int name_char(unsigned char c)
+{
+	return isalpha(c) || (c >= 0x80 && c <= 0xc3) || c == 0xbf || strchr("',.+-", c);
+}
+
+static int local_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("_.+-", c);
+}
+
+/* clean_file_emails for one match */
+static char *clean_file_email(const char *match)
+{
+	const char *at = strchr(match, '@');
+	kreg_buf b = KREG_BUF_INIT;
+	char *name = NULL, *address = NULL, *r = NULL;
+
+	if (!at)
+		return NULL;
+	/* s/[\(\<\{]?(local@domain)[\)\>\}]?/<$1>/ */
+	const char *ls = at, *de = at + 1;
+	while (ls > match && local_char(ls[-1]))
+		ls--;
+	while (*de && (isalnum((unsigned char)*de) || *de == '.' || *de == '-'))
+		de++;
+	const char *from = ls > match && strchr("(<{", ls[-1]) ? ls - 1 : ls;
+	const char *to = *de && strchr(")>}", *de) ? de + 1 : de;
+	kreg_buf_put(&b, match, (size_t)(from - match));
+	kreg_buf_putc(&b, '<');
+	kreg_buf_put(&b, ls, (size_t)(de - ls));
+	kreg_buf_putc(&b, '>');
+	kreg_buf_puts(&b, to);
+	if (kreg_maint_parse_email(b.ptr, &name, &address) < 0)
+		goto done;
+	/* split(/[^A-Za-zÀ-ÿ\'\,\.\+-]/, $name): trailing empty fields dropped */
+	size_t nf = 0;
+	const char *f[512];
+	size_t fl[512];
+	for (const char *p = name;;) {
+		const char *q = p;
+		while (*q && name_char((unsigned char)*q))
+			q++;
+		if (nf < 512) {
+			f[nf] = p;
+			fl[nf++] = (size_t)(q - p);
+		}
+		if (!*q)
+			break;
+		p = q + 1;
+	}
+	while (nf && fl[nf - 1] == 0)
+		nf--;
+	if (nf > 2) {
+		const char *fi = f[nf - 3], *mi = f[nf - 2], *la = f[nf - 1];
+		size_t fn = fl[nf - 3], mn = fl[nf - 2], ln = fl[nf - 1];
+		char *nn;
+		if ((fn == 1 && isalpha((unsigned char)fi[0])) || (fn == 2 && fi[1] == '.') ||
+		    mn == 1 || (mn == 2 && mi[1] == '.'))
+			nn = kreg_asprintf("%.*s %.*s %.*s", (int)fn, fi, (int)mn, mi, (int)ln, la);
+		else
+			nn = kreg_asprintf("%.*s %.*s", (int)mn, mi, (int)ln, la);
+		free(name);
+		name = nn;
+	}
+	size_t n = strlen(name);
+	if (n && strchr(",.", name[n - 1]))
+		name[--n] = '\0';
+	else if (n >= 2 && strchr(",.", name[n - 2]) && name[n - 1] == '"')
+		name[n - 2] = '"', name[--n] = '\0';
+	if (n && strchr(",.", name[0]))
+		memmove(name, name + 1, n--);
+	else if (n >= 2 && name[0] == '"' && strchr(",.", name[1]))
+		memmove(name + 1, name + 2, n-- - 1);
+	r = kreg_maint_format_email(name, address);
+done:
+	free(name);
+	free(address);
+	kreg_buf_free(&b);
+	return r;
+}
+
+static void find_file_emails(char ***emails, size_t *n, size_t *alloc, const regex_t *re,
+			     const char *text, size_t len)
+{
+	regmatch_t mt;
+
+	for (size_t off = 0; off < len;) {
+		mt.rm_so = (regoff_t)off;
+		mt.rm_eo = (regoff_t)len;
+		if (regexec(re, text, 1, &mt, REG_STARTEND) != 0 || mt.rm_eo <= mt.rm_so)
+			break;
+		char *match = kreg_strndup(text + mt.rm_so, (size_t)(mt.rm_eo - mt.rm_so));
+		char *e = clean_file_email(match);
+		free(match);
+		off = (size_t)mt.rm_eo;
+		if (!e)
+			continue;
+		int dup = 0;	/* uniq */
+		for (size_t i = 0; i < *n && !dup; i++)
+			dup = !strcmp((*emails)[i], e);
+		if (dup) {
+			free(e);
+			continue;
+		}
+		KREG_ARRAY_GROW(*emails, *n + 1, *alloc);
+		(*emails)[(*n)++] = e;
+	}
+}
+
+static int add_file_emails(const kreg_maintainers *m, collect *c, const kreg_maint_text *texts,
+			   size_t ntexts)
+{
+	char **emails = NULL;
+	size_t n = 0, alloc = 0;
+	regex_t re;
+	int compiled = 0;
+
+	for (size_t t = 0; t < ntexts; t++) {
+		const char *p = texts[t].path;
+		size_t pl = p ? strlen(p) : 0;
+		if (texts[t].kind == KREG_MAINT_PATCH || pl < 5 || strcmp(p + pl - 5, ".yaml") != 0)
+			continue;
+		if (!compiled && regcomp(&re, file_email_re, REG_EXTENDED) != 0) {
+			kreg_error_set("maintainers: cannot compile the file address pattern");
+			return KREG_ERROR;
+		}
+		compiled = 1;
+		find_file_emails(&emails, &n, &alloc, &re, texts[t].text, texts[t].len);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *name, *address;
+		if (kreg_maint_parse_email(emails[i], &name, &address) < 0)
+			continue;
+		mailmap_email(m, &name, &address);
+		char *formatted = kreg_maint_format_email(name, address);
+		free(name);
+		free(address);
+		if (kreg_maint_parse_email(formatted, &name, &address) < 0) {
+			free(formatted);
+			continue;
+		}
+		/* push_email_address: when neither the name nor the address is in use */
+		if (!((*name && seen(c->names, c->nnames, name)) || seen(c->addrs, c->naddrs, address))) {
+			if (*name)
+				remember(&c->names, &c->nnames, &c->anames, name);
+			remember(&c->addrs, &c->naddrs, &c->aaddrs, address);
+			KREG_ARRAY_GROW(c->r->items, c->r->count + 1, c->r->alloc);
+			c->r->items[c->r->count++] = (kreg_maint_entry){ KREG_MAINT_MAINTAINER, kreg_strdup(name),
+									 kreg_strdup(address), kreg_strdup(formatted),
+									 kreg_strdup("") };
+		}
+		/* add_role: whoever has that name or that address */
+		for (size_t k = 0; k < c->r->count; k++) {
+			kreg_maint_entry *e = &c->r->items[k];
+			if ((strcmp(e->name, name) && strcmp(e->address, address)) || strstr(e->role, "in file"))
+				continue;
+			char *role = *e->role ? kreg_asprintf("%s,in file", e->role) : kreg_strdup("in file");
+			free(e->role);
+			e->role = role;
+		}
+		free(name);
+		free(address);
+		free(formatted);
+	}
+	if (compiled)
+		regfree(&re);
+	free_keys(emails, n);
+	return 0;
+}
+
 /* sort_and_uniq: Perl's default sort, the indexes as strings */
 static int tvi_cmp(const void *a, const void *b)
 {
@@ -1005,7 +1183,7 @@ int kreg_maintainers_match_texts(kreg_maintainers *m, kreg_maint_result *out,
 	for (size_t t = 0; t < ntexts && error == 0; t++) {
 		if (texts[t].kind == KREG_MAINT_PATCH)
 			error = keyword_scan_patch(m, &kw, texts[t].text, texts[t].len);
-		else
+		else if (texts[t].kind == KREG_MAINT_FILE_TEXT)
 			keyword_scan(m, &kw, texts[t].text, texts[t].len, 0);
 	}
 	if (kw.n)
@@ -1026,6 +1204,8 @@ int kreg_maintainers_match_texts(kreg_maintainers *m, kreg_maint_result *out,
 			out->items[k++] = out->items[i];
 	}
 	out->count = k;
+	if (error == 0)
+		error = add_file_emails(m, &c, texts, ntexts);
 	/* people, then lists; merge_email drops repeats of the same text */
 	for (size_t i = 0; i < c.nl; i++) {
 		int dup = 0;

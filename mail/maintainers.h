@@ -66,12 +66,19 @@ int kreg_maintainers_match(kreg_maintainers *m, kreg_maint_result *out,
 typedef enum {
 	KREG_MAINT_FILE_TEXT,
 	KREG_MAINT_PATCH,
+	KREG_MAINT_FILE_ADDRESSES,	/* a file a patch changes: only its addresses */
 } kreg_maint_text_kind;
 
+/* A file's text (FILE_TEXT, FILE_ADDRESSES) names its path: the e-mail
+ * addresses in a .yaml file (a devicetree binding's maintainers:) are named
+ * too, after MAINTAINERS' people, as get_maintainer.pl names them (the role
+ * "in file" added to whoever they are; its --file-emails, which would read
+ * every file's, is off by default). */
 typedef struct {
 	kreg_maint_text_kind kind;
 	const char *text;
 	size_t len;
+	const char *path;	/* NULL: a patch */
 } kreg_maint_text;
 
 /* kreg_maintainers_match with K: keywords over texts (ntexts may be 0). */

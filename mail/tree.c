@@ -181,14 +181,15 @@ static char *canonpath(const char *path)
 	return kreg_buf_detach(&b);
 }
 
-static void add_text(kreg_mail_paths *out, kreg_maint_text_kind kind, const void *data, size_t len)
+static void add_text(kreg_mail_paths *out, kreg_maint_text_kind kind, const void *data, size_t len,
+		     const char *path)
 {
 	char *copy = kreg_malloc(len + 1);
 
 	memcpy(copy, data, len);
 	copy[len] = '\0';
 	out->texts = kreg_realloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
-	out->texts[out->ntexts++] = (kreg_maint_text){ kind, copy, len };
+	out->texts[out->ntexts++] = (kreg_maint_text){ kind, copy, len, path };
 }
 
 int kreg_mail_tree_paths(kreg_mail_paths *out, git_repository *repo, const git_oid *commit,
@@ -233,7 +234,7 @@ int kreg_mail_tree_paths(kreg_mail_paths *out, git_repository *repo, const git_o
 					goto done;
 				}
 				add_text(out, KREG_MAINT_FILE_TEXT, git_blob_rawcontent(blob),
-					 (size_t)git_blob_rawsize(blob));
+					 (size_t)git_blob_rawsize(blob), path);
 			}
 		}
 		git_blob_free(blob);
@@ -260,7 +261,25 @@ int kreg_mail_commit_paths(kreg_mail_paths *out, git_repository *repo, const git
 		return error;
 	if (git_commit_lookup(&c, repo, commit) == 0 && git_commit_parentcount(c) <= 1 &&
 	    git_email_create_from_commit(&patch, c, &opts) == 0)
-		add_text(out, KREG_MAINT_PATCH, patch.ptr, patch.size);
+		add_text(out, KREG_MAINT_PATCH, patch.ptr, patch.size, NULL);
+	/* the addresses of a .yaml file it changes, as the tree has it */
+	git_tree *tree = NULL;
+	for (size_t i = 0; c && i < out->nfiles; i++) {
+		size_t n = strlen(out->files[i]);
+		git_tree_entry *e = NULL;
+		git_blob *blob = NULL;
+		if (n < 5 || strcmp(out->files[i] + n - 5, ".yaml") != 0)
+			continue;
+		if ((tree || git_commit_tree(&tree, c) == 0) &&
+		    git_tree_entry_bypath(&e, tree, out->files[i]) == 0 &&
+		    git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+		    git_blob_lookup(&blob, repo, git_tree_entry_id(e)) == 0)
+			add_text(out, KREG_MAINT_FILE_ADDRESSES, git_blob_rawcontent(blob),
+				 (size_t)git_blob_rawsize(blob), out->files[i]);
+		git_blob_free(blob);
+		git_tree_entry_free(e);
+	}
+	git_tree_free(tree);
 	git_error_clear();
 	git_buf_dispose(&patch);
 	git_commit_free(c);

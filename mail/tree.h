@@ -23,7 +23,7 @@ void kreg_mail_files_free(char **files, size_t nfiles);
 typedef struct {
 	char **files;
 	size_t nfiles;
-	kreg_maint_text *texts;		/* each text is the struct's own */
+	kreg_maint_text *texts;		/* each text is the struct's own, its path one of files */
 	size_t ntexts;
 } kreg_mail_paths;
 
@@ -35,8 +35,9 @@ typedef struct {
 int kreg_mail_tree_paths(kreg_mail_paths *out, git_repository *repo, const git_oid *commit,
 			 const char *const *paths, size_t npaths);
 /* get_maintainer.pl on the commit's patch (`git format-patch` of it): the
- * files it changes (kreg_mail_commit_files) and its text; a merge, which has
- * no such patch, only its files. */
+ * files it changes (kreg_mail_commit_files), its text (a merge, which has
+ * no such patch: none) and the text of each .yaml file it changes (their
+ * addresses). */
 int kreg_mail_commit_paths(kreg_mail_paths *out, git_repository *repo, const git_oid *commit);
 void kreg_mail_paths_free(kreg_mail_paths *p);
 

@@ -3,10 +3,11 @@
 # keywords on; --no-git --no-git-fallback as kreg names nobody from git
 # history), on Debian's linux-source 6.1 (the shared git fixture of the
 # kernel tests) with its MAINTAINERS and .mailmap:
-# - 112 real files, every Nth of `git ls-tree` under subsystems whose
+# - 125 real files, every Nth of `git ls-tree` under subsystems whose
 #   sections have K: patterns (BPF, ZSTD, CLANG/LLVM, KERNEL HARDENING,
 #   PTP, XDP, RISC-V, HWMON, RESET, PHYLINK, ...) and others, each its own
-#   `-f` lookup (get_maintainer.pl matches K: against the file's contents);
+#   `-f` lookup (get_maintainer.pl matches K: against the file's contents),
+#   and devicetree bindings (the addresses in a .yaml file are named too);
 # - directories with and without the trailing slash, and paths written
 #   with "./" and "//" (canonpath);
 # - an unknown path, refused with its name;
@@ -15,7 +16,7 @@
 #   line naming zstd to a BPF file and says clang in its message).
 # People and lists are compared as sets: the order (and the role shown) of
 # sections of the same depth follows Perl's hash order.
-# Takes about 80 s on a shared 2-core machine: get_maintainer.pl is ~0.4 s
+# Takes about 75 s on a shared 2-core machine: get_maintainer.pl is ~0.4 s
 # a call, and its output for several files cannot be split per file.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
@@ -42,19 +43,25 @@ FILES=$(
 	pick tools/testing/selftests/bpf 120
 	pick drivers/reset 12
 	pick drivers/regulator 30
+	pick Documentation/devicetree/bindings 400
 )
 NFILES=$(echo "$FILES" | wc -l)
 DIRS="fs/ext4 fs/ext4/ ./fs//ext4 kernel/bpf drivers/net/ethernet/intel/e1000e"
 
 # A commit on no branch: kernel/bpf/core.c gains a line naming zstd (the
 # ZSTD section's K: over a + line), and its message says clang (CLANG/LLVM
-# BUILD SUPPORT's K: over the message).
+# BUILD SUPPORT's K: over the message); a devicetree binding it changes
+# names its maintainers (two that MAINTAINERS does not name).
 KW_COMMIT=$(
 	idx="$KERNEL_CACHE/kw-index.$$"
 	blob=$( { _kernel_git show "$KERNEL_BASE:kernel/bpf/core.c"; echo "/* kreg test: zstd */"; } |
 		_kernel_git hash-object -w --stdin) &&
 	GIT_INDEX_FILE=$idx _kernel_git read-tree "$KERNEL_BASE" &&
 	GIT_INDEX_FILE=$idx _kernel_git update-index --cacheinfo "100644,$blob,kernel/bpf/core.c" &&
+	yaml=Documentation/devicetree/bindings/pinctrl/brcm,bcm6328-pinctrl.yaml &&
+	blob=$( { _kernel_git show "$KERNEL_BASE:$yaml"; echo "# kreg test"; } |
+		_kernel_git hash-object -w --stdin) &&
+	GIT_INDEX_FILE=$idx _kernel_git update-index --cacheinfo "100644,$blob,$yaml" &&
 	tree=$(GIT_INDEX_FILE=$idx _kernel_git write-tree) &&
 	rm -f "$idx" &&
 	echo "bpf: a line for kreg's tests
@@ -64,7 +71,7 @@ Seen with clang." | _kernel_git commit-tree "$tree" -p "$KERNEL_BASE"
 [ -n "$KW_COMMIT" ] || { echo "# the test commit could not be made"; exit 1; }
 COMMITS="$KERNEL_BLOCK $KERNEL_PANIC $KW_COMMIT"
 
-plan $(( NFILES + $(echo $DIRS | wc -w) + $(echo $COMMITS | wc -w) + 6 ))
+plan $(( NFILES + $(echo $DIRS | wc -w) + $(echo $COMMITS | wc -w) + 7 ))
 
 GM="perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats"
 # get_maintainer.pl reads the checked-out tree (master): hold the fixture's
@@ -108,6 +115,7 @@ no_sanitizer_report "no sanitizer report"
 run_kreg mail who --roles --git-dir "$KERNEL_GIT" --rev "$KW_COMMIT"
 like "$OUT" "ZSTD" "a + line naming zstd: the ZSTD section"
 like "$OUT" "CLANG/LLVM" "the message saying clang: CLANG/LLVM BUILD SUPPORT"
+like "$OUT" "Jonas Gorski <jonas.gorski@gmail.com> \(in file\)" "a binding it changes: its maintainers, in file"
 run_kreg mail who --roles --git-dir "$KERNEL_GIT" --rev "$KERNEL_BASE" lib/zstd/common/zstd_common.c
 like "$OUT" "ZSTD" "a file of lib/zstd: the ZSTD section"
 

@@ -246,7 +246,7 @@ static kreg_maint_result kwho(const char *path, kreg_maint_text_kind kind, const
 {
 	kreg_maintainers *m = NULL;
 	kreg_maint_result r;
-	kreg_maint_text kt = { kind, t, strlen(t) };
+	kreg_maint_text kt = { kind, t, strlen(t), kind == KREG_MAINT_PATCH ? NULL : path };
 	const char *f[] = { path };
 
 	assert_int_equal(kreg_maintainers_parse(&m, ktext, sizeof(ktext) - 1, "t", NULL, NULL), 0);
@@ -330,6 +330,39 @@ static void keywords_in_a_patch(void **state)
 	kreg_maint_result_free(&r);
 }
 
+/* A .yaml file's addresses (a devicetree binding's maintainers:), as
+ * get_maintainer.pl names them: after MAINTAINERS' people, "in file". */
+static void addresses_in_a_yaml_file(void **state)
+{
+	static const char yaml[] =
+		"title: a binding\n"
+		"maintainers:\n"
+		"  - Rob Herring <robh@example.org>\n"
+		"  - Jens Axboe <axboe@kernel.dk>\n"
+		"  - \"Fern\xc3\xa1ndez Rojas\" <noltari@example.org>\n";
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+	const char *f[] = { "block/x.yaml" };
+	kreg_maint_text kt[] = {
+		{ KREG_MAINT_FILE_ADDRESSES, yaml, sizeof(yaml) - 1, "block/x.yaml" },
+		{ KREG_MAINT_FILE_ADDRESSES, yaml, sizeof(yaml) - 1, "block/x.txt" },
+	};
+
+	(void)state;
+	assert_int_equal(kreg_maintainers_parse(&m, ktext, sizeof(ktext) - 1, "t", NULL, NULL), 0);
+	assert_int_equal(kreg_maintainers_match_texts(m, &r, f, 1, kt, 2), 0);
+	assert_int_equal(r.count, 3);
+	assert_string_equal(r.items[0].formatted, "Jens Axboe <axboe@kernel.dk>");
+	assert_string_equal(r.items[0].role, "maintainer:BLOCK LAYER,in file");
+	assert_string_equal(r.items[1].formatted, "Rob Herring <robh@example.org>");
+	assert_string_equal(r.items[1].role, "in file");
+	/* a name of non-ASCII letters keeps them (and its quotes) */
+	assert_string_equal(r.items[2].formatted, "\"Fern\xc3\xa1ndez Rojas\" <noltari@example.org>");
+	assert_int_equal(r.nsections, 1);	/* no K: over a patch's file */
+	kreg_maint_result_free(&r);
+	kreg_maintainers_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +374,7 @@ int main(void)
 		cmocka_unit_test(mailmap_forms),
 		cmocka_unit_test(keywords_in_a_file),
 		cmocka_unit_test(keywords_in_a_patch),
+		cmocka_unit_test(addresses_in_a_yaml_file),
 	};
 
 	return cmocka_run_group_tests_name("mail_maintainers", tests, NULL, NULL);

@@ -213,6 +213,11 @@ size_t kreg_maintainers_nsections(const kreg_maintainers *m)
  * out, (?:...) a plain group, (?i) to the end of its group and (?i:...)
  * case-insensitive by writing each letter both ways, and '.' not matching a
  * newline (Perl without /s: a K: pattern is matched against a whole file). */
+static char other_case(char c)
+{
+	return (char)(islower((unsigned char)c) ? toupper((unsigned char)c) : tolower((unsigned char)c));
+}
+
 static void put_icase_class_char(kreg_buf *b, const char *v, size_t *i)
 {
 	char c = v[*i];
@@ -220,9 +225,8 @@ static void put_icase_class_char(kreg_buf *b, const char *v, size_t *i)
 	if (isalpha((unsigned char)c) && v[*i + 1] == '-' && isalpha((unsigned char)v[*i + 2])) {
 		char d = v[*i + 2];
 		kreg_buf_printf(b, "%c-%c", c, d);
-		if (islower((unsigned char)c) == islower((unsigned char)d))
-			kreg_buf_printf(b, "%c-%c", islower((unsigned char)c) ? toupper((unsigned char)c) : tolower((unsigned char)c),
-					islower((unsigned char)d) ? toupper((unsigned char)d) : tolower((unsigned char)d));
+		if (!islower((unsigned char)c) == !islower((unsigned char)d))
+			kreg_buf_printf(b, "%c-%c", other_case(c), other_case(d));
 		*i += 2;
 	} else if (isalpha((unsigned char)c)) {
 		kreg_buf_putc(b, (char)tolower((unsigned char)c));

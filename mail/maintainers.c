@@ -1198,6 +1198,20 @@ int kreg_maintainers_match_texts(kreg_maintainers *m, kreg_maint_result *out,
 	free(kw.tvi);
 	if (m->mm_names.count || m->mm_addresses.count)
 		deduplicate_people(m, out);
+	/* deduplicate_email runs over the lists too, after the people: a list
+	 * at a person's address becomes that person, whom merge_email then
+	 * does not name twice (linux-imx@nxp.com, NXP Linux Team's) */
+	size_t kl = 0;
+	for (size_t i = 0; i < c.nl; i++) {
+		int person = 0;
+		for (size_t j = 0; j < out->count && !person; j++)
+			person = !strcasecmp(out->items[j].address, c.lentries[i].address);
+		if (person)
+			entry_free(&c.lentries[i]);
+		else
+			c.lentries[kl++] = c.lentries[i];
+	}
+	c.nl = kl;
 
 	/* the chief penguin is not mailed (--no-git-chief-penguins) */
 	size_t k = 0;

@@ -3,7 +3,7 @@
 # keywords on; --no-git --no-git-fallback as kreg names nobody from git
 # history), on Debian's linux-source 6.1 (the shared git fixture of the
 # kernel tests) with its MAINTAINERS and .mailmap:
-# - 125 real files, every Nth of `git ls-tree` under subsystems whose
+# - 126 real files, every Nth of `git ls-tree` under subsystems whose
 #   sections have K: patterns (BPF, ZSTD, CLANG/LLVM, KERNEL HARDENING,
 #   PTP, XDP, RISC-V, HWMON, RESET, PHYLINK, ...) and others, each its own
 #   `-f` lookup (get_maintainer.pl matches K: against the file's contents),
@@ -44,6 +44,7 @@ FILES=$(
 	pick drivers/reset 12
 	pick drivers/regulator 30
 	pick Documentation/devicetree/bindings 400
+	echo drivers/clk/imx/Kconfig	# a list at a reviewer's address
 )
 NFILES=$(echo "$FILES" | wc -l)
 DIRS="fs/ext4 fs/ext4/ ./fs//ext4 kernel/bpf drivers/net/ethernet/intel/e1000e"

@@ -363,6 +363,34 @@ static void addresses_in_a_yaml_file(void **state)
 	kreg_maintainers_free(m);
 }
 
+/* A list at the address of a person named already is that person (NXP
+ * Linux Team <linux-imx@nxp.com>, R: of one section, L: of another). */
+static void list_at_a_persons_address(void **state)
+{
+	static const char t[] =
+		"IMX CLOCK\n"
+		"M:\tAbel <abel@example.org>\n"
+		"L:\tlinux-imx@example.org\n"
+		"L:\tlinux-clk@example.org\n"
+		"F:\tdrivers/clk/imx/\n"
+		"\n"
+		"IMX\n"
+		"R:\tNXP Linux Team <LINUX-imx@example.org>\n"
+		"F:\tdrivers/clk/imx/\n";
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+	const char *f[] = { "drivers/clk/imx/clk.c" };
+
+	(void)state;
+	assert_int_equal(kreg_maintainers_parse(&m, t, sizeof(t) - 1, "t", NULL, NULL), 0);
+	assert_int_equal(kreg_maintainers_match(m, &r, f, 1), 0);
+	assert_int_equal(r.count, 3);
+	assert_string_equal(r.items[1].formatted, "NXP Linux Team <LINUX-imx@example.org>");
+	assert_string_equal(r.items[2].formatted, "linux-clk@example.org");
+	kreg_maint_result_free(&r);
+	kreg_maintainers_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +403,7 @@ int main(void)
 		cmocka_unit_test(keywords_in_a_file),
 		cmocka_unit_test(keywords_in_a_patch),
 		cmocka_unit_test(addresses_in_a_yaml_file),
+		cmocka_unit_test(list_at_a_persons_address),
 	};
 
 	return cmocka_run_group_tests_name("mail_maintainers", tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* kreg mail: the regression e-mail. send: queue and send (mail/outbox.h);
  * list, show: the outbox; who: the people and lists the tree's MAINTAINERS
- * names for a commit (get_maintainer.pl --no-git). */
+ * names for a commit or files (get_maintainer.pl --no-git). */
 #include "cmd/cmd.h"
 
 #include "db/outbox.h"
@@ -31,7 +31,8 @@ static const char usage[] =
 	"  list   the outbox: id, state, attempts, key, subject\n"
 	"  show   one message as it is (or was) sent, with its state and last error\n"
 	"  who    the maintainers, reviewers and lists that REV's MAINTAINERS file\n"
-	"         names for FILEs (default: the files REV changes), the way\n"
+	"         names for FILEs or directories of REV's tree (their K: keywords\n"
+	"         over a file's contents; default: REV's patch), the way\n"
 	"         scripts/get_maintainer.pl --no-git does; DIR defaults to '.',\n"
 	"         REV to HEAD; --roles adds why each is named\n";
 
@@ -49,8 +50,7 @@ static int mail_who(int argc, char **argv)
 	char sha[KREG_REPO_SHA_SIZE];
 	kreg_maintainers *m = NULL;
 	kreg_maint_result r = { 0 };
-	char **files = NULL;
-	size_t nfiles = 0;
+	kreg_mail_paths paths = { 0 };
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -82,15 +82,17 @@ static int mail_who(int argc, char **argv)
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	if (i < argc) {
-		files = kreg_calloc((size_t)(argc - i), sizeof(*files));
-		for (; i < argc; i++)
-			files[nfiles++] = kreg_strdup(argv[i]);
-	} else if (kreg_mail_commit_files(&files, &nfiles, repo, sha) < 0) {
+	if (i < argc)
+		error = kreg_mail_tree_paths(&paths, repo, sha, (const char *const *)argv + i,
+					     (size_t)(argc - i));
+	else
+		error = kreg_mail_commit_paths(&paths, repo, sha);
+	if (error < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
-	if (kreg_maintainers_match(m, &r, (const char *const *)files, nfiles) < 0) {
+	if (kreg_maintainers_match_texts(m, &r, (const char *const *)paths.files, paths.nfiles,
+					 paths.texts, paths.ntexts) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}
@@ -106,7 +108,7 @@ static int mail_who(int argc, char **argv)
 	rc = KREG_EXIT_OK;
 done:
 	kreg_maint_result_free(&r);
-	kreg_mail_files_free(files, nfiles);
+	kreg_mail_paths_free(&paths);
 	kreg_maintainers_free(m);
 	kreg_repo_close(repo);
 	return rc;

@@ -764,6 +764,44 @@ int kreg_repo_tree_is_dir(kreg_repo_tree *t, const char *path)
 	return dir;
 }
 
+int kreg_repo_tree_has(kreg_repo_tree *t, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	if (!*path || git_tree_entry_bypath(&e, t->tree, path) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	git_tree_entry_free(e);
+	return 1;
+}
+
+int kreg_repo_commit_patch(kreg_repo *r, char **out, size_t *len, const char *sha)
+{
+	git_email_create_options opts = GIT_EMAIL_CREATE_OPTIONS_INIT;
+	git_buf patch = GIT_BUF_INIT;
+	git_commit *c = NULL;
+	git_oid oid;
+	int error = KREG_ENOTFOUND;
+
+	*out = NULL;
+	*len = 0;
+	if (git_oid_fromstr(&oid, sha) == 0 && git_commit_lookup(&c, r->git, &oid) == 0 &&
+	    git_commit_parentcount(c) <= 1 && git_email_create_from_commit(&patch, c, &opts) == 0) {
+		*out = kreg_malloc(patch.size + 1);
+		memcpy(*out, patch.ptr, patch.size);
+		(*out)[patch.size] = '\0';
+		*len = patch.size;
+		error = 0;
+	} else {
+		git_error_clear();
+		kreg_error_set("%.12s: no patch of it (a merge, or not a commit)", sha);
+	}
+	git_buf_dispose(&patch);
+	git_commit_free(c);
+	return error;
+}
+
 struct kreg_repo_mailmap {
 	git_mailmap *mm;
 };

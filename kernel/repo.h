@@ -116,6 +116,14 @@ void kreg_repo_tree_free(kreg_repo_tree *t);
 int kreg_repo_tree_file(kreg_repo_tree *t, char **data, size_t *len, const char *path);
 /* 1 when path is a directory of the tree. */
 int kreg_repo_tree_is_dir(kreg_repo_tree *t, const char *path);
+/* 1 when the tree has an entry at path (a file, a directory, a link). */
+int kreg_repo_tree_has(kreg_repo_tree *t, const char *path);
+
+/* The commit's patch as `git format-patch` writes it (libgit2's email of
+ * the commit), for get_maintainer.pl's reading of a patch: *out the
+ * caller's, NUL-terminated. KREG_ENOTFOUND (message set) for a merge or a
+ * commit it cannot make one of. */
+int kreg_repo_commit_patch(kreg_repo *r, char **out, size_t *len, const char *sha);
 
 /* The .mailmap of a commit's tree as git reads it (`git log --use-mailmap`):
  * *out is NULL when the tree has none. resolve gives the name and address

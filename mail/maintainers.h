@@ -1,6 +1,7 @@
 /* A kernel tree's MAINTAINERS file, read and matched the way
  * `scripts/get_maintainer.pl --no-git --no-git-fallback` does it: F: globs
- * and directories, N: regular expressions, X: exclusions; the sections that
+ * and directories, N: regular expressions, X: exclusions, K: keywords over
+ * a file's text or a patch; the sections that
  * match a file sorted most specific first; M:, R: and L: entries collected in
  * that order, people before lists, duplicates (by name or address) dropped,
  * subscribers-only lists left out, the chief penguin left out. */
@@ -50,9 +51,40 @@ typedef struct {
 	size_t nsections, asections;
 } kreg_maint_result;
 
-/* Who get_maintainer.pl names for these files (paths from the tree's top). */
+/* Who get_maintainer.pl names for these files (paths from the tree's top;
+ * a directory ends in '/'), from their F:, N: and X: lines only (as its
+ * --no-keywords). */
 int kreg_maintainers_match(kreg_maintainers *m, kreg_maint_result *out,
 			   const char *const *files, size_t nfiles);
+
+/* Text K: keywords are matched against, as get_maintainer.pl does (its
+ * default, --keywords): a file's contents (its -f FILE; not for a directory
+ * nor MAINTAINERS itself), or a patch (`git format-patch` text: the lines
+ * before the diff as they are, then only its +/- lines). The sections of the
+ * K: patterns that match are added after those of the files, in
+ * get_maintainer.pl's order. The text need not end in a NUL. */
+typedef enum {
+	KREG_MAINT_FILE_TEXT,
+	KREG_MAINT_PATCH,
+	KREG_MAINT_FILE_ADDRESSES,	/* a file a patch changes: only its addresses */
+} kreg_maint_text_kind;
+
+/* A file's text (FILE_TEXT, FILE_ADDRESSES) names its path: the e-mail
+ * addresses in a .yaml file (a devicetree binding's maintainers:) are named
+ * too, after MAINTAINERS' people, as get_maintainer.pl names them (the role
+ * "in file" added to whoever they are; its --file-emails, which would read
+ * every file's, is off by default). */
+typedef struct {
+	kreg_maint_text_kind kind;
+	const char *text;
+	size_t len;
+	const char *path;	/* NULL: a patch */
+} kreg_maint_text;
+
+/* kreg_maintainers_match with K: keywords over texts (ntexts may be 0). */
+int kreg_maintainers_match_texts(kreg_maintainers *m, kreg_maint_result *out,
+				 const char *const *files, size_t nfiles,
+				 const kreg_maint_text *texts, size_t ntexts);
 void kreg_maint_result_free(kreg_maint_result *r);
 
 /* get_maintainer.pl's parse_email + format_email: split "Name <addr>" and

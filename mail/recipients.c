@@ -92,15 +92,15 @@ static void add_maintainers(kreg_mail_rcpts *v, kreg_repo *repo,
 {
 	kreg_maintainers *m = NULL;
 	kreg_maint_result res = { 0 };
-	char **files = NULL;
-	size_t nfiles = 0;
+	kreg_mail_paths paths = { 0 };
 
 	if (kreg_mail_tree_maintainers(&m, repo, r->culprit.sha) < 0) {
 		log_info("mail: %s", kreg_error_last());
 		goto done;
 	}
-	if (kreg_mail_commit_files(&files, &nfiles, repo, r->culprit.sha) < 0 ||
-	    kreg_maintainers_match(m, &res, (const char *const *)files, nfiles) < 0) {
+	if (kreg_mail_commit_paths(&paths, repo, r->culprit.sha) < 0 ||
+	    kreg_maintainers_match_texts(m, &res, (const char *const *)paths.files, paths.nfiles,
+					 paths.texts, paths.ntexts) < 0) {
 		log_warn("mail: %s", kreg_error_last());
 		goto done;
 	}
@@ -108,7 +108,7 @@ static void add_maintainers(kreg_mail_rcpts *v, kreg_repo *repo,
 		add(v, res.items[i].name, res.items[i].address, 1, res.items[i].role);
 done:
 	kreg_maint_result_free(&res);
-	kreg_mail_files_free(files, nfiles);
+	kreg_mail_paths_free(&paths);
 	kreg_maintainers_free(m);
 }
 

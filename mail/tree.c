@@ -1,6 +1,7 @@
 /* MAINTAINERS and changed files from a commit, through kernel/repo.h. */
 #include "mail/tree.h"
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 
@@ -96,4 +97,123 @@ void kreg_mail_files_free(char **files, size_t nfiles)
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i]);
 	free(files);
+}
+
+/* File::Spec::Unix's canonpath, for a path from the tree's top. */
+static char *canonpath(const char *path)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p = path;
+
+	if (*p == '/')
+		kreg_buf_putc(&b, '/');
+	while (*p) {
+		const char *e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n && !(n == 1 && *p == '.')) {
+			if (b.len && b.ptr[b.len - 1] != '/')
+				kreg_buf_putc(&b, '/');
+			kreg_buf_put(&b, p, n);
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (!b.len)
+		kreg_buf_putc(&b, '.');
+	kreg_buf_puts(&b, "");
+	return kreg_buf_detach(&b);
+}
+
+static void add_text(kreg_mail_paths *out, kreg_maint_text_kind kind, const void *data, size_t len,
+		     const char *path)
+{
+	char *copy = kreg_malloc(len + 1);
+
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	out->texts = kreg_realloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
+	out->texts[out->ntexts++] = (kreg_maint_text){ kind, copy, len, path };
+}
+
+int kreg_mail_tree_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha,
+			 const char *const *paths, size_t npaths)
+{
+	kreg_repo_tree *tree = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = kreg_repo_tree_open(&tree, repo, sha)) < 0)
+		goto done;
+	out->files = kreg_calloc(npaths ? npaths : 1, sizeof(*out->files));
+	for (size_t i = 0; i < npaths; i++) {
+		char *path = canonpath(paths[i]), *text = NULL;
+		int dir = !strcmp(path, ".") || kreg_repo_tree_is_dir(tree, path);
+		size_t len;
+
+		if (!dir && !kreg_repo_tree_has(tree, path)) {
+			kreg_error_set("file '%s' not found in %.12s", paths[i], sha);
+			free(path);
+			error = KREG_ENOTFOUND;
+			goto done;
+		}
+		if (dir) {
+			out->files[out->nfiles++] = kreg_asprintf("%s/", path);
+			free(path);
+			continue;
+		}
+		out->files[out->nfiles++] = path;
+		if (!strcmp(path, "MAINTAINERS"))
+			continue;
+		/* a file's text, for K: (a link or a submodule has none) */
+		if (kreg_repo_tree_file(tree, &text, &len, path) == 0) {
+			add_text(out, KREG_MAINT_FILE_TEXT, text, len, path);
+			free(text);
+		} else {
+			kreg_error_clear();
+		}
+	}
+	error = 0;
+done:
+	if (error < 0)
+		kreg_mail_paths_free(out);
+	kreg_repo_tree_free(tree);
+	return error;
+}
+
+int kreg_mail_commit_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha)
+{
+	kreg_repo_tree *tree = NULL;
+	char *patch = NULL;
+	size_t len;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = kreg_mail_commit_files(&out->files, &out->nfiles, repo, sha)) < 0)
+		return error;
+	if (kreg_repo_commit_patch(repo, &patch, &len, sha) == 0)
+		add_text(out, KREG_MAINT_PATCH, patch, len, NULL);
+	free(patch);
+	/* the addresses of a .yaml file it changes, as the tree has it */
+	for (size_t i = 0; i < out->nfiles; i++) {
+		size_t n = strlen(out->files[i]);
+		char *text = NULL;
+
+		if (n < 5 || strcmp(out->files[i] + n - 5, ".yaml") != 0)
+			continue;
+		if ((tree || kreg_repo_tree_open(&tree, repo, sha) == 0) &&
+		    kreg_repo_tree_file(tree, &text, &len, out->files[i]) == 0)
+			add_text(out, KREG_MAINT_FILE_ADDRESSES, text, len, out->files[i]);
+		free(text);
+	}
+	kreg_repo_tree_free(tree);
+	kreg_error_clear();
+	return 0;
+}
+
+void kreg_mail_paths_free(kreg_mail_paths *p)
+{
+	kreg_mail_files_free(p->files, p->nfiles);
+	for (size_t i = 0; i < p->ntexts; i++)
+		free((char *)p->texts[i].text);
+	free(p->texts);
+	memset(p, 0, sizeof(*p));
 }

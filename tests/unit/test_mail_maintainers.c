@@ -202,6 +202,195 @@ static void mailmap_forms(void **state)
 	kreg_maintainers_free(m);
 }
 
+/* K: keywords, Perl regular expressions used with /x, over a file's text
+ * and over a patch (its message, then only the diff's +/- lines). */
+static const char ktext[] =
+	"BLOCK LAYER\n"
+	"M:\tJens Axboe <axboe@kernel.dk>\n"
+	"S:\tMaintained\n"
+	"F:\tblock/\n"
+	"\n"
+	"BPF\n"
+	"M:\tAlexei <ast@example.org>\n"
+	"L:\tbpf@example.org\n"
+	"S:\tSupported\n"
+	"K:\t(?:\\b|_)bpf(?:\\b|_)\n"
+	"\n"
+	"CLANG\n"
+	"M:\tNathan <nathan@example.org>\n"
+	"S:\tSupported\n"
+	"K:\t\\b(?i:clang|llvm)\\b\n"
+	"\n"
+	"PIDFD\n"
+	"M:\tChristian <brauner@example.org>\n"
+	"S:\tMaintained\n"
+	"K:\t(?i)pidfd\n"
+	"\n"
+	"HWMON\n"
+	"M:\tGuenter <linux@example.org>\n"
+	"S:\tMaintained\n"
+	"K:\t(devm_)?hwmon_device_(un)?register(|_with_groups|_with_info)\n"
+	"\n"
+	"PHYLINK\n"
+	"M:\tRussell <rmk@example.org>\n"
+	"S:\tMaintained\n"
+	"K:\tphylink\\.h|struct\\s+phylink|>phylink_\n"
+	"\n"
+	"SIFIVE\n"
+	"M:\tPaul <paul@example.org>\n"
+	"S:\tSupported\n"
+	"K:\t[^@]sifive\n"
+	"K:\tdots . here\n";
+
+static kreg_maint_result kwho(const char *path, kreg_maint_text_kind kind, const char *t)
+{
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+	kreg_maint_text kt = { kind, t, strlen(t), kind == KREG_MAINT_PATCH ? NULL : path };
+	const char *f[] = { path };
+
+	assert_int_equal(kreg_maintainers_parse(&m, ktext, sizeof(ktext) - 1, "t", NULL, NULL), 0);
+	assert_int_equal(kreg_maintainers_match_texts(m, &r, f, 1, &kt, 1), 0);
+	kreg_maintainers_free(m);
+	return r;
+}
+
+static int named(const kreg_maint_result *r, const char *section)
+{
+	for (size_t i = 0; i < r->nsections; i++)
+		if (!strcmp(r->sections[i], section))
+			return 1;
+	return 0;
+}
+
+static void keywords_in_a_file(void **state)
+{
+	kreg_maint_result r = kwho("block/blk-core.c", KREG_MAINT_FILE_TEXT,
+				   "#include <linux/bpf_verifier.h>\n"
+				   "/* built with Clang */\n"
+				   "int f(void) { return PIDFD_NONBLOCK; }\n"
+				   "x = devm_hwmon_device_register_with_info(d);\n"
+				   "struct\n\tphylink *pl;\n"
+				   "compatible = \"sifive,x\"; /* a@sifive.com */\n"
+				   "dots\nXhere\n");
+
+	(void)state;
+	assert_string_equal(r.sections[0], "BLOCK LAYER");	/* files' sections first */
+	assert_true(named(&r, "BPF"));		/* _ and \b around the word */
+	assert_true(named(&r, "CLANG"));	/* (?i:...) */
+	assert_true(named(&r, "PIDFD"));	/* (?i) */
+	assert_true(named(&r, "HWMON"));	/* an empty alternative */
+	assert_true(named(&r, "PHYLINK"));	/* \s over a newline */
+	assert_true(named(&r, "SIFIVE"));
+	assert_int_equal(r.nsections, 7);	/* '.' is not a newline: no "dots" */
+	assert_string_equal(r.items[0].formatted, "Jens Axboe <axboe@kernel.dk>");
+	assert_string_equal(r.items[r.count - 1].formatted, "bpf@example.org");
+	assert_string_equal(r.items[r.count - 1].role, "open list:BPF");
+	kreg_maint_result_free(&r);
+
+	r = kwho("block/blk-core.c", KREG_MAINT_FILE_TEXT,
+		 "bpfx xbpf CLANGS llvm_x sifive pidf-d\n");
+	assert_int_equal(r.nsections, 2);	/* SIFIVE: [^@] needs a character */
+	assert_string_equal(r.sections[1], "SIFIVE");
+	kreg_maint_result_free(&r);
+}
+
+static void keywords_in_a_patch(void **state)
+{
+	kreg_maint_result r = kwho("block/blk-core.c", KREG_MAINT_PATCH,
+				   "From: A <a@example.org>\n"
+				   "Subject: [PATCH] block: for bpf users\n"
+				   "\n"
+				   "Fixes: 0123456789ab (\"clang: x\")\n"
+				   "---\n"
+				   " block/blk-core.c | 2 +-\n"
+				   "\n"
+				   "diff --git a/block/blk-core.c b/block/blk-core.c\n"
+				   "--- a/block/blk-core.c\n"
+				   "+++ b/block/blk-core.c\n"
+				   "@@ -1,3 +1,3 @@ int pidfd(void)\n"
+				   " /* llvm in a line of context */\n"
+				   "-old\n"
+				   "+devm_hwmon_device_unregister(d);\n"
+				   " #include <linux/phylink.h>\n");
+
+	(void)state;
+	assert_true(named(&r, "BPF"));		/* the message */
+	assert_false(named(&r, "CLANG"));	/* Fixes: and context lines */
+	assert_false(named(&r, "PIDFD"));	/* @@ lines */
+	assert_true(named(&r, "HWMON"));	/* a + line */
+	/* only the first alternative is after "^[+-].*": the first one of
+	 * PHYLINK does not match a context line... */
+	assert_false(named(&r, "PHYLINK"));
+	kreg_maint_result_free(&r);
+	/* ...its others match any line of the diff, as in get_maintainer.pl */
+	r = kwho("block/blk-core.c", KREG_MAINT_PATCH,
+		 "--- a/x.c\n+++ b/x.c\n@@ -1,1 +1,1 @@\n struct phylink *p;\n");
+	assert_true(named(&r, "PHYLINK"));
+	kreg_maint_result_free(&r);
+}
+
+/* A .yaml file's addresses (a devicetree binding's maintainers:), as
+ * get_maintainer.pl names them: after MAINTAINERS' people, "in file". */
+static void addresses_in_a_yaml_file(void **state)
+{
+	static const char yaml[] =
+		"title: a binding\n"
+		"maintainers:\n"
+		"  - Rob Herring <robh@example.org>\n"
+		"  - Jens Axboe <axboe@kernel.dk>\n"
+		"  - \"Fern\xc3\xa1ndez Rojas\" <noltari@example.org>\n";
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+	const char *f[] = { "block/x.yaml" };
+	kreg_maint_text kt[] = {
+		{ KREG_MAINT_FILE_ADDRESSES, yaml, sizeof(yaml) - 1, "block/x.yaml" },
+		{ KREG_MAINT_FILE_ADDRESSES, yaml, sizeof(yaml) - 1, "block/x.txt" },
+	};
+
+	(void)state;
+	assert_int_equal(kreg_maintainers_parse(&m, ktext, sizeof(ktext) - 1, "t", NULL, NULL), 0);
+	assert_int_equal(kreg_maintainers_match_texts(m, &r, f, 1, kt, 2), 0);
+	assert_int_equal(r.count, 3);
+	assert_string_equal(r.items[0].formatted, "Jens Axboe <axboe@kernel.dk>");
+	assert_string_equal(r.items[0].role, "maintainer:BLOCK LAYER,in file");
+	assert_string_equal(r.items[1].formatted, "Rob Herring <robh@example.org>");
+	assert_string_equal(r.items[1].role, "in file");
+	/* a name of non-ASCII letters keeps them (and its quotes) */
+	assert_string_equal(r.items[2].formatted, "\"Fern\xc3\xa1ndez Rojas\" <noltari@example.org>");
+	assert_int_equal(r.nsections, 1);	/* no K: over a patch's file */
+	kreg_maint_result_free(&r);
+	kreg_maintainers_free(m);
+}
+
+/* A list at the address of a person named already is that person (NXP
+ * Linux Team <linux-imx@nxp.com>, R: of one section, L: of another). */
+static void list_at_a_persons_address(void **state)
+{
+	static const char t[] =
+		"IMX CLOCK\n"
+		"M:\tAbel <abel@example.org>\n"
+		"L:\tlinux-imx@example.org\n"
+		"L:\tlinux-clk@example.org\n"
+		"F:\tdrivers/clk/imx/\n"
+		"\n"
+		"IMX\n"
+		"R:\tNXP Linux Team <LINUX-imx@example.org>\n"
+		"F:\tdrivers/clk/imx/\n";
+	kreg_maintainers *m = NULL;
+	kreg_maint_result r;
+	const char *f[] = { "drivers/clk/imx/clk.c" };
+
+	(void)state;
+	assert_int_equal(kreg_maintainers_parse(&m, t, sizeof(t) - 1, "t", NULL, NULL), 0);
+	assert_int_equal(kreg_maintainers_match(m, &r, f, 1), 0);
+	assert_int_equal(r.count, 3);
+	assert_string_equal(r.items[1].formatted, "NXP Linux Team <LINUX-imx@example.org>");
+	assert_string_equal(r.items[2].formatted, "linux-clk@example.org");
+	kreg_maint_result_free(&r);
+	kreg_maintainers_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +400,10 @@ int main(void)
 		cmocka_unit_test(globs_and_patterns),
 		cmocka_unit_test(parse_email_forms),
 		cmocka_unit_test(mailmap_forms),
+		cmocka_unit_test(keywords_in_a_file),
+		cmocka_unit_test(keywords_in_a_patch),
+		cmocka_unit_test(addresses_in_a_yaml_file),
+		cmocka_unit_test(list_at_a_persons_address),
 	};
 
 	return cmocka_run_group_tests_name("mail_maintainers", tests, NULL, NULL);

@@ -61,6 +61,12 @@ int kreg_atom_load(kreg_atom **out, const char *path, char *const *search, size_
 int kreg_atom_load_string(kreg_atom **out, const char *name, const char *yaml, size_t len);
 void kreg_atom_free(kreg_atom *atom);
 
+/* The options that name the atom (its path_params, before they are made
+ * path-safe), sorted by key: n pairs of keys[i] and values[i] as text, for
+ * 0-day's `parameters:` lines. Free with kreg_atom_params_free. */
+size_t kreg_atom_params(const kreg_atom *atom, char ***keys, char ***values);
+void kreg_atom_params_free(char **keys, char **values, size_t n);
+
 /* The file `kreg job split` writes for an atom: its canonical YAML with
  * job_origin (and testbox when host is not NULL). Caller frees. */
 char *kreg_atom_file_yaml(const kreg_atom *atom, const char *host);

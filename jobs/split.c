@@ -300,11 +300,14 @@ static void path_safe(kreg_buf *out, const char *s)
 	}
 }
 
-static char *path_params_of(const kreg_jnode *job)
+/* The options that name an atom, sorted by key (LKP's order): those with
+ * a value that is text, each as (key, value text), for the atom's name
+ * and the 0-day mail's `parameters:`. */
+static size_t params_of(const kreg_jnode *job, char ***keys, char ***values)
 {
 	name_set progs = { 0 }, opts = { 0 };
 	params ps = { 0 };
-	kreg_buf raw = KREG_BUF_INIT, out = KREG_BUF_INIT;
+	size_t n = 0;
 
 	find_programs(job, &progs, &opts);
 	set_add_options(&opts, &(program){ "wrapper", opt_wrapper });
@@ -312,6 +315,8 @@ static char *path_params_of(const kreg_jnode *job)
 	collect_params(job, &opts, &ps);
 	if (ps.count > 1)
 		qsort(ps.items, ps.count, sizeof(*ps.items), cmp_param);
+	*keys = kreg_calloc(ps.count + 1, sizeof(**keys));
+	*values = kreg_calloc(ps.count + 1, sizeof(**values));
 	for (size_t i = 0; i < ps.count; i++) {
 		kreg_buf v = KREG_BUF_INIT;
 		const char *t;
@@ -323,9 +328,35 @@ static char *path_params_of(const kreg_jnode *job)
 		if (kind != KJ_VAL_TEXT)
 			continue;
 		value_text(&v, ps.items[i].val);
-		put_first_chars(&raw, kreg_buf_cstr(&v), 31);
-		kreg_buf_putc(&raw, '-');
+		(*keys)[n] = kreg_strdup(ps.items[i].key);
+		(*values)[n++] = kreg_strdup(kreg_buf_cstr(&v));
 		kreg_buf_free(&v);
+	}
+	free(ps.items);
+	free(progs.names);
+	free(opts.names);
+	return n;
+}
+
+static void params_free(char **keys, char **values, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(keys[i]);
+		free(values[i]);
+	}
+	free(keys);
+	free(values);
+}
+
+static char *path_params_of(const kreg_jnode *job)
+{
+	char **keys, **values;
+	size_t n = params_of(job, &keys, &values);
+	kreg_buf raw = KREG_BUF_INIT, out = KREG_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		put_first_chars(&raw, values[i], 31);
+		kreg_buf_putc(&raw, '-');
 	}
 	if (!raw.len) {
 		kreg_buf_puts(&out, "defaults");
@@ -334,10 +365,18 @@ static char *path_params_of(const kreg_jnode *job)
 		path_safe(&out, raw.ptr);
 	}
 	kreg_buf_free(&raw);
-	free(ps.items);
-	free(progs.names);
-	free(opts.names);
+	params_free(keys, values, n);
 	return kreg_buf_detach(&out);
+}
+
+size_t kreg_atom_params(const kreg_atom *atom, char ***keys, char ***values)
+{
+	return params_of(atom->root, keys, values);
+}
+
+void kreg_atom_params_free(char **keys, char **values, size_t n)
+{
+	params_free(keys, values, n);
 }
 
 static const char *top_text(const kreg_jnode *job, const char *key)

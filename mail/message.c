@@ -133,7 +133,8 @@ static char *make_subject(const kreg_report_regression *r)
 	else
 		kreg_buf_printf(&b, "%.10s..%.10s: %s", r->base.sha, r->bad.sha, r->metric);
 	if (!isnan(r->change))
-		kreg_buf_printf(&b, " %+.1f%%", r->change * 100);
+		kreg_buf_putc(&b, ' ');
+	kreg_report_figure(&b, r);	/* THE figure: the table's culprit column */
 	kreg_buf_printf(&b, " %s", change_word(r));
 	if (!r->culprit.id)
 		kreg_buf_puts(&b, " (not bisected yet)");
@@ -171,22 +172,38 @@ static void put_indented(kreg_buf *b, const char *text, const char *indent)
 	}
 }
 
-static void put_mean(kreg_buf *b, double v)
+/* A mean as the comparison table prints it (LKP's rule: two decimals
+ * under 1000, an integer below 1e8, four significant digits above),
+ * right-aligned in width; "-" when none. */
+static void put_mean(kreg_buf *b, double v, int width)
 {
 	if (isnan(v))
-		kreg_buf_puts(b, "-");
+		kreg_buf_printf(b, "%*s", width, "-");
+	else if (fabs(v) < 1000)
+		kreg_buf_printf(b, "%*.2f", width, v);
+	else if (fabs(v) > 100000000)
+		kreg_buf_printf(b, "%*.4g", width, v);
 	else
-		kreg_buf_printf(b, "%.6g", v);
+		kreg_buf_printf(b, "%*lld", width, (long long)v);
 }
 
-static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regression *r,
-		     kreg_mail_kind kind, const char *old_culprit)
+/* "kreg noticed a -22.8% regression of metric on:", THE figure (the
+ * table's culprit column); verb: "noticed", "confirmed". */
+static void put_figure_line(kreg_buf *b, const kreg_report_regression *r, const char *verb)
 {
-	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
-	const char *sim = kreg_host_backend_simulated(r->backend) ? " (sim: simulated samples)" : "";
-	char key[64];
+	kreg_buf f = KREG_BUF_INIT;
 
-	kreg_report_regression_key(r, key, sizeof(key));
+	kreg_report_figure(&f, r);
+	kreg_buf_printf(b, "kreg %s a %s%s%s of ", verb, kreg_buf_cstr(&f), f.len ? " " : "",
+			change_word(r));
+	put_clean(b, r->metric, 200);
+	kreg_buf_free(&f);
+}
+
+/* Hello, what a follow-up is about, the opening line and the commit. */
+static void put_opening(kreg_buf *b, const kreg_report_regression *r, kreg_mail_kind kind,
+			const char *old_culprit)
+{
 	kreg_buf_puts(b, "Hello,\n\n");
 	if (kind == KREG_MAIL_FIXED) {
 		kreg_buf_puts(b, "kreg no longer sees the regression reported in this thread: it is\n"
@@ -199,32 +216,34 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 				 "is bisected now: the first bad commit is below.\n\n");
 	}
 	if (kind == KREG_MAIL_CONFIRMED) {
-		kreg_buf_printf(b, "kreg confirmed a ");
-		if (!isnan(r->change))
-			kreg_buf_printf(b, "%+.1f%% ", r->change * 100);
-		kreg_buf_printf(b, "%s of ", change_word(r));
-		put_clean(b, r->metric, 200);
+		put_figure_line(b, r, "confirmed");
 		kreg_buf_puts(b, " between:\n\n\n");
 		if (r->base.id)
 			put_commit_line(b, "good:", &r->base);
 		put_commit_line(b, "bad: ", &r->bad);
 	} else {
-		kreg_buf_printf(b, "kreg noticed a ");
-		if (!isnan(r->change))
-			kreg_buf_printf(b, "%+.1f%% ", r->change * 100);
-		kreg_buf_printf(b, "%s of ", change_word(r));
-		put_clean(b, r->metric, 200);
+		put_figure_line(b, r, "noticed");
 		kreg_buf_puts(b, " on:\n\n\n");
-		put_commit_line(b, "commit:", c);
+		put_commit_line(b, "commit:", r->culprit.id ? &r->culprit : &r->bad);
 	}
-	if (r->repo_url) {
-		kreg_buf_puts(b, "url: ");
-		put_clean(b, r->repo_url, 300);
-		kreg_buf_putc(b, '\n');
+}
+
+/* The repo's public URL and branch (0-day's line; the repo's name and
+ * branch when it has no public address), then the author, or for a
+ * confirmed regression where its bisection is. */
+static void put_where(kreg_buf *b, const kreg_report_regression *r, kreg_mail_kind kind)
+{
+	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
+
+	if (r->public_url) {
+		put_clean(b, r->public_url, 300);
+		if (r->branch)
+			kreg_buf_printf(b, " %s", r->branch);
+	} else {
+		kreg_buf_printf(b, "repo: %s", r->repo);
+		if (r->branch)
+			kreg_buf_printf(b, " branch: %s", r->branch);
 	}
-	kreg_buf_printf(b, "repo: %s", r->repo);
-	if (r->branch)
-		kreg_buf_printf(b, " branch: %s", r->branch);
 	kreg_buf_putc(b, '\n');
 	if (kind == KREG_MAIL_CONFIRMED) {
 		/* no commit is blamed: say where the bisection is */
@@ -247,6 +266,21 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 		kreg_buf_puts(b, ">\n");
 	}
 	kreg_buf_puts(b, "\n");
+}
+
+/* A path's last part: the kernel config's files by name, not by where
+ * they lie on the lab's server. */
+static const char *file_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* testcase, test machine, 0-day's `parameters:` (the atom's options as
+ * "key: value" lines), the job, the kernel config and the compiler. */
+static void put_test(kreg_buf *b, const kreg_report_regression *r, const char *sim)
+{
 	kreg_buf_puts(b, "testcase: ");
 	put_clean(b, r->testcase ? r->testcase : r->job, 200);
 	kreg_buf_printf(b, "\ntest machine: %s%s", r->host, sim);
@@ -255,41 +289,53 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 	if (r->memory)
 		kreg_buf_printf(b, ", %llu MiB memory", (unsigned long long)(r->memory >> 20));
 	kreg_buf_puts(b, "\nparameters:\n\n");
-	kreg_buf_printf(b, "\tjob: %s\n", r->job);
-	if (r->path_params && *r->path_params) {
-		kreg_buf_puts(b, "\tparameters: ");
-		put_clean(b, r->path_params, 300);
+	for (size_t i = 0; i < r->nparams; i++) {
+		kreg_buf_putc(b, '\t');
+		put_clean(b, r->params[i].key, 100);
+		kreg_buf_puts(b, ": ");
+		put_clean(b, r->params[i].value, 300);
 		kreg_buf_putc(b, '\n');
 	}
-	kreg_buf_printf(b, "\tkernel config: %s", r->kconfig ? r->kconfig : "the repo's default");
+	if (!r->nparams)
+		kreg_buf_puts(b, "\t(the job's defaults)\n");
+	kreg_buf_puts(b, "\njob: ");
+	put_clean(b, r->job, 300);
+	kreg_buf_printf(b, "\nkernel config: %s", r->kconfig ? r->kconfig : "the repo's default");
 	if (r->kconfig_base) {
-		kreg_buf_printf(b, " (%s", r->kconfig_base);
+		kreg_buf_printf(b, " (%s", file_name(r->kconfig_base));
 		for (size_t i = 0; i < r->nkconfig_fragments; i++)
-			kreg_buf_printf(b, " + %s", r->kconfig_fragments[i]);
+			kreg_buf_printf(b, " + %s", file_name(r->kconfig_fragments[i]));
 		kreg_buf_puts(b, ")");
 	}
-	kreg_buf_putc(b, '\n');
-	kreg_buf_printf(b, "\tcompiler: %s\n", r->compiler ? r->compiler :
+	kreg_buf_printf(b, "\ncompiler: %s\n", r->compiler ? r->compiler :
 			kreg_host_backend_simulated(r->backend) ? "none (sim: no kernel is built)" :
 			"unknown (the kernel was not built here)");
 	kreg_buf_puts(b, "\n\n");
-	if (kind != KREG_MAIL_FIXED) {
-		kreg_buf_puts(b, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
-				 "the same patch/commit), kindly add following tags\n");
-		kreg_buf_puts(b, "| Reported-by: ");
-		put_clean(b, cfg->mail.reported_by ? cfg->mail.reported_by : cfg->mail.from, 200);
-		kreg_buf_putc(b, '\n');
-		if (cfg->web.base_url && *cfg->web.base_url) {
-			size_t n = strlen(cfg->web.base_url);
-			kreg_buf_puts(b, "| Closes: ");
-			put_clean(b, cfg->web.base_url, 300);
-			kreg_buf_printf(b, "%sregression-%s.html\n",
-					cfg->web.base_url[n - 1] == '/' ? "" : "/", key);
-		}
-		kreg_buf_putc(b, '\n');
+}
+
+/* The tags a fix should carry. */
+static void put_tags(kreg_buf *b, const kreg_config *cfg, const kreg_report_regression *r)
+{
+	char key[64];
+
+	kreg_report_regression_key(r, key, sizeof(key));
+	kreg_buf_puts(b, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
+			 "the same patch/commit), kindly add following tags\n");
+	kreg_buf_puts(b, "| Reported-by: ");
+	put_clean(b, cfg->mail.reported_by ? cfg->mail.reported_by : cfg->mail.from, 200);
+	kreg_buf_putc(b, '\n');
+	if (cfg->web.base_url && *cfg->web.base_url) {
+		size_t n = strlen(cfg->web.base_url);
+		kreg_buf_puts(b, "| Closes: ");
+		put_clean(b, cfg->web.base_url, 300);
+		kreg_buf_printf(b, "%sregression-%s.html\n",
+				cfg->web.base_url[n - 1] == '/' ? "" : "/", key);
 	}
-	kreg_buf_puts(b, "\nDetails are as below:\n"
-			 "-------------------------------------------------------------------------------------------------->\n\n\n");
+	kreg_buf_putc(b, '\n');
+}
+
+static void put_reproduce(kreg_buf *b, const kreg_report_regression *r)
+{
 	kreg_buf_puts(b, "To reproduce with kreg:\n\n");
 	for (size_t i = 0; i < r->nreproduce; i++) {
 		kreg_buf_puts(b, "        ");
@@ -300,36 +346,80 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 		kreg_buf_puts(b, "\nthe job (kreg's atom):\n\n");
 		put_indented(b, r->job_yaml, "        ");
 	}
+}
+
+/* 0-day's `commit:` block (each column's commit with its subject), the
+ * table (each column's role above it), and what THE figure compares. */
+static void put_comparison(kreg_buf *b, const kreg_report_regression *r)
+{
+	const kreg_report_table *t = &r->table;
+
 	kreg_buf_puts(b, "\n=========================================================================================\n");
-	if (r->table.text && *r->table.text) {
-		put_indented(b, r->table.text, "");
-	} else {
+	if (!t->text || !*t->text) {
 		kreg_buf_printf(b, "%s: ", r->metric);
-		put_mean(b, r->base_mean);
+		put_mean(b, r->base_mean, 0);
 		kreg_buf_puts(b, " -> ");
-		put_mean(b, r->bad_mean);
+		put_mean(b, r->bad_mean, 0);
+		kreg_buf_printf(b, " (%s)\n", kreg_report_figure_what(r));
+		return;
+	}
+	kreg_buf_puts(b, "commit:\n");
+	for (size_t i = 0; i < t->ncols; i++) {
+		kreg_buf_printf(b, "  %.10s (\"", t->labels[i]);
+		put_clean(b, t->subjects[i], 200);
+		kreg_buf_printf(b, "\")  %s\n", t->roles[i]);
+	}
+	kreg_buf_putc(b, '\n');
+	put_indented(b, t->text, "");
+	if (r->change_from_table) {
+		kreg_buf_puts(b, "\nkreg's figure, ");
+		kreg_report_figure(b, r);
+		kreg_buf_printf(b, ", is the %%change of the %s column: %s.\n", t->roles[1],
+				kreg_report_figure_what(r));
+	}
+}
+
+/* The bisection's outcome and its steps, their means aligned. */
+static void put_bisection(kreg_buf *b, const kreg_report_regression *r, const char *sim)
+{
+	kreg_buf_printf(b, "\n\nbisection %lld: %s", (long long)r->bisection_id,
+			r->bisect_state ? r->bisect_state : "?");
+	if (!isnan(r->confidence) && r->confidence > 0)
+		kreg_buf_printf(b, ", confidence %.2f", r->confidence);
+	kreg_buf_printf(b, ", %d builds, %d runs%s\n\n", r->builds, r->runs, sim);
+	if (r->nsteps)
+		kreg_buf_puts(b, "  step  commit        role           verdict  runs        mean  subject\n");
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const kreg_report_step *s = &r->steps[i];
+		kreg_buf_printf(b, "  %4d  %-12.12s  %-14s %-8s %4d  ", s->seq, s->sha,
+				s->role ? s->role : "", s->verdict ? s->verdict : "", s->runs);
+		put_mean(b, s->mean, 10);
+		kreg_buf_puts(b, "  ");
+		put_clean(b, s->subject, 60);
 		kreg_buf_putc(b, '\n');
 	}
-	if (r->bisection_id) {
-		kreg_buf_printf(b, "\n\nbisection %lld: %s", (long long)r->bisection_id,
-				r->bisect_state ? r->bisect_state : "?");
-		if (!isnan(r->confidence) && r->confidence > 0)
-			kreg_buf_printf(b, ", confidence %.2f", r->confidence);
-		kreg_buf_printf(b, ", %d builds, %d runs%s\n\n", r->builds, r->runs, sim);
-		for (size_t i = 0; i < r->nsteps; i++) {
-			const kreg_report_step *s = &r->steps[i];
-			kreg_buf_printf(b, "  %3d  %.12s  %-14s %-8s %3d runs  ", s->seq, s->sha,
-					s->role ? s->role : "", s->verdict ? s->verdict : "", s->runs);
-			put_mean(b, s->mean);
-			kreg_buf_puts(b, "  ");
-			put_clean(b, s->subject, 60);
-			kreg_buf_putc(b, '\n');
-		}
-		if (r->bisect_message) {
-			kreg_buf_putc(b, '\n');
-			put_indented(b, r->bisect_message, "");
-		}
+	if (r->bisect_message) {
+		kreg_buf_putc(b, '\n');
+		put_indented(b, r->bisect_message, "");
 	}
+}
+
+static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regression *r,
+		     kreg_mail_kind kind, const char *old_culprit)
+{
+	const char *sim = kreg_host_backend_simulated(r->backend) ? " (sim: simulated samples)" : "";
+
+	put_opening(b, r, kind, old_culprit);
+	put_where(b, r, kind);
+	put_test(b, r, sim);
+	if (kind != KREG_MAIL_FIXED)
+		put_tags(b, cfg, r);
+	kreg_buf_puts(b, "\nDetails are as below:\n"
+			 "-------------------------------------------------------------------------------------------------->\n\n\n");
+	put_reproduce(b, r);
+	put_comparison(b, r);
+	if (r->bisection_id)
+		put_bisection(b, r, sim);
 	kreg_buf_puts(b, "\n\nDisclaimer:\n"
 			 "Results come from kreg's runs on the test machine named above");
 	kreg_buf_puts(b, *sim ? "; a sim host draws\nits samples from a model, they are not measurements.\n" :

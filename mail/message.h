@@ -1,9 +1,12 @@
 /* The regression e-mail in the 0-day robot's form, over the report model:
- * the subject "[repo:branch] [subsystem] sha10: metric -N.N% regression",
- * the opening line, the commit, the test's parameters, the tags a fix
- * should carry (Reported-by, Closes), the comparison table, the bisection
- * and how to reproduce it; headers from mail/header.h. Follow-ups (fixed,
- * culprit changed) thread under the report's Message-ID. */
+ * the subject "[repo:branch] [subsystem] sha10: metric -N.N% regression"
+ * with the report's one figure (kreg_report_figure: the table's culprit
+ * column), the opening line, the commit, the repo's public URL and branch,
+ * the test (parameters as key: value lines, the kernel config by its
+ * files' names), the tags a fix should carry (Reported-by, Closes), how to
+ * reproduce it, 0-day's commit: block and the comparison table, the
+ * bisection; headers from mail/header.h. Follow-ups (fixed, culprit
+ * changed) thread under the report's Message-ID. */
 #ifndef KREG_MAIL_MESSAGE_H
 #define KREG_MAIL_MESSAGE_H
 

@@ -6,6 +6,7 @@
 #include "db/commits.h"
 #include "db/report.h"
 #include "db/results.h"
+#include "jobs/job.h"
 #include "kernel/repo.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -248,6 +249,35 @@ static int table_rows(kreg_report_table *t, kreg_stats_matrix *const *cols,
 	return 0;
 }
 
+/* kreg_stats_table's text as the report shows it: each column's role
+ * right-aligned above its sha (the widths of LKP's lib/compare.rb that
+ * kreg_stats_table keeps: 16 for the base, 1 + 27 for each other), and
+ * 0-day's `\ | \` line under the header's three lines. Empties text. */
+static char *table_dress(const kreg_report_table *t, kreg_buf *text)
+{
+	kreg_buf out = KREG_BUF_INIT;
+	const char *p = kreg_buf_cstr(text);
+
+	kreg_buf_printf(&out, "%16s", t->roles[0]);
+	for (size_t i = 1; i < t->ncols; i++)
+		kreg_buf_printf(&out, " %27s", t->roles[i]);
+	kreg_buf_putc(&out, '\n');
+	for (int line = 0; line < 3 && *p; line++) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+
+		kreg_buf_put(&out, p, len);
+		p += len;
+	}
+	kreg_buf_puts(&out, "             \\");
+	for (size_t i = 1; i < t->ncols; i++)
+		kreg_buf_puts(&out, "          |                \\");
+	kreg_buf_putc(&out, '\n');
+	kreg_buf_puts(&out, p);
+	kreg_buf_clear(text);
+	return kreg_buf_detach(&out);
+}
+
 /* Columns: the culprit's parent (else the base), the culprit (else the
  * bad commit), and the bad commit when it is a third commit; only
  * commits with runs. No table when an end has no runs. */
@@ -260,6 +290,9 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 	kreg_stats_table_opts opts = { .stats = &so };
 	kreg_buf text = KREG_BUF_INIT;
 	const kreg_report_commit *cur = r->culprit.id ? &r->culprit : &r->bad;
+	const char *roles[3] = { "last good", r->culprit.id ? "culprit" : "bad", "bad head" };
+	const char *subjects[3] = { r->base.subject, cur->subject, r->bad.subject };
+	char *parent_subject = NULL;
 	size_t n = 0;
 	int error = 0;
 
@@ -271,6 +304,10 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 		if (kreg_db_commit_find(db, &parent, repo_id, r->culprit.parent) == 0)
 			error = commit_matrix(&cols[0], db, r->job_id, r->host_id, parent.id,
 					      parent.sha);
+		if (cols[0]) {
+			roles[0] = "parent";
+			subjects[0] = parent_subject = parent.subject, parent.subject = NULL;
+		}
 		kreg_db_commit_free(&parent);
 		kreg_error_clear();
 		if (error < 0)
@@ -294,18 +331,24 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 	}
 	t->ncols = n;
 	t->labels = kreg_calloc(n, sizeof(*t->labels));
-	for (size_t i = 0; i < n; i++)
+	t->roles = kreg_calloc(n, sizeof(*t->roles));
+	t->subjects = kreg_calloc(n, sizeof(*t->subjects));
+	for (size_t i = 0; i < n; i++) {
 		t->labels[i] = kreg_strdup(cols[i]->label);
+		t->roles[i] = kreg_strdup(roles[i]);
+		t->subjects[i] = subjects[i] ? kreg_strdup(subjects[i]) : NULL;
+	}
 	if ((error = table_rows(t, cols, &so)) < 0)
 		goto done;
 	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
 		goto done;
-	t->text = kreg_buf_detach(&text);
+	t->text = table_dress(t, &text);
 	opts.all = 1;
 	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
 		goto done;
-	t->text_all = kreg_buf_detach(&text);
+	t->text_all = table_dress(t, &text);
 done:
+	free(parent_subject);
 	kreg_judge_stats_opts_free(&so);
 	kreg_buf_free(&text);
 	for (size_t i = 0; i < 3; i++)
@@ -315,9 +358,14 @@ done:
 
 static void table_free(kreg_report_table *t)
 {
-	for (size_t i = 0; i < t->ncols; i++)
+	for (size_t i = 0; i < t->ncols; i++) {
 		free(t->labels[i]);
+		free(t->roles[i]);
+		free(t->subjects[i]);
+	}
 	free(t->labels);
+	free(t->roles);
+	free(t->subjects);
 	for (size_t i = 0; i < t->nrows; i++) {
 		free(t->rows[i].metric);
 		free(t->rows[i].cmp);
@@ -425,6 +473,60 @@ static void reproduce_load(kreg_report_regression *r)
 }
 
 /* ---- the whole regression ---- */
+
+/* The atom's options as 0-day lists them; none when its YAML does not load. */
+static void params_load(kreg_report_regression *r)
+{
+	kreg_atom *atom = NULL;
+	char **keys = NULL, **values = NULL;
+
+	if (!r->job_yaml || kreg_atom_load_string(&atom, r->job ? r->job : "atom", r->job_yaml,
+						  strlen(r->job_yaml)) < 0) {
+		kreg_error_clear();
+		return;
+	}
+	r->nparams = kreg_atom_params(atom, &keys, &values);
+	if (r->nparams)
+		r->params = kreg_calloc(r->nparams, sizeof(*r->params));
+	for (size_t i = 0; i < r->nparams; i++) {
+		r->params[i].key = keys[i], keys[i] = NULL;
+		r->params[i].value = values[i], values[i] = NULL;
+	}
+	kreg_atom_params_free(keys, values, r->nparams);
+	kreg_atom_free(atom);
+}
+
+/* The repo's public address: its commit_url up to the commit part
+ * ("https://host/linux.git/commit/?id=%s", ".../commit/%s", ".../-/commit/%s",
+ * ".../c/%s" give ".../linux.git", ...), else the fetch URL when it is a
+ * remote one (scheme://, not file://); NULL for a lab's local tree. */
+static char *public_url(const kreg_repo_cfg *rc, const char *fetch)
+{
+	static const char *const cuts[] = { "/-/commit", "/commit", "/c/", NULL };
+	const char *t = rc ? rc->commit_url : NULL, *s;
+
+	if (t && (s = strstr(t, "%s"))) {
+		size_t n = (size_t)(s - t);
+
+		for (const char *const *c = cuts; *c; c++) {
+			const char *hit = NULL;
+
+			for (const char *q = t; (q = strstr(q, *c)) && q < s; q++)
+				hit = q;
+			if (hit) {
+				n = (size_t)(hit - t);
+				break;
+			}
+		}
+		while (n && strchr("/?=#&", t[n - 1]))
+			n--;
+		if (n)
+			return kreg_report_printable(t, n);
+	}
+	if (fetch && strstr(fetch, "://") && strncmp(fetch, "file://", 7))
+		return kreg_report_printable(fetch, 300);
+	return NULL;
+}
 
 /* The compiler that built the kernel: the build's .config says. */
 static void compiler_load(kreg_report_regression *r, kreg_db *db)
@@ -558,9 +660,9 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 		r->direction = kreg_stats_direction(&so, r->metric);
 		kreg_judge_stats_opts_free(&so);
 	}
-	r->change = row.change;
-	r->base_mean = row.base_mean;
-	r->bad_mean = row.bad_mean;
+	r->detected_change = r->change = row.change;
+	r->detected_base_mean = r->base_mean = row.base_mean;
+	r->detected_bad_mean = r->bad_mean = row.bad_mean;
 
 	if (r->bisection_id && (error = bisection_load(r, db)) < 0)
 		goto done;
@@ -568,13 +670,17 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	compiler_load(r, db);
 	if ((error = table_load(r, db, cfg, row.repo_id)) < 0)
 		goto done;
-	/* a bisection alone stores no change: the table's */
+	/* THE figure: the table's culprit column (a bisection alone stores
+	 * no change at all) */
 	trow = table_row(&r->table, r->metric);
-	if (trow && isnan(r->change)) {
+	if (trow) {
 		r->change = trow->cmp[0].change;
 		r->base_mean = trow->cmp[0].base.mean;
 		r->bad_mean = trow->cmp[0].cur.mean;
+		r->change_from_table = 1;
 	}
+	params_load(r);
+	r->public_url = public_url(rc, r->repo_url);
 	reproduce_load(r);
 
 	if (r->regression_id) {
@@ -612,6 +718,7 @@ void kreg_report_regression_free(kreg_report_regression *r)
 	free(r->state);
 	free(r->repo);
 	free(r->repo_url);
+	free(r->public_url);
 	free(r->branch);
 	commit_free(&r->base);
 	commit_free(&r->bad);
@@ -620,6 +727,11 @@ void kreg_report_regression_free(kreg_report_regression *r)
 	free(r->testcase);
 	free(r->path_params);
 	free(r->job_yaml);
+	for (size_t i = 0; i < r->nparams; i++) {
+		free(r->params[i].key);
+		free(r->params[i].value);
+	}
+	free(r->params);
 	free(r->host);
 	free(r->backend);
 	free(r->kconfig);
@@ -659,6 +771,25 @@ void kreg_report_regression_key(const kreg_report_regression *r, char *buf, size
 		snprintf(buf, size, "b%lld", (long long)r->bisection_id);
 }
 
+void kreg_report_figure(kreg_buf *out, const kreg_report_regression *r)
+{
+	if (r->change_from_table && kreg_stats_metric_is_share(r->metric) &&
+	    !isnan(r->base_mean) && !isnan(r->bad_mean))
+		kreg_buf_printf(out, "%+.1f points", r->bad_mean - r->base_mean);
+	else if (!isnan(r->change))
+		kreg_buf_printf(out, "%+.1f%%", r->change * 100);
+}
+
+const char *kreg_report_figure_what(const kreg_report_regression *r)
+{
+	if (!r->change_from_table)
+		return "the bad head against the detector's baseline";
+	if (r->table.ncols && !strcmp(r->table.roles[0], "parent"))
+		return "the culprit against its parent";
+	return r->culprit.id ? "the culprit against the last good commit" :
+	       "the bad commit against the last good one";
+}
+
 void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)
 {
 	const kreg_report_commit *c = r->culprit.id ? &r->culprit : &r->bad;
@@ -666,7 +797,8 @@ void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)
 	kreg_buf_printf(out, "[%s%s%s] %.12s: %s", r->repo, r->branch ? ":" : "",
 			r->branch ? r->branch : "", c->sha, r->metric);
 	if (!isnan(r->change))
-		kreg_buf_printf(out, " %+.1f%%", r->change * 100);
+		kreg_buf_putc(out, ' ');
+	kreg_report_figure(out, r);
 	kreg_buf_printf(out, " %s",
 			kreg_stats_verdict_name(kreg_stats_change_verdict(r->direction, r->change)));
 }

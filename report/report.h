@@ -39,6 +39,11 @@ typedef struct {
 
 #define KREG_REPORT_MAX_FILES 50
 
+/* One option of the atom, as 0-day's `parameters:` lists it. */
+typedef struct {
+	char *key, *value;		/* untrusted */
+} kreg_report_param;
+
 /* One step of the bisection, in order. */
 typedef struct {
 	int seq;
@@ -63,9 +68,14 @@ typedef struct {
 typedef struct {
 	size_t ncols;
 	char **labels;			/* each column's sha */
+	char **roles;			/* what each column is: "parent" (the culprit's),
+					 * "last good", "culprit", "bad", "bad head" */
+	char **subjects;		/* each column's commit subject (untrusted; may be NULL) */
 	kreg_report_row *rows;		/* every metric the columns share, sorted */
 	size_t nrows;
-	char *text;			/* kreg_stats_table: the changed metrics, as `kreg compare` prints */
+	char *text;			/* kreg_stats_table: the changed metrics, as `kreg compare`
+					 * prints, each column's role above its sha and 0-day's
+					 * `\ | \` line under the header */
 	char *text_all;			/* the same with every metric (--all) */
 } kreg_report_table;
 
@@ -76,7 +86,10 @@ typedef struct {
 					 * fixed, not_reproduced, inconclusive */
 	int64_t created, updated;
 
-	char *repo, *repo_url;
+	char *repo, *repo_url;		/* repo_url: where the lab fetches it (maybe a local path) */
+	char *public_url;		/* the repo's public address: its commit_url without the
+					 * commit part, else repo_url when it is a remote URL;
+					 * NULL: none (a lab's local tree) */
 	char *branch;			/* the configured branch it was seen on; NULL: unknown */
 
 	kreg_report_commit base;	/* last good (regression's base, bisection's good) */
@@ -87,6 +100,8 @@ typedef struct {
 	int64_t job_id;
 	char *job, *testcase, *path_params;
 	char *job_yaml;			/* canonical YAML of the atom, untrusted */
+	kreg_report_param *params;	/* the atom's options that name it (its path_params), */
+	size_t nparams;			/* sorted by key, as 0-day's `parameters:` lists them */
 
 	/* Where it ran. */
 	int64_t host_id;
@@ -100,11 +115,22 @@ typedef struct {
 	char *compiler;			/* CONFIG_CC_VERSION_TEXT of the culprit's (else
 					 * the bad commit's) kernel build; NULL: not built here */
 
-	/* The metric and its change. */
+	/* The metric and its change. change is THE figure of the regression,
+	 * the one the mail's subject and first line and the page's header give
+	 * (kreg_report_figure): the comparison table's %change of the metric
+	 * in its second column (the culprit, else the bad commit) against its
+	 * first (the culprit's parent, else the last good commit), when the
+	 * table has the metric's row (change_from_table); else the detector's
+	 * estimate. base_mean and bad_mean are the means of those two sides. */
 	char *metric;
 	kreg_direction direction;
 	double change;			/* relative, -0.66 = -66% */
 	double base_mean, bad_mean;	/* NAN when not known */
+	int change_from_table;		/* 1: change is the table's culprit column */
+	/* The detector's estimate (the regressions row): the bad head against
+	 * its pooled baseline; NAN when none (a bisection by hand). Not THE
+	 * figure: shown, if anywhere, as what it is. */
+	double detected_change, detected_base_mean, detected_bad_mean;
 
 	kreg_report_table table;
 
@@ -163,8 +189,19 @@ char *kreg_report_commit_url(const kreg_repo_cfg *rc, const char *sha);
 void kreg_report_regression_key(const kreg_report_regression *r, char *buf, size_t size);
 
 /* The 0-day subject (without the list's prefix): "[repo:branch] sha12:
- * metric -66.0% regression" (the subject is the caller's to check). */
+ * metric -66.0% regression", with THE figure (kreg_report_figure; the
+ * subject is the caller's to check). */
 void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r);
+
+/* THE figure of r as the table prints it: "-22.8%" (a share in percent,
+ * kreg_stats_metric_is_share, by its difference in points: "+5.0 points");
+ * nothing when not known. */
+void kreg_report_figure(kreg_buf *out, const kreg_report_regression *r);
+
+/* What THE figure compares, in words: "the culprit against its parent",
+ * "the bad commit against the last good one", "the bad head against the
+ * detector's baseline". */
+const char *kreg_report_figure_what(const kreg_report_regression *r);
 
 /* A one-line, printable form of an untrusted string: control characters
  * and bytes that are not UTF-8 become '?', at most max bytes (0: all). For

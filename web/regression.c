@@ -253,7 +253,7 @@ static void reg_facts(kreg_buf *b, const web_site *s, const kreg_report_regressi
 		kreg_buf_puts(b, ":");
 		web_esc(b, r->branch, 100);
 	}
-	kreg_buf_puts(b, "</dd>\n<dt>metric</dt><dd>");
+	kreg_buf_printf(b, "</dd>\n<dt>metric: %s</dt><dd>", kreg_report_figure_what(r));
 	tp = trend_of(s, r);
 	web_link_open(b, s, tp);
 	web_esc(b, r->metric, 200);

@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 122
+plan 137
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"
@@ -98,7 +98,25 @@ is "$(mail_header "$M" Message-ID)" "$(sql "SELECT message_id FROM outbox")" "th
 body=$(sed -n '/^\r$/,$p' "$M" | tr -d '\r')
 like "$body" "kreg noticed a -[0-9.]+% regression of fio.read_iops on:" "the robot's opening line"
 like "$body" "^commit: $SHA_9 \(\"blöck: make the queue slow\"\)" "commit: the full sha and subject"
-like "$body" "^url: $SCRATCH/src" "the repo's url"
+like "$body" "^https://git.example.org/src.git master$" "the repo's public url (commit_url's) and branch"
+unlike "$body" "$SCRATCH/src" "not the lab's fetch path"
+fig=$(table_figure "$body")
+like "$fig" '^-[0-9]+\.[0-9]%$' "the table's culprit column has the metric's %change"
+like "$(mail_header "$M" Subject)" " fio.read_iops $fig regression\$" "the subject's figure is the table's culprit column"
+like "$body" "kreg noticed a $fig regression of fio.read_iops on:" "so is the first line's"
+like "$body" "^kreg's figure, $fig, is the %change of the culprit column: the culprit against its parent\.$" \
+	"and the mail says what the figure compares"
+like "$body" "^commit:\$" "0-day's commit: block"
+like "$body" "^  ${SHA_8:0:10} \(\"fs: commit 8\"\)  parent\$" "the culprit's parent with its subject and role"
+like "$body" "^  ${SHA_9:0:10} \(\"blöck: make the queue slow\"\)  culprit\$" "the culprit"
+like "$body" "^  ${BAD:0:10} \(\"fs: commit 16\"\)  bad head\$" "the bad head"
+like "$body" "^ +parent +culprit +bad head\$" "a label above each column of the table"
+like "$body" "^ {13}\\\\ {10}\\| {16}\\\\ {10}\\| {16}\\\\\$" "0-day's \\ | \\ line"
+like "$body" "^  step  commit +role +verdict +runs +mean  subject\$" "the bisection table's header"
+steps=$(grep -E '^ +[0-9]+  [0-9a-f]{12}  ' <<<"$body")
+like "$steps" "^ +[0-9]+  [0-9a-f]{12}  [a-z-]+ +[a-z]+ +[0-9]+ +[0-9]+(\.[0-9]{2})?  " "the steps: seq, commit, role, verdict, runs, mean"
+is "$(grep -cE '^.{61}[0-9]  [^ ]' <<<"$steps")" "$(wc -l <<<"$steps")" \
+	"every step's mean ends in the same column (62)"
 like "$body" "^\| Reported-by: kreg robot <kreg@lab.example.org>" "the Reported-by tag"
 like "$body" "^\| Closes: https://kreg.example.org/regression-b1.html" "the Closes tag: the regression's page"
 like "$body" "%stddev +%change +%stddev" "the comparison table's header"
@@ -196,15 +214,18 @@ C1=$SCRATCH/smtpc/1.eml
 is "$(tail -n +2 "$SCRATCH/smtpc/1.env" | tr '\n' ' ')" "lab@example.org " \
 	"no culprit: only the configured list gets it"
 is "$(mail_header "$C1" To)" "Lab List <lab@example.org>" "To: the lab list"
-is "$(mail_header "$C1" Subject)" \
-	"[src:master] ${GOOD:0:10}..${BAD:0:10}: fio.read_iops -20.0% regression (not bisected yet)" \
-	"its subject names the range, no commit, no subsystem"
 cbody=$(sed -n '/^\r$/,$p' "$C1" | tr -d '\r')
-like "$cbody" "kreg confirmed a -20.0% regression of fio.read_iops between:" "the opening line"
+cfig=$(table_figure "$cbody")
+is "$(mail_header "$C1" Subject)" \
+	"[src:master] ${GOOD:0:10}..${BAD:0:10}: fio.read_iops $cfig regression (not bisected yet)" \
+	"its subject names the range, no commit, no subsystem; the figure its table's (not the row's -20%)"
+like "$cbody" "kreg confirmed a $cfig regression of fio.read_iops between:" "the opening line"
+like "$cbody" "^kreg's figure, $cfig, is the %change of the bad column: the bad commit against the last good one\.$" \
+	"the figure: the bad commit against the last good one"
 like "$cbody" "^good: $GOOD \(\"root\"\)" "the last good commit"
 like "$cbody" "^bad:  $BAD \(\"fs: commit 16\"\)" "the first commit seen bad"
 like "$cbody" "kreg is bisecting it \(bisection 1\); it writes again in this" "where the bisection is"
-unlike "$cbody" "^(commit|author):" "no commit is blamed"
+unlike "$cbody" "^(commit: |author:)" "no commit is blamed"
 like "$cbody" "^\| Closes: https://kreg.example.org/regression-r1.html" "the Closes tag: the regression's page"
 is "$(sqlc "SELECT state FROM regressions")" "bisecting" "the regression is not 'reported' by it"
 run_kreg -c kregc.yaml mail send
@@ -220,12 +241,12 @@ R1=$(mail_header "$C1" Message-ID)
 like "$R1" "^<kreg\.r1\.[0-9a-f]+@lab.example.org>$" "the first mail's Message-ID is the regression's"
 is "$(mail_header "$C2" In-Reply-To)" "$R1" "the culprit's mail: In-Reply-To the confirmed one"
 is "$(mail_header "$C2" References)" "$R1" "and References it"
-like "$(mail_header "$C2" Subject)" "^Re: \[src:master\] \[blöck\] ${SHA_9:0:10}: fio.read_iops -20.0% regression$" \
-	"its subject: Re: with the culprit and its subsystem"
+c2body=$(sed -n '/^\r$/,$p' "$C2" | tr -d '\r')
+like "$(mail_header "$C2" Subject)" "^Re: \[src:master\] \[blöck\] ${SHA_9:0:10}: fio.read_iops $(table_figure "$c2body") regression$" \
+	"its subject: Re: with the culprit and its subsystem, the figure its table's"
 is "$(tail -n +2 "$SCRATCH/smtpc/2.env" | sort | tr '\n' ' ')" \
 	"axboe@kernel.dk commit.ter@example.org john@example.org lab@example.org linux-block@vger.kernel.org linux-kernel@vger.kernel.org reviewer@example.org " \
 	"the culprit's mail: author, committer, MAINTAINERS, the lab list"
-c2body=$(sed -n '/^\r$/,$p' "$C2" | tr -d '\r')
 like "$c2body" "is bisected now: the first bad commit is below" "it says the bisection is done"
 like "$c2body" "^commit: $SHA_9" "and names the commit"
 like "$c2body" "^\| Reported-by: kreg robot <kreg@lab.example.org>" "with the tags a fix should carry"

@@ -116,6 +116,7 @@ repos:
   - name: src
     url: $SCRATCH/src
     branches: [master]
+    commit_url: https://git.example.org/src.git/commit/?id=%s
 hosts:
   - name: simhost
     backend: sim
@@ -133,6 +134,20 @@ ${3:-}
 web:
   base_url: https://kreg.example.org/
 YAML
+}
+
+# The figure of a mail's own table: the %change of its second column (the
+# culprit, else the bad commit, against the first) in the row of METRIC.
+table_figure() {  # BODY [METRIC]
+	local metric=${2:-fio.read_iops} line
+
+	while IFS= read -r line; do
+		# a row: means and changes, then the metric (not a command line)
+		if [ "${line##* }" = "$metric" ] && [[ $line =~ ^\ +[0-9] ]]; then
+			grep -oE '[+-][0-9]+\.[0-9]%' <<<"$line" | head -1
+			return
+		fi
+	done <<<"$1"
 }
 
 # A header of a saved message, decoded (RFC 2047) and unfolded.

@@ -188,7 +188,7 @@ static void message_threads_and_stays_safe(void **state)
 	assert_non_null(strstr(m.body, "kreg noticed a -66.0% regression of "
 				       "fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec on:"));
 	assert_non_null(strstr(m.body, "| Reported-by: kreg robot <kreg@lab.example.org>"));
-	assert_non_null(strstr(m.body, "\tcompiler: gcc (Debian 12.2.0-14) 12.2.0\n"));
+	assert_non_null(strstr(m.body, "\ncompiler: gcc (Debian 12.2.0-14) 12.2.0\n"));
 
 	/* the same regression: the same Message-ID; a follow-up threads under it */
 	assert_int_equal(kreg_mail_compose(&f, &cfg, &r, KREG_MAIL_FIXED, m.message_id, NULL, &rcpts, 0), 0);
@@ -209,6 +209,86 @@ static void message_threads_and_stays_safe(void **state)
 	kreg_mail_message_free(&m);
 }
 
+/* 0-day's layout: the public URL and branch, the parameters as key: value
+ * lines, the kernel config by its files' names, the compared commits with
+ * their subjects and roles, the figure the table's own. */
+static void message_has_0day_layout(void **state)
+{
+	kreg_config cfg;
+	kreg_report_regression r;
+	kreg_mail_rcpts rcpts = { NULL, 0, 0 };
+	kreg_report_param params[2] = { { (char *)"bs", (char *)"4k" }, { (char *)"rw", (char *)"randread" } };
+	char *frags[1] = { (char *)"/srv/kreg/src/config/kernel/f2fs.config" };
+	char *labels[2] = { (char *)"edaa26334c117a58edaa26334c117a58edaa2633",
+			    (char *)"cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa" };
+	char *roles[2] = { (char *)"parent", (char *)"culprit" };
+	char *subjects[2] = { (char *)"iommu: avoid races", (char *)"block: reduce it" };
+	kreg_mail_message m;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&r, 0, sizeof(r));
+	cfg.mail.from = (char *)"kreg robot <kreg@lab.example.org>";
+	r.regression_id = 3;
+	r.repo = (char *)"linux";
+	r.repo_url = (char *)"/srv/kreg/mirrors/linux";
+	r.public_url = (char *)"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git";
+	r.branch = (char *)"master";
+	r.culprit.id = 5;
+	strcpy(r.culprit.sha, labels[1]);
+	r.culprit.subject = subjects[1];
+	r.metric = (char *)"fio.read_iops";
+	r.direction = KREG_DIR_HIGHER;
+	r.change = -0.228;
+	r.change_from_table = 1;
+	r.base_mean = 10380.4;
+	r.bad_mean = 8013.7;
+	r.detected_change = -0.282;
+	r.host = (char *)"lab1";
+	r.job = (char *)"fio-read-4k-randread";
+	r.params = params;
+	r.nparams = 2;
+	r.kconfig = (char *)"qemu";
+	r.kconfig_base = (char *)"/srv/kreg/src/config/kernel/qemu-guest.config";
+	r.kconfig_fragments = frags;
+	r.nkconfig_fragments = 1;
+	r.table.ncols = 2;
+	r.table.labels = labels;
+	r.table.roles = roles;
+	r.table.subjects = subjects;
+	r.table.text = (char *)"          parent                     culprit\n"
+			       "edaa26334c117a58 cb2ac2912a9ca7d3d26291c5119\n"
+			       "---------------- ---------------------------\n"
+			       "         %stddev     %change         %stddev\n"
+			       "             \\          |                \\\n"
+			       "     10380           -22.8%       8013        fio.read_iops\n";
+
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: fio.read_iops -22.8% regression");
+	assert_non_null(strstr(m.body, "kreg noticed a -22.8% regression of fio.read_iops on:\n"));
+	assert_non_null(strstr(m.body, "\nhttps://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git master\n"));
+	assert_null(strstr(m.body, "/srv/kreg"));	/* no path of the lab's server */
+	assert_non_null(strstr(m.body, "parameters:\n\n\tbs: 4k\n\trw: randread\n\n"));
+	assert_non_null(strstr(m.body, "\nkernel config: qemu (qemu-guest.config + f2fs.config)\n"));
+	assert_non_null(strstr(m.body, "\ncommit:\n  edaa26334c (\"iommu: avoid races\")  parent\n"
+				       "  cb2ac2912a (\"block: reduce it\")  culprit\n\n"));
+	assert_non_null(strstr(m.body, "             \\          |                \\\n"));
+	assert_non_null(strstr(m.body, "\nkreg's figure, -22.8%, is the %change of the culprit column: "
+				       "the culprit against its parent.\n"));
+	assert_null(strstr(m.body, "28.2"));		/* not the detector's estimate */
+	kreg_mail_message_free(&m);
+
+	/* a share in percent: by points, as the table gives it */
+	r.metric = (char *)"fio.latency_10ms%";
+	r.direction = KREG_DIR_LOWER;
+	r.change = 2.0;
+	r.base_mean = 1.5;
+	r.bad_mean = 4.5;
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: fio.latency_10ms% +3.0 points regression");
+	kreg_mail_message_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +297,7 @@ int main(void)
 		cmocka_unit_test(crlf_never_makes_a_header),
 		cmocka_unit_test(addresses_are_checked),
 		cmocka_unit_test(message_threads_and_stays_safe),
+		cmocka_unit_test(message_has_0day_layout),
 	};
 
 	return cmocka_run_group_tests_name("mail_message", tests, NULL, NULL);

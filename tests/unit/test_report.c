@@ -184,6 +184,30 @@ static void bisection_alone(void **state)
 	assert_non_null(strstr(r->table.text, METRIC));
 	assert_null(strstr(r->table.text, "fio.write_iops"));
 	assert_non_null(strstr(r->table.text_all, "fio.write_iops"));
+	/* each column's role and commit subject; the role above its sha, 0-day's
+	 * `\ | \` line under the header */
+	assert_string_equal(r->table.roles[0], "parent");
+	assert_string_equal(r->table.roles[1], "culprit");
+	assert_string_equal(r->table.roles[2], "bad head");
+	assert_string_equal(r->table.subjects[0], subjects[1]);
+	assert_string_equal(r->table.subjects[2], subjects[4]);
+	assert_true(!strncmp(r->table.text, "          parent                     culprit"
+			     "                    bad head\n1111", 60 + 5));
+	assert_non_null(strstr(r->table.text, "%stddev\n             \\          |                \\"
+					      "          |                \\\n"));
+	assert_non_null(strstr(r->table.text_all, "          |                \\\n"));
+	/* THE figure is the table's culprit column, in the table's words */
+	assert_int_equal(r->change_from_table, 1);
+	assert_true(fabs(r->change - r->table.rows[0].cmp[0].change) < 1e-12);
+	assert_true(isnan(r->detected_change));	/* no regressions row */
+	kreg_buf_clear(&subject);
+	kreg_report_figure(&subject, r);
+	assert_string_equal(kreg_buf_cstr(&subject), "-20.0%");
+	assert_non_null(strstr(r->table.text, "-20.0%"));
+	assert_string_equal(kreg_report_figure_what(r), "the culprit against its parent");
+	kreg_buf_clear(&subject);
+	/* the repo's public address: commit_url without its commit part */
+	assert_string_equal(r->public_url, "https://example.org");
 	assert_string_equal(r->bisect_state, "found");
 	assert_true(r->confidence > 0.99);
 	assert_int_equal(r->nsteps, 4);
@@ -238,7 +262,15 @@ static void regression_row(void **state)
 	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 0, f->bisection_id), 0);
 	assert_int_equal(r->regression_id, 1);
 	assert_string_equal(r->state, "reported");
-	assert_true(fabs(r->change + 0.19) < 1e-9);
+	/* THE figure: the table's (base v bad, no culprit on the row); the
+	 * detector's estimate kept apart */
+	assert_int_equal(r->change_from_table, 1);
+	assert_true(fabs(r->change + 0.20) < 0.01);
+	assert_true(fabs(r->detected_change + 0.19) < 1e-9);
+	assert_true(fabs(r->detected_bad_mean - 8100) < 1e-9);
+	assert_string_equal(kreg_report_figure_what(r), "the bad commit against the last good one");
+	assert_string_equal(r->table.roles[0], "last good");
+	assert_string_equal(r->table.roles[1], "bad");
 	assert_string_equal(r->base.sha, f->shas[1]);
 	assert_int_equal(r->culprit.id, 0);	/* the row names none yet */
 	assert_int_equal(r->nsteps, 4);

@@ -9,7 +9,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -78,8 +78,8 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 	const kreg_host_cfg *hc = h->hc;
 	kreg_plan plan;
 	kreg_plan_opts po = { hc->target, -1, local_cpus(hc), h->cfg->fxmark };
-	kreg_run_opts ro = { 0 };
-	kreg_run_result rr = { 0 };
+	kreg_spawn_opts ro = { 0 };
+	kreg_spawn_result rr = { 0 };
 	struct utsname un;
 	char *out_path = NULL, *parse_path = NULL;
 	double t0 = kreg_now_mono();
@@ -125,7 +125,7 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 		     plan.seconds * 2 + 60;
 	log_debug("host %s: running %s in %s (timeout %.0f s)", hc->name, plan.argv[0],
 		  req->out_dir, ro.timeout);
-	error = kreg_run(&rr, &ro);
+	error = kreg_spawn(&rr, &ro);
 	if (error < 0) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
 		goto done;
@@ -139,7 +139,7 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 		char desc[96];
 		char *tail = kreg_host__file_last_line(out_path);
 
-		kreg_run_describe(&rr, desc, sizeof(desc));
+		kreg_spawn_describe(&rr, desc, sizeof(desc));
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s failed (%s)%s%s", plan.program, desc,
 			   tail ? ": " : "", tail ? tail : "");
 		free(tail);

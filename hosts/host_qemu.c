@@ -18,7 +18,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -77,8 +77,8 @@ static int kvm_probe(const kreg_host *h, const char *bzimage, const char *dir)
 	char *log = kreg_path_join(dir, "kvm-probe.log");
 	char *con_opt = NULL, *esc = qemu_escape(console);
 	kreg_buf text = KREG_BUF_INIT;
-	kreg_run_opts o = { 0 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result r;
 	int works = 0;
 	const char *argv[] = {
 		qemu_binary(h->hc), "-accel", "kvm", "-cpu", "host", "-m", "256",
@@ -93,7 +93,7 @@ static int kvm_probe(const kreg_host *h, const char *bzimage, const char *dir)
 	o.out_path = log;
 	o.timeout = KVM_PROBE_TIMEOUT;
 	o.kill_grace = 1;
-	if (kreg_run(&r, &o) == 0 && !r.timed_out && kreg_buf_read_file(&text, console) == 0)
+	if (kreg_spawn(&r, &o) == 0 && !r.timed_out && kreg_buf_read_file(&text, console) == 0)
 		works = strstr(text.ptr, "Linux version") != NULL;
 	kreg_error_clear();
 	kreg_buf_free(&text);
@@ -229,7 +229,7 @@ static int write_run_file(const char *dir, const char *name, const char *data, s
 /* Read what the guest printed and decide what happened. */
 static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *plan,
 		    const char *out_dir, const char *console_path, const char *qemu_log,
-		    const kreg_run_result *r, const char *accel)
+		    const kreg_spawn_result *r, const char *accel)
 {
 	kreg_buf text = KREG_BUF_INIT, qlog = KREG_BUF_INIT;
 	kreg_qemu_console c;
@@ -455,8 +455,8 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	const kreg_host_cfg *hc = h->hc;
 	kreg_plan plan;
 	qemu_cmd cmd;
-	kreg_run_opts o = { 0 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result r;
 	const char *accel;
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
 	int error = KREG_ERROR, kvm, have_plan = 0, have_cmd = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
@@ -497,7 +497,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	o.kill_grace = 2;
 	log_info("host %s: booting %s (%s, %d cpu, %s MiB) for %s", hc->name, req->kernel->artifact,
 		 accel, cpus, cmd.mem, req->atom_name ? req->atom_name : "the job");
-	error = kreg_run(&r, &o);
+	error = kreg_spawn(&r, &o);
 	if (error < 0) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "qemu would not start: %s", kreg_error_last());
 		kreg_error_clear();

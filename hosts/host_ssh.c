@@ -15,7 +15,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdlib.h>
@@ -159,8 +159,8 @@ int kreg_host_ssh__on_good_kernel(const kreg_host_cfg *hc, const machine_state *
  * error. <0 only for kreg's own failures. */
 int kreg_host_ssh__recover(ssh_host *st, const kreg_host_cfg *hc, const char *out_dir, char **note)
 {
-	kreg_run_opts o = { 0 };
-	kreg_run_result rr;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result rr;
 	machine_state m;
 	wait_status ws;
 	char *log = NULL, *why = NULL, desc[96];
@@ -179,7 +179,7 @@ int kreg_host_ssh__recover(ssh_host *st, const kreg_host_cfg *hc, const char *ou
 	o.kill_grace = 2;
 	log_info("host %s: power cycling (%s)", hc->name, hc->power_cycle[0]);
 	kreg_ssh_disconnect(&st->ssh);
-	error = kreg_run(&rr, &o);
+	error = kreg_spawn(&rr, &o);
 	free(log);
 	if (error < 0) {
 		*note = kreg_asprintf("power_cycle %s would not start: %s", hc->power_cycle[0],
@@ -190,7 +190,7 @@ int kreg_host_ssh__recover(ssh_host *st, const kreg_host_cfg *hc, const char *ou
 	}
 	if (!rr.exited || rr.status != 0) {
 		*note = kreg_asprintf("power_cycle %s failed (%s)", hc->power_cycle[0],
-				      kreg_run_describe(&rr, desc, sizeof(desc)));
+				      kreg_spawn_describe(&rr, desc, sizeof(desc)));
 		log_error("host %s: %s", hc->name, *note);
 		return 0;
 	}

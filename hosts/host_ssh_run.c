@@ -10,7 +10,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -151,8 +151,8 @@ static int copy_program(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 	char *lib = kreg_path_join(hc->work_dir, "lib"), *bin = kreg_path_join(hc->work_dir, "bin");
 	char *wdir = kreg_path_join(out_dir, "kreg-bin"), *wrapper = NULL, *qlib = NULL, *qbin = NULL;
 	const char *ldd_argv[] = { "ldd", local, NULL };
-	kreg_run_opts o = { .argv = ldd_argv, .timeout = 30 };
-	kreg_run_result rr;
+	kreg_spawn_opts o = { .argv = ldd_argv, .timeout = 30 };
+	kreg_spawn_result rr;
 	kreg_ssh_result r = { 0 };
 	kreg_buf text = KREG_BUF_INIT;
 	const char **files = NULL;
@@ -164,7 +164,7 @@ static int copy_program(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 				local ? "" : ", nor here to copy");
 		goto done;
 	}
-	if (kreg_run_capture(&rr, &ldd_out, &o) < 0 || !rr.exited) {
+	if (kreg_spawn_capture(&rr, &ldd_out, &o) < 0 || !rr.exited) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s is not on %s; ldd %s failed: %s",
 				prog, hc->name, local, kreg_error_last());
 		kreg_error_clear();

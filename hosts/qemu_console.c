@@ -210,7 +210,7 @@ static char *last_text_line(const char *text)
 }
 
 kreg_run_status kreg_qemu_verdict(char **error, const kreg_qemu_console *c,
-				  const kreg_run_result *r, const char *qemu_log,
+				  const kreg_spawn_result *r, const char *qemu_log,
 				  const char *where, const char *program)
 {
 	const char *last = c->last_line ? c->last_line : "(nothing)";
@@ -233,13 +233,13 @@ kreg_run_status kreg_qemu_verdict(char **error, const kreg_qemu_console *c,
 		char *q = last_text_line(qemu_log);
 
 		*error = kreg_asprintf("qemu would not start (%s): %s",
-				       kreg_run_describe(r, desc, sizeof(desc)), *q ? q : "no message");
+				       kreg_spawn_describe(r, desc, sizeof(desc)), *q ? q : "no message");
 		free(q);
 		return KREG_RUN_INFRA_FAILED;
 	}
 	if (!c->booted) {
 		*error = kreg_asprintf("no boot: the kernel stopped before /init (qemu %s); "
-				       "last console line: %s", kreg_run_describe(r, desc, sizeof(desc)),
+				       "last console line: %s", kreg_spawn_describe(r, desc, sizeof(desc)),
 				       last);
 		return KREG_RUN_KERNEL_FAILED;
 	}
@@ -249,7 +249,7 @@ kreg_run_status kreg_qemu_verdict(char **error, const kreg_qemu_console *c,
 	}
 	if (!c->exited || !c->output_complete) {
 		*error = kreg_asprintf("the guest stopped during the job (qemu %s); last console line: %s",
-				       kreg_run_describe(r, desc, sizeof(desc)), last);
+				       kreg_spawn_describe(r, desc, sizeof(desc)), last);
 		return KREG_RUN_KERNEL_FAILED;
 	}
 	if (c->exit_status != 0) {

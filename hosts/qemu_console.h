@@ -6,7 +6,7 @@
 #define KREG_QEMU_CONSOLE_H
 
 #include "hosts/host.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 
 #include <stddef.h>
 
@@ -36,7 +36,7 @@ void kreg_qemu_console_free(kreg_qemu_console *c);
  * job's program. OK means the job exited 0: its output is still to be
  * parsed. */
 kreg_run_status kreg_qemu_verdict(char **error, const kreg_qemu_console *c,
-				  const kreg_run_result *r, const char *qemu_log,
+				  const kreg_spawn_result *r, const char *qemu_log,
 				  const char *where, const char *program);
 
 #endif

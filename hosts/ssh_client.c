@@ -5,7 +5,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -185,7 +185,7 @@ static char *last_line(const char *text)
 }
 
 /* What ssh's exit status and messages say. */
-static void classify(kreg_ssh *s, kreg_ssh_result *r, const kreg_run_result *rr, const char *text,
+static void classify(kreg_ssh *s, kreg_ssh_result *r, const kreg_spawn_result *rr, const char *text,
 		     const char *what)
 {
 	char *line;
@@ -234,8 +234,8 @@ static void classify(kreg_ssh *s, kreg_ssh_result *r, const kreg_run_result *rr,
 static int run_client(kreg_ssh *s, kreg_ssh_result *r, argvec *a, double timeout,
 		      const char *out_path, const char *what)
 {
-	kreg_run_opts o = { 0 };
-	kreg_run_result rr;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result rr;
 	kreg_buf text = KREG_BUF_INIT;
 	char *output = NULL;
 	int error;
@@ -246,11 +246,11 @@ static int run_client(kreg_ssh *s, kreg_ssh_result *r, argvec *a, double timeout
 	o.kill_grace = 2;
 	if (out_path) {
 		o.out_path = out_path;
-		error = kreg_run(&rr, &o);
+		error = kreg_spawn(&rr, &o);
 		if (error == 0 && rr.exited && rr.status == 255 && kreg_buf_read_file(&text, out_path) < 0)
 			kreg_error_clear();
 	} else {
-		error = kreg_run_capture(&rr, &output, &o);
+		error = kreg_spawn_capture(&rr, &output, &o);
 		if (output)
 			kreg_buf_puts(&text, output);
 	}
@@ -354,8 +354,8 @@ int kreg_ssh_get(kreg_ssh *s, kreg_ssh_result *r, const char *remote_path,
 void kreg_ssh_disconnect(kreg_ssh *s)
 {
 	argvec a = { 0 };
-	kreg_run_opts o = { 0 };
-	kreg_run_result rr;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result rr;
 
 	if (!s->dest)
 		return;
@@ -368,7 +368,7 @@ void kreg_ssh_disconnect(kreg_ssh *s)
 	o.argv = a.v;
 	o.timeout = 10;
 	o.kill_grace = 1;
-	if (kreg_run(&rr, &o) < 0)
+	if (kreg_spawn(&rr, &o) < 0)
 		kreg_error_clear();
 	argvec_free(&a);
 }

@@ -12,7 +12,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <git2.h>
@@ -139,7 +139,7 @@ static void build_ctx_free(build_ctx *b)
 	git_repository_free(b->repo);
 }
 
-int kreg_build__run_make(kreg_run_result *r, build_ctx *b, const char *dir, const char *const *targets,
+int kreg_build__run_make(kreg_spawn_result *r, build_ctx *b, const char *dir, const char *const *targets,
 			 double timeout)
 {
 	const char *argv[16];
@@ -147,7 +147,7 @@ int kreg_build__run_make(kreg_run_result *r, build_ctx *b, const char *dir, cons
 	char *arch = kreg_asprintf("ARCH=%s", kreg_build__arch(b->cfg));
 	char *cross = b->cfg->build.cross_compile && *b->cfg->build.cross_compile ?
 		kreg_asprintf("CROSS_COMPILE=%s", b->cfg->build.cross_compile) : NULL;
-	kreg_run_opts opts = { 0 };
+	kreg_spawn_opts opts = { 0 };
 	size_t n = 0;
 	int error;
 
@@ -170,7 +170,7 @@ int kreg_build__run_make(kreg_run_result *r, build_ctx *b, const char *dir, cons
 	opts.append = 1;
 	opts.timeout = timeout;
 	opts.kill_grace = 5;
-	error = kreg_run(r, &opts);
+	error = kreg_spawn(r, &opts);
 	free(cross);
 	free(arch);
 	free(o);
@@ -225,7 +225,7 @@ static char *build_modules(build_ctx *b, const char *tmp_dir, double timeout)
 				   (int)sysconf(_SC_NPROCESSORS_ONLN));
 	char *mod_path = kreg_asprintf("INSTALL_MOD_PATH=%s", stage);
 	kreg_buf text = KREG_BUF_INIT;
-	kreg_run_result r;
+	kreg_spawn_result r;
 	char desc[128];
 	int modules;
 
@@ -247,13 +247,13 @@ static char *build_modules(build_ctx *b, const char *tmp_dir, double timeout)
 				kreg_error_clear();
 			} else if (r.timed_out || !r.exited || r.status) {
 				why = kreg_asprintf("make %s failed (%s)", k ? "modules_install" : "modules",
-						    kreg_run_describe(&r, desc, sizeof(desc)));
+						    kreg_spawn_describe(&r, desc, sizeof(desc)));
 			}
 		}
 	}
 	if (!why) {
 		const char *argv[] = { "tar", "-C", stage, "-cf", NULL, "lib", NULL };
-		kreg_run_opts o = { 0 };
+		kreg_spawn_opts o = { 0 };
 
 		tar = kreg_path_join(tmp_dir, "modules.tar");
 		argv[4] = tar;
@@ -261,7 +261,7 @@ static char *build_modules(build_ctx *b, const char *tmp_dir, double timeout)
 		o.out_path = b->log;
 		o.append = 1;
 		o.timeout = 300;
-		if (kreg_run(&r, &o) < 0 || !r.exited || r.status) {
+		if (kreg_spawn(&r, &o) < 0 || !r.exited || r.status) {
 			why = kreg_asprintf("cannot pack the modules into %s", tar);
 			kreg_error_clear();
 		}
@@ -361,7 +361,7 @@ static int make_kernel(build_ctx *b, char **why)
 				   (int)sysconf(_SC_NPROCESSORS_ONLN));
 	const char *t[] = { jobs, kreg_build__target(cfg), NULL };
 	double timeout = build_timeout(cfg);
-	kreg_run_result r;
+	kreg_spawn_result r;
 	char desc[128];
 	int error;
 
@@ -375,7 +375,7 @@ static int make_kernel(build_ctx *b, char **why)
 		char *first = log_first_error(b->log);
 
 		*why = kreg_asprintf("make %s failed (%s)%s%s", kreg_build__target(cfg),
-				     kreg_run_describe(&r, desc, sizeof(desc)),
+				     kreg_spawn_describe(&r, desc, sizeof(desc)),
 				     first ? ": " : "", first ? first : "");
 		free(first);
 	}
@@ -386,8 +386,8 @@ static int make_kernel(build_ctx *b, char **why)
  * as bzImage. */
 static int keep_image(build_ctx *b)
 {
-	kreg_run_opts o = { 0 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result r;
 	char *odir = kreg_asprintf("O=%s", b->obj_dir);
 	char *arch = kreg_asprintf("ARCH=%s", kreg_build__arch(b->cfg));
 	const char *argv[] = { "make", "-s", "-C", b->tree_dir, odir, arch, "image_name", NULL };
@@ -396,7 +396,7 @@ static int keep_image(build_ctx *b)
 
 	o.argv = argv;
 	o.timeout = 60;
-	if ((error = kreg_run_capture(&r, &image_rel, &o)) < 0)
+	if ((error = kreg_spawn_capture(&r, &image_rel, &o)) < 0)
 		goto done;
 	img = image_rel;
 	while (*img && isspace((unsigned char)*img))

@@ -10,7 +10,7 @@
 #include "config/config.h"
 #include "db/db.h"
 #include "kernel/build.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 
 #include <git2.h>
 
@@ -44,7 +44,7 @@ int kreg_build__copy_file(const char *from, const char *to);
 void kreg_build__log_append(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* make targets in the tree, O=dir, its output appended to the build log. */
-int kreg_build__run_make(kreg_run_result *r, build_ctx *b, const char *dir, const char *const *targets,
+int kreg_build__run_make(kreg_spawn_result *r, build_ctx *b, const char *dir, const char *const *targets,
 			 double timeout);
 
 /* kconfig.c: the config of the build (b->kc, b->needs, b->label, the

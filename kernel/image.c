@@ -6,7 +6,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -269,14 +269,14 @@ static char *find_program(const char *name)
 static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *prog)
 {
 	const char *argv[] = { "ldd", prog, NULL };
-	kreg_run_opts o = { 0 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result r;
 	char *out = NULL;
 	int error;
 
 	o.argv = argv;
 	o.timeout = 60;
-	if ((error = kreg_run_capture(&r, &out, &o)) < 0)
+	if ((error = kreg_spawn_capture(&r, &out, &o)) < 0)
 		return error;
 	if (!r.exited || (r.status && !strstr(out, "not a dynamic executable"))) {
 		kreg_error_set("ldd %s failed: %s", prog, out);

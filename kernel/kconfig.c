@@ -8,7 +8,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/shared.h"
 #include "lib/util.h"
 
@@ -338,8 +338,8 @@ static char *kconfig_depends(build_ctx *b, const char *opt, size_t len, const ch
 	char *e2 = kreg_asprintf("menuconfig %.*s", (int)len, opt);
 	const char *argv[] = { "grep", "-rlx", "--include=Kconfig*", "-e", e1, "-e", e2,
 			       b->tree_dir, NULL };
-	kreg_run_opts o = { 0 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result r;
 	kreg_buf text = KREG_BUF_INIT, deps = KREG_BUF_INIT;
 	char *files = NULL, *res = NULL;
 	const char *p;
@@ -347,7 +347,7 @@ static char *kconfig_depends(build_ctx *b, const char *opt, size_t len, const ch
 
 	o.argv = argv;
 	o.timeout = 120;
-	if (kreg_run_capture(&r, &files, &o) < 0 || !files || !*files) {
+	if (kreg_spawn_capture(&r, &files, &o) < 0 || !files || !*files) {
 		kreg_error_clear();
 		res = kreg_strdup("no such option in this tree");
 		goto done;
@@ -449,14 +449,14 @@ static int config_holds(build_ctx *b, const char *made_path, const char *conf_pa
 static int conf_make(build_ctx *b, const char *target, char **why)
 {
 	const char *t[] = { target, NULL };
-	kreg_run_result r;
+	kreg_spawn_result r;
 	char desc[128];
 	int error;
 
 	if ((error = kreg_build__run_make(&r, b, b->conf_dir, t, 600)) < 0)
 		return error;
 	if (!r.exited || r.status)
-		*why = kreg_asprintf("make %s: %s", target, kreg_run_describe(&r, desc, sizeof(desc)));
+		*why = kreg_asprintf("make %s: %s", target, kreg_spawn_describe(&r, desc, sizeof(desc)));
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #include "stats/stats.h"
 
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -9,7 +9,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #include "db/results.h"
 #include "db/work.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include "lib/git.h"
 #include "lib/mem.h"
 #include "lib/owner.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/sample.h"
 #include "lib/util.h"
 
@@ -190,12 +190,12 @@ static void distance_suggests(void **state)
 static void run_captures_output_and_status(void **state)
 {
 	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
-	kreg_run_opts o = { .argv = argv };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv };
+	kreg_spawn_result r;
 	char *output;
 
 	(void)state;
-	assert_int_equal(kreg_run_capture(&r, &output, &o), 0);
+	assert_int_equal(kreg_spawn_capture(&r, &output, &o), 0);
 	assert_true(r.exited);
 	assert_int_equal(r.status, 3);
 	assert_string_equal(output, "out\nerr\n");
@@ -206,12 +206,12 @@ static void run_passes_argv_without_a_shell(void **state)
 {
 	/* A hostile string reaches the child as one argument, unexpanded. */
 	const char *argv[] = { "printf", "%s", "$(touch /tmp/kreg-pwned); `id`", NULL };
-	kreg_run_opts o = { .argv = argv };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv };
+	kreg_spawn_result r;
 	char *output;
 
 	(void)state;
-	assert_int_equal(kreg_run_capture(&r, &output, &o), 0);
+	assert_int_equal(kreg_spawn_capture(&r, &output, &o), 0);
 	assert_string_equal(output, "$(touch /tmp/kreg-pwned); `id`");
 	assert_false(kreg_path_exists("/tmp/kreg-pwned"));
 	free(output);
@@ -220,11 +220,11 @@ static void run_passes_argv_without_a_shell(void **state)
 static void run_missing_program_is_an_error(void **state)
 {
 	const char *argv[] = { "kreg-no-such-program", NULL };
-	kreg_run_opts o = { .argv = argv };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv };
+	kreg_spawn_result r;
 
 	(void)state;
-	assert_int_equal(kreg_run(&r, &o), KREG_ENOTFOUND);
+	assert_int_equal(kreg_spawn(&r, &o), KREG_ENOTFOUND);
 	assert_non_null(strstr(kreg_error_last(), "kreg-no-such-program"));
 }
 
@@ -233,8 +233,8 @@ static void run_timeout_kills_the_whole_group(void **state)
 	char pidfile[] = "/tmp/kreg-test-run-XXXXXX";
 	char script[256];
 	const char *argv[] = { "sh", "-c", script, NULL };
-	kreg_run_opts o = { .argv = argv, .timeout = 0.5, .kill_grace = 0.2 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv, .timeout = 0.5, .kill_grace = 0.2 };
+	kreg_spawn_result r;
 	kreg_buf b = KREG_BUF_INIT;
 	long long grandchild;
 	int fd = mkstemp(pidfile);
@@ -245,7 +245,7 @@ static void run_timeout_kills_the_whole_group(void **state)
 	/* The grandchild ignores SIGTERM: only the group SIGKILL ends it. */
 	snprintf(script, sizeof(script),
 		 "sh -c 'trap \"\" TERM; sleep 60' & echo $! > %s; wait", pidfile);
-	assert_int_equal(kreg_run(&r, &o), 0);
+	assert_int_equal(kreg_spawn(&r, &o), 0);
 	assert_true(r.timed_out);
 	assert_false(r.exited);
 	assert_int_equal(kreg_buf_read_file(&b, pidfile), 0);

@@ -28,7 +28,7 @@ static char *fixture(const char *name)
 
 /* Parse a fixture and give the verdict for qemu ending as r says. */
 static kreg_run_status verdict(kreg_qemu_console *c, char **error, const char *name,
-			       const kreg_run_result *r, const char *qemu_log)
+			       const kreg_spawn_result *r, const char *qemu_log)
 {
 	char *text = name ? fixture(name) : strdup("");
 
@@ -37,7 +37,7 @@ static kreg_run_status verdict(kreg_qemu_console *c, char **error, const char *n
 	return kreg_qemu_verdict(error, c, r, qemu_log, "tcg, vm1", "fio");
 }
 
-static const kreg_run_result exited0 = { .exited = 1, .status = 0, .seconds = 9.9 };
+static const kreg_spawn_result exited0 = { .exited = 1, .status = 0, .seconds = 9.9 };
 
 static void ok_run_has_its_output(void **state)
 {
@@ -109,7 +109,7 @@ static void failing_job_is_job_failed(void **state)
 static void panic_is_kernel_failed(void **state)
 {
 	kreg_qemu_console c;
-	kreg_run_result timed = { .timed_out = 1, .seconds = 45 };
+	kreg_spawn_result timed = { .timed_out = 1, .seconds = 45 };
 	char *error;
 
 	(void)state;
@@ -140,7 +140,7 @@ static void oops_is_kernel_failed(void **state)
 static void hang_is_infra_failed(void **state)
 {
 	kreg_qemu_console c;
-	kreg_run_result timed = { .timed_out = 1, .signo = 9, .seconds = 45 };
+	kreg_spawn_result timed = { .timed_out = 1, .signo = 9, .seconds = 45 };
 	char *error;
 
 	(void)state;
@@ -166,7 +166,7 @@ static void no_boot_is_kernel_failed(void **state)
 static void qemu_that_does_not_start_is_infra_failed(void **state)
 {
 	kreg_qemu_console c;
-	kreg_run_result r = { .exited = 1, .status = 1, .seconds = 0.1 };
+	kreg_spawn_result r = { .exited = 1, .status = 1, .seconds = 0.1 };
 	char *error;
 
 	(void)state;

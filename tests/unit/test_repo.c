@@ -9,7 +9,7 @@
 #include "db/commits.h"
 #include "lib/err.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -23,10 +23,10 @@ static void git(const char *cwd, const char *a1, const char *a2, const char *a3,
 	const char *argv[] = { "git", "-c", "user.name=Test Author", "-c",
 			       "user.email=author@example.org", "-c", "init.defaultBranch=master",
 			       a1, a2, a3, a4, NULL };
-	kreg_run_opts o = { .argv = argv, .cwd = cwd };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv, .cwd = cwd };
+	kreg_spawn_result r;
 
-	assert_int_equal(kreg_run(&r, &o), 0);
+	assert_int_equal(kreg_spawn(&r, &o), 0);
 	assert_true(r.exited && r.status == 0);
 }
 

@@ -8,7 +8,7 @@
 
 #include "hosts/ssh_client.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <arpa/inet.h>
@@ -24,10 +24,10 @@ static char *through_sh(const char *s)
 {
 	char *q = kreg_ssh_quote(s), *cmd = kreg_asprintf("printf '%%s' %s", q), *out = NULL;
 	const char *argv[] = { "sh", "-c", cmd, NULL };
-	kreg_run_opts o = { .argv = argv, .timeout = 10 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv, .timeout = 10 };
+	kreg_spawn_result r;
 
-	assert_int_equal(kreg_run_capture(&r, &out, &o), 0);
+	assert_int_equal(kreg_spawn_capture(&r, &out, &o), 0);
 	assert_true(r.exited && r.status == 0);
 	free(cmd);
 	free(q);

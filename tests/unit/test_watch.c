@@ -10,7 +10,7 @@
 
 #include "daemon/daemon.h"
 #include "lib/mem.h"
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -26,8 +26,8 @@ typedef struct {
 static void git(const char *first, ...)
 {
 	const char *argv[24] = { "git", "-c", "user.name=t", "-c", "user.email=t@example.org" };
-	kreg_run_opts o = { .argv = argv, .timeout = 60 };
-	kreg_run_result r;
+	kreg_spawn_opts o = { .argv = argv, .timeout = 60 };
+	kreg_spawn_result r;
 	size_t n = 5;
 	va_list ap;
 
@@ -36,7 +36,7 @@ static void git(const char *first, ...)
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
-	assert_int_equal(kreg_run(&r, &o), 0);
+	assert_int_equal(kreg_spawn(&r, &o), 0);
 	assert_true(r.exited);
 	assert_int_equal(r.status, 0);
 }

@@ -1,4 +1,4 @@
-#include "lib/run.h"
+#include "lib/spawn.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -57,7 +57,7 @@ static void group_del(pid_t pg)
 			groups[i] = 0;
 }
 
-void kreg_run_kill_children(void)
+void kreg_spawn_kill_children(void)
 {
 	struct timespec pause = { 0, 300 * 1000 * 1000 };
 	int any = 0;
@@ -82,7 +82,7 @@ static void on_fatal_signal(int sig)
 {
 	int saved = errno;
 
-	kreg_run_kill_children();
+	kreg_spawn_kill_children();
 	/* then end as the signal would have ended kreg */
 	signal(sig, SIG_DFL);
 	errno = saved;
@@ -90,7 +90,7 @@ static void on_fatal_signal(int sig)
 }
 
 /* Once: for each of SIGINT, SIGTERM, SIGHUP left at its default (a caller
- * with a handler of its own, the daemon, calls kreg_run_kill_children
+ * with a handler of its own, the daemon, calls kreg_spawn_kill_children
  * itself), end the children's groups before kreg ends. */
 static void install_handlers(void)
 {
@@ -115,7 +115,7 @@ static void install_handlers(void)
 }
 
 /* In the child: only async-signal-safe calls until exec. */
-static _Noreturn void child_exec(const kreg_run_opts *o, char **envp, int in_fd,
+static _Noreturn void child_exec(const kreg_spawn_opts *o, char **envp, int in_fd,
 				 int out_fd, int err_pipe, pid_t parent)
 {
 	int e;
@@ -157,7 +157,7 @@ extern char **environ;
 
 /* The environment for the child, built before fork: environ with o->env
  * entries replacing those of the same name. */
-static char **make_env(const kreg_run_opts *o)
+static char **make_env(const kreg_spawn_opts *o)
 {
 	size_t n = 0, m = 0, k = 0;
 	char **envp;
@@ -185,7 +185,7 @@ static char **make_env(const kreg_run_opts *o)
 	return envp;
 }
 
-int kreg_run(kreg_run_result *out, const kreg_run_opts *o)
+int kreg_spawn(kreg_spawn_result *out, const kreg_spawn_opts *o)
 {
 	char **envp = NULL;
 	int in_fd = -1, out_fd = -1, pipefd[2] = { -1, -1 };
@@ -299,10 +299,10 @@ done:
 	return error;
 }
 
-int kreg_run_capture(kreg_run_result *out, char **output, const kreg_run_opts *opts)
+int kreg_spawn_capture(kreg_spawn_result *out, char **output, const kreg_spawn_opts *opts)
 {
 	char path[] = "/tmp/kreg-run-XXXXXX";
-	kreg_run_opts o = *opts;
+	kreg_spawn_opts o = *opts;
 	kreg_buf b = KREG_BUF_INIT;
 	int fd, error;
 
@@ -315,7 +315,7 @@ int kreg_run_capture(kreg_run_result *out, char **output, const kreg_run_opts *o
 	close(fd);
 	o.out_path = path;
 	o.append = 0;
-	error = kreg_run(out, &o);
+	error = kreg_spawn(out, &o);
 	if (error == 0 && (error = kreg_buf_read_file(&b, path)) == 0)
 		*output = kreg_buf_detach(&b);
 	kreg_buf_free(&b);
@@ -323,7 +323,7 @@ int kreg_run_capture(kreg_run_result *out, char **output, const kreg_run_opts *o
 	return error;
 }
 
-const char *kreg_run_describe(const kreg_run_result *r, char *buf, unsigned size)
+const char *kreg_spawn_describe(const kreg_spawn_result *r, char *buf, unsigned size)
 {
 	if (r->timed_out)
 		snprintf(buf, size, "timed out after %.0f s", r->seconds);

@@ -882,13 +882,13 @@ int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 		conclude_untested(&m, out, &s, &msg, &weak, &nweak);
 out:
 	free(weak);
-	kreg_bisect_search_free(&s);
-	kreg_buf_free(&msg);
+	kreg_bisect_search_release(&s);
+	kreg_buf_release(&msg);
 	machine_free(&m);
 	return 0;
 }
 
-void kreg_bisect_action_free(kreg_bisect_action *a)
+void kreg_bisect_action_release(kreg_bisect_action *a)
 {
 	free(a->candidates);
 	free(a->message);

@@ -126,7 +126,7 @@ typedef struct {
 /* What to do next. <0 only for kreg's own failures (error set). */
 int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 		     const kreg_bisect_state *st);
-void kreg_bisect_action_free(kreg_bisect_action *a);
+void kreg_bisect_action_release(kreg_bisect_action *a);
 
 /* The current judgement of one commit (for the steps' rows and the log). */
 typedef struct {

@@ -286,7 +286,7 @@ void kreg_bisect_graph_search(kreg_bisect_search *out, const kreg_bisect_graph *
 	free(cand);
 }
 
-void kreg_bisect_search_free(kreg_bisect_search *s)
+void kreg_bisect_search_release(kreg_bisect_search *s)
 {
 	free(s->candidates);
 	memset(s, 0, sizeof(*s));

@@ -65,6 +65,6 @@ typedef struct {
  * git's find_bisection does. */
 void kreg_bisect_graph_search(kreg_bisect_search *out, const kreg_bisect_graph *g,
 			      const kreg_bisect_mark *marks);
-void kreg_bisect_search_free(kreg_bisect_search *s);
+void kreg_bisect_search_release(kreg_bisect_search *s);
 
 #endif

@@ -190,7 +190,7 @@ static int bisect_status(kreg_db *db, int argc, char **argv)
 		put_clean(one.job);
 		printf("\n  metric:   %s\n  host:     %s (%s)\n", one.metric, one.host, one.backend);
 		print_outcome(&one);
-		kreg_db_bisection_free(&one);
+		kreg_db_bisection_release(&one);
 		return KREG_EXIT_OK;
 	}
 	if (kreg_db_bisection_list(db, &v, &n) < 0) {
@@ -240,7 +240,7 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 
 	if (kreg_db_bisection_get(db, &b, id) < 0 || kreg_db_bisect_steps(db, &steps, &n, id) < 0) {
 		kreg_cmd_error(NULL);
-		kreg_db_bisection_free(&b);
+		kreg_db_bisection_release(&b);
 		return KREG_EXIT_FAIL;
 	}
 	kreg_judge_bisect_params(&params, cfg, b.metric);
@@ -300,7 +300,7 @@ static int cmd_log(kreg_config *cfg, kreg_db *db, int64_t id)
 	printf("# cost: %d builds, %d runs%s\n", b.builds, b.runs,
 	       sim_label(&b)[0] ? " (sim host: nothing was built or run)" : "");
 	kreg_db_bisect_steps_free(steps, n);
-	kreg_db_bisection_free(&b);
+	kreg_db_bisection_release(&b);
 	return KREG_EXIT_OK;
 }
 

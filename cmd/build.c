@@ -141,7 +141,7 @@ int cmd_build(int argc, char **argv)
 fail:
 	kreg_cmd_error(NULL);
 done:
-	kreg_build_result_free(&res);
+	kreg_build_result_release(&res);
 	kreg_atom_free(atom);
 	free(needs);
 	kreg_repo_close(repo);

@@ -279,7 +279,7 @@ int cmd_changes(int argc, char **argv)
 	}
 	ret = KREG_EXIT_OK;
 done:
-	kreg_changes_free(&ch);
+	kreg_changes_release(&ch);
 	kreg_db_close(db);
 	kreg_config_free(cfg);
 	return ret;

@@ -104,7 +104,7 @@ static int load_text(kreg_config **out, const char *text_path, const char *const
 	error = some ? kreg_config_load_hosts(out, kreg_opts.config_path, b.ptr, b.len, hosts, nhosts,
 					      &problems) :
 		       kreg_config_load_string(out, kreg_opts.config_path, b.ptr, b.len, &problems);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return loaded(out, error, &problems);
 }
 
@@ -143,7 +143,7 @@ static int loaded(kreg_config **out, int error, kreg_config_problems *problems)
 		else
 			kreg_cmd_error(NULL);
 	}
-	kreg_config_problems_free(problems);
+	kreg_config_problems_release(problems);
 	if (error == 0 && (*out)->log_level && !kreg_opts.verbose && !kreg_opts.quiet) {
 		int l = kreg_log_level_parse((*out)->log_level);
 

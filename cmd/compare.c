@@ -85,9 +85,9 @@ int cmd_compare(int argc, char **argv)
 fail:
 	kreg_cmd_error(NULL);
 done:
-	kreg_comparison_free(&cmp);
-	kreg_buf_free(&out);
-	kreg_judge_stats_opts_free(&sopts);
+	kreg_comparison_release(&cmp);
+	kreg_buf_release(&out);
+	kreg_judge_stats_opts_release(&sopts);
 	kreg_config_free(cfg);
 	return ret;
 }

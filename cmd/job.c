@@ -81,7 +81,7 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		if (kreg_job_load(&job, argv[i], cfg->job_path, cfg->njob_path) < 0 ||
 		    kreg_job_split(&atoms, job) < 0) {
 			kreg_cmd_error(NULL);
-			kreg_atoms_free(&atoms);
+			kreg_atoms_release(&atoms);
 			kreg_job_free(job);
 			status = KREG_EXIT_FAIL;
 			continue;
@@ -99,7 +99,7 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 			free(path);
 			free(file);
 		}
-		kreg_atoms_free(&atoms);
+		kreg_atoms_release(&atoms);
 		kreg_job_free(job);
 	}
 	if (kreg_file_batch_commit(&batch) < 0) {
@@ -109,7 +109,7 @@ static int job_split(int argc, char **argv, const kreg_config *cfg)
 		for (size_t a = 0; a < batch.count; a++)
 			printf("%s\n", batch.path[a]);
 	}
-	kreg_file_batch_free(&batch);
+	kreg_file_batch_release(&batch);
 	return status;
 }
 
@@ -122,13 +122,13 @@ static int job_parse(int argc, char **argv)
 		return kreg_cmd_usage(usage, "job parse: give a parser (fio, dbench, fxmark) and a file");
 	if (kreg_parse_file(&s, argv[1], argv[2]) < 0) {
 		kreg_cmd_error(NULL);
-		kreg_samples_free(&s);
+		kreg_samples_release(&s);
 		return KREG_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < s.count; i++)
 		kreg_fprintf_esc(stdout, "%s: %s\n", s.items[i].metric,
 		       kreg_format_value(v, sizeof(v), s.items[i].value));
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	return KREG_EXIT_OK;
 }
 
@@ -187,7 +187,7 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 		printf("file system: %s, made on %s's test disk before the run\n", fs, hc->name);
 	kreg_fprintf_esc(stdout, "%s", text);
 	free(text);
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 	kreg_host_close(host);
 	kreg_atom_free(atom);
 	return KREG_EXIT_OK;
@@ -296,7 +296,7 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 	print_summary(&report);
 	status = report.ok == spec.runs ? KREG_EXIT_OK : KREG_EXIT_FAIL;
 done:
-	kreg_run_job_report_free(&report);
+	kreg_run_job_report_release(&report);
 	kreg_db_close(db);
 	kreg_atom_free(atom);
 	return status;

@@ -107,8 +107,8 @@ static int mail_who(int argc, char **argv)
 	}
 	rc = KREG_EXIT_OK;
 done:
-	kreg_maint_result_free(&r);
-	kreg_mail_paths_free(&paths);
+	kreg_maint_result_release(&r);
+	kreg_mail_paths_release(&paths);
 	kreg_maintainers_free(m);
 	kreg_repo_close(repo);
 	return rc;
@@ -267,7 +267,7 @@ static int mail_show(int argc, char **argv)
 	put_message(m.message);
 	rc = KREG_EXIT_OK;
 done:
-	kreg_db_outbox_free(&m);
+	kreg_db_outbox_release(&m);
 	kreg_db_close(db);
 	kreg_config_free(cfg);
 	return rc;

@@ -114,7 +114,7 @@ static int show(kreg_db *db, int64_t id)
 	}
 done:
 	kreg_db_regression_marks_free(m, n);
-	kreg_db_regression_free(&r);
+	kreg_db_regression_release(&r);
 	return error;
 }
 
@@ -127,7 +127,7 @@ static int fixing_sha(kreg_db *db, char out[41], int64_t repo_id, const char *sp
 
 	if (repo_id && kreg_db_commit_find(db, &c, repo_id, spec) == 0) {
 		snprintf(out, 41, "%s", c.sha);
-		kreg_db_commit_free(&c);
+		kreg_db_commit_release(&c);
 		return 0;
 	}
 	kreg_error_clear();
@@ -182,7 +182,7 @@ static int mark(kreg_db *db, int argc, char **argv, const char *note, const char
 		if ((error = kreg_db_regression_get(db, &r, id)) < 0)
 			return error;
 		error = fixing_sha(db, sha, r.repo_id, arg);
-		kreg_db_regression_free(&r);
+		kreg_db_regression_release(&r);
 		if (error < 0)
 			return error;
 		arg = sha;

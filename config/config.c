@@ -396,7 +396,7 @@ static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char
 			schema_problem(ld, m, "%s.effects[%zu].metric: host '%s' models no metric '%s'", path,
 				(size_t)(it - effects->data.sequence.items.start),
 				h->name ? h->name : "?", schema_shown(&b, name));
-			kreg_buf_free(&b);
+			kreg_buf_release(&b);
 		}
 	}
 }
@@ -527,7 +527,7 @@ static void check_names(loader *ld)
 					   r->path, kind_names[r->kind], schema_shown(&b, r->name));
 		}
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 /* ---- derived defaults -------------------------------------------------------- */
@@ -820,9 +820,9 @@ checked:
 		c->host_names_len = names.len;
 		c->host_names = kreg_buf_detach(&names);
 	}
-	kreg_buf_free(&names);
+	kreg_buf_release(&names);
 	schema_some_input_free(&in);
-	kreg_config_problems_free(&own);
+	kreg_config_problems_release(&own);
 	*out = c;
 	return error;
 }
@@ -864,7 +864,7 @@ int kreg_config_load(kreg_config **out, const char *path, kreg_config_problems *
 	if (kreg_buf_read_file_max(&b, path, KREG_CONFIG_MAX_FILE, "a configuration file") < 0)
 		goto fail;
 	error = kreg_config_load_string(out, path, b.ptr, b.len, problems);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 fail:
 	if (fd >= 0)
@@ -882,8 +882,8 @@ fail:
 		q->message = kreg_strdup(!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2) ?
 					 msg + n + 2 : msg);
 	}
-	kreg_config_problems_free(&own);
-	kreg_buf_free(&b);
+	kreg_config_problems_release(&own);
+	kreg_buf_release(&b);
 	return KREG_ERROR;
 }
 
@@ -930,10 +930,10 @@ int kreg_config_default(kreg_config **out, const char *data_dir)
 	if (error < 0)
 		kreg_error_set("the built-in configuration does not load: %s",
 			       p.count ? p.items[0].message : kreg_error_last());
-	kreg_config_problems_free(&p);
-	kreg_buf_free(&y);
-	kreg_buf_free(&dd);
-	kreg_buf_free(&scratch);
+	kreg_config_problems_release(&p);
+	kreg_buf_release(&y);
+	kreg_buf_release(&dd);
+	kreg_buf_release(&scratch);
 	free(abs);
 	return error;
 }

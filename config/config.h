@@ -252,7 +252,7 @@ int kreg_config_load_hosts(kreg_config **out, const char *name, const char *yaml
 /* The built-in default configuration (the demo's), rooted at data_dir. */
 int kreg_config_default(kreg_config **out, const char *data_dir);
 void kreg_config_free(kreg_config *cfg);
-void kreg_config_problems_free(kreg_config_problems *p);
+void kreg_config_problems_release(kreg_config_problems *p);
 
 const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name);
 /* Whether a host of that name is configured, built or not (a worker's

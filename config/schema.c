@@ -56,7 +56,7 @@ void schema_problem(loader *ld, const yaml_node_t *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-void kreg_config_problems_free(kreg_config_problems *p)
+void kreg_config_problems_release(kreg_config_problems *p)
 {
 	if (!p)
 		return;
@@ -333,7 +333,7 @@ bad_choice: {
 					     s, near, b2.ptr);
 		else
 			*why = kreg_asprintf("unknown value '%s' (one of %s)", s, b2.ptr);
-		kreg_buf_free(&b2);
+		kreg_buf_release(&b2);
 		return -1;
 	}
 }
@@ -416,7 +416,7 @@ static const char *describe(kreg_buf *b, const yaml_node_t *n)
 	schema_shown(&tmp, (const char *)n->data.scalar.value);
 	kreg_buf_clear(b);
 	kreg_buf_printf(b, "'%s'", tmp.ptr);
-	kreg_buf_free(&tmp);
+	kreg_buf_release(&tmp);
 	return b->ptr;
 }
 
@@ -439,7 +439,7 @@ static int scalar(loader *ld, const field *f, const yaml_node_t *v, const char *
 		schema_problem(ld, v, "%s%sexpected %s, got %s", path, sep(path),
 			type_wants(f->type == T_PATHLIST ? T_PATH : f->type == T_STRLIST ? T_STR : f->type),
 			describe(&b, v));
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return -1;
 	}
 	s = (const char *)v->data.scalar.value;
@@ -592,7 +592,7 @@ static void set_field(loader *ld, const field *f, void *rec, const yaml_node_t *
 			add_named(&ld->refs, &ld->nrefs, &ld->arefs, f->kind, s, path, v);
 		break;
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static const field *find_field(const schema *s, const char *key)
@@ -655,7 +655,7 @@ void schema_parse_record(loader *ld, const schema *s, void *rec, const yaml_node
 			goto required;
 		schema_problem(ld, map, "%s%sexpected a mapping (key: value lines), got %s",
 			path, sep(path), describe(&b, map));
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return;
 	}
 	/* The selector first: it says which other keys belong here. */
@@ -714,7 +714,7 @@ void schema_parse_record(loader *ld, const schema *s, void *rec, const yaml_node
 					sep(path), b2.ptr, home);
 			else
 				schema_problem(ld, k, "%s%sunknown key '%s'", path, sep(path), b2.ptr);
-			kreg_buf_free(&b2);
+			kreg_buf_release(&b2);
 			continue;
 		}
 		seen |= 1ull << (f - s->fields);
@@ -739,7 +739,7 @@ required:
 	}
 	if (s->check)
 		s->check(ld, rec, map, path);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 /* ---- printing ------------------------------------------------------------------ */

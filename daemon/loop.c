@@ -404,7 +404,7 @@ static int claim(loop *d)
 			started++;
 		else
 			(*got[i].slots)--;
-		kreg_work_free(&got[i].w);
+		kreg_work_release(&got[i].w);
 	}
 	free(got);
 	d->claim_failed = 0;
@@ -414,7 +414,7 @@ rollback:
 undo:
 	for (size_t i = 0; i < ngot; i++) {
 		(*got[i].slots)--;
-		kreg_work_free(&got[i].w);
+		kreg_work_release(&got[i].w);
 	}
 	free(got);
 fail:
@@ -507,7 +507,7 @@ static void child_over(loop *d, child *c, int status)
 		log_info("work %lld: %s over: %s (%s)", (long long)w.id,
 			 kreg_work_kind_name(w.kind), w.state, how);
 	}
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 }
 
 static void reap(loop *d)
@@ -558,7 +558,7 @@ static void reload(loop *d)
 		error = kreg_config_load_string(&cfg, d->config_path, text.ptr, text.len,
 						&problems);
 	if (error < 0) {
-		kreg_buf_free(&text);
+		kreg_buf_release(&text);
 		for (size_t i = 0; i < problems.count; i++)
 			log_error("%s:%d:%d: %s", problems.items[i].file, problems.items[i].line,
 				  problems.items[i].col, problems.items[i].message);
@@ -566,17 +566,17 @@ static void reload(loop *d)
 			log_error("%s", kreg_error_last());
 		log_error("SIGHUP: %s is broken; keeping the configuration loaded before",
 			  d->config_path);
-		kreg_config_problems_free(&problems);
+		kreg_config_problems_release(&problems);
 		return;
 	}
-	kreg_config_problems_free(&problems);
+	kreg_config_problems_release(&problems);
 	if (keep_text(d, &text) < 0) {
 		log_error("SIGHUP: cannot keep the configuration for the workers; keeping the one loaded before");
-		kreg_buf_free(&text);
+		kreg_buf_release(&text);
 		kreg_config_free(cfg);
 		return;
 	}
-	kreg_buf_free(&text);
+	kreg_buf_release(&text);
 	if (strcmp(cfg->database, d->cfg->database))
 		log_warn("SIGHUP: the database moved to %s; it is taken at the next start",
 			 cfg->database);
@@ -874,7 +874,7 @@ int kreg_daemon_run(kreg_config *cfg, const kreg_daemon_opts *o)
 		if ((error = kreg_buf_read_file_max(&text, d.config_path, KREG_CONFIG_MAX_FILE,
 						    "a configuration file")) == 0)
 			error = keep_text(&d, &text);
-		kreg_buf_free(&text);
+		kreg_buf_release(&text);
 		if (error < 0)
 			goto done;
 	}

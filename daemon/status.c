@@ -197,7 +197,7 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, int64_t l
 		}
 	}
 	if (have_b)
-		kreg_db_bisection_free(&b);
+		kreg_db_bisection_release(&b);
 }
 
 /* Do two regressions share a culprit (repository, job, host, culprit)? */
@@ -236,7 +236,7 @@ static size_t *group_regressions(kreg_db *db, const kreg_db_regression *regs, si
 					kreg_error_clear();
 				} else {
 					bisected = b.metric_id == regs[j].metric_id;
-					kreg_db_bisection_free(&b);
+					kreg_db_bisection_release(&b);
 				}
 			}
 			if (bisected > best_bisected || (bisected == best_bisected &&

@@ -130,6 +130,6 @@ int kreg_strays_find(const char *database, int (*match)(const kreg_stray *s, voi
 		free(owner);
 	}
 	closedir(dir);
-	kreg_buf_free(&env);
+	kreg_buf_release(&env);
 	return found;
 }

@@ -97,7 +97,7 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 			}
 		}
 next:
-		kreg_atoms_free(&atoms);
+		kreg_atoms_release(&atoms);
 		kreg_job_free(job);
 	}
 	if (!error) {
@@ -106,7 +106,7 @@ next:
 		if (planned)
 			*planned += n;
 	}
-	kreg_db_commit_free(&c);
+	kreg_db_commit_release(&c);
 	return error;
 }
 

@@ -58,10 +58,10 @@ int kreg_worker_bisect(kreg_work_item *j)
 	/* a step, a culprit: the regression's page changes */
 	if ((error = kreg_worker_queue_site(j)) < 0 || (error = kreg_worker_finish(j, "done", NULL)) < 0)
 		goto rollback;
-	kreg_db_bisection_free(&b);
+	kreg_db_bisection_release(&b);
 	return kreg_db_commit(j->db);
 rollback:
-	kreg_db_bisection_free(&b);
+	kreg_db_bisection_release(&b);
 	kreg_db_rollback(j->db);
 	return error;
 }

@@ -64,9 +64,9 @@ int kreg_worker_build(kreg_work_item *j)
 	}
 done:
 	if (prepared)
-		kreg_host_kernel_free(&kernel);
+		kreg_host_kernel_release(&kernel);
 	kreg_host_close(host);
 	kreg_repo_close(repo);
-	kreg_work_names_free(&names);
+	kreg_work_names_release(&names);
 	return error;
 }

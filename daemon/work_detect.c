@@ -66,7 +66,7 @@ int kreg_worker_detect(kreg_work_item *j)
 					    .config_name = b.config_name, .priority = kreg_work_table[KREG_WORK_BISECT].priority };
 
 			error = kreg_db_work_add(j->db, NULL, NULL, &s);
-			kreg_db_bisection_free(&b);
+			kreg_db_bisection_release(&b);
 		}
 		free(key);
 		if (error < 0)
@@ -98,10 +98,10 @@ int kreg_worker_detect(kreg_work_item *j)
 				 kreg_error_last());
 	}
 out:
-	kreg_detect_outcome_free(&o);
+	kreg_detect_outcome_release(&o);
 	return error;
 rollback_o:
-	kreg_detect_outcome_free(&o);
+	kreg_detect_outcome_release(&o);
 rollback:
 	kreg_db_rollback(j->db);
 	return error;

@@ -292,13 +292,13 @@ int kreg_worker_run(kreg_work_item *j)
 		run_logged(&ctx, &r);
 done:
 	free(ctx.moved_to);
-	kreg_run_atom_result_free(&r);
+	kreg_run_atom_result_release(&r);
 	if (prepared)
-		kreg_host_kernel_free(&kernel);
+		kreg_host_kernel_release(&kernel);
 	kreg_atom_free(atom);
 	kreg_host_close(host);
 	kreg_repo_close(repo);
 	free(mirror);
-	kreg_work_names_free(&names);
+	kreg_work_names_release(&names);
 	return error;
 }

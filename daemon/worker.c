@@ -103,6 +103,6 @@ int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char
 	kreg_strays_mark(cfg->database, id, attempt, owner);
 	error = kreg_work_table[j.w.kind].handler(&j);
 done:
-	kreg_work_free(&j.w);
+	kreg_work_release(&j.w);
 	return error;
 }

@@ -311,7 +311,7 @@ int kreg_db_bisection_count_builds(kreg_db *db, int64_t id)
 	return error;
 }
 
-void kreg_db_bisection_free(kreg_db_bisection *b)
+void kreg_db_bisection_release(kreg_db_bisection *b)
 {
 	if (!b)
 		return;
@@ -330,7 +330,7 @@ void kreg_db_bisection_free(kreg_db_bisection *b)
 void kreg_db_bisection_list_free(kreg_db_bisection *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_bisection_free(&v[i]);
+		kreg_db_bisection_release(&v[i]);
 	free(v);
 }
 

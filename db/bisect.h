@@ -54,7 +54,7 @@ int kreg_db_bisection_count_builds(kreg_db *db, int64_t id);
  * live process's runs there (a `kreg job run`, another bisection) are left
  * alone. Call only while holding the bisection (its lock). */
 int kreg_db_bisection_abandon_runs(kreg_db *db, int *count, int64_t id);
-void kreg_db_bisection_free(kreg_db_bisection *b);
+void kreg_db_bisection_release(kreg_db_bisection *b);
 void kreg_db_bisection_list_free(kreg_db_bisection *v, size_t n);
 
 typedef struct {

@@ -120,7 +120,7 @@ int kreg_db_build_finish(kreg_db *db, int64_t id, const char *status, const char
 	return error;
 }
 
-void kreg_db_build_free(kreg_db_build *b)
+void kreg_db_build_release(kreg_db_build *b)
 {
 	if (!b)
 		return;

@@ -33,6 +33,6 @@ int kreg_db_build_start(kreg_db *db, int64_t *id, int64_t commit_id, const char 
 int kreg_db_build_finish(kreg_db *db, int64_t id, const char *status, const char *artifact,
 			 const char *log_tail, const char *error, double seconds);
 
-void kreg_db_build_free(kreg_db_build *b);
+void kreg_db_build_release(kreg_db_build *b);
 
 #endif

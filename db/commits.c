@@ -123,7 +123,7 @@ int kreg_db_commit_find(kreg_db *db, kreg_commit_row *out, int64_t repo_id, cons
 		read_commit(out, st);
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
-			kreg_db_commit_free(out);
+			kreg_db_commit_release(out);
 			kreg_error_set("commit id '%s' is ambiguous", sha);
 			error = KREG_EINVAL;
 		} else {
@@ -162,7 +162,7 @@ int kreg_db_commit_get(kreg_db *db, kreg_commit_row *out, int64_t id)
 	return error;
 }
 
-void kreg_db_commit_free(kreg_commit_row *c)
+void kreg_db_commit_release(kreg_commit_row *c)
 {
 	free(c->parents);
 	free(c->author_name);

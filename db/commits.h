@@ -27,7 +27,7 @@ int kreg_db_commit_put(kreg_db *db, int64_t *id, const kreg_commit_row *c);
 /* By full sha, or a unique prefix of at least 7 hex digits. */
 int kreg_db_commit_find(kreg_db *db, kreg_commit_row *out, int64_t repo_id, const char *sha);
 int kreg_db_commit_get(kreg_db *db, kreg_commit_row *out, int64_t id);
-void kreg_db_commit_free(kreg_commit_row *c);
+void kreg_db_commit_release(kreg_commit_row *c);
 
 /* The branch's last seen head (NULL when never polled; caller frees). */
 int kreg_db_branch_head(kreg_db *db, char **sha, int64_t repo_id, const char *branch);

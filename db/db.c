@@ -681,7 +681,7 @@ int kreg_db_open(kreg_db **out, const char *path, unsigned flags)
 		kreg_buf_puts(&uri, "?immutable=1");
 		rc = sqlite3_open_v2(kreg_buf_cstr(&uri), &db->h,
 				     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
-		kreg_buf_free(&uri);
+		kreg_buf_release(&uri);
 		if (rc != SQLITE_OK) {
 			if (db->h)
 				kreg_db__error(db, "cannot open database");

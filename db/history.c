@@ -12,7 +12,7 @@
 /* A line longer than this is a cycle in a damaged table, not a history. */
 #define HISTORY_MAX 10000000
 
-void kreg_db_history_free(kreg_db_history *h)
+void kreg_db_history_release(kreg_db_history *h)
 {
 	for (size_t i = 0; i < h->ncommits; i++) {
 		free(h->shas[i]);
@@ -133,7 +133,7 @@ int kreg_db_history_load_until(kreg_db *db, kreg_db_history *out, int64_t repo_i
 	memset(&h, 0, sizeof(h));
 	error = 0;
 done:
-	kreg_db_history_free(&h);
+	kreg_db_history_release(&h);
 	sqlite3_finalize(st);
 	return error;
 }

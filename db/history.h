@@ -23,7 +23,7 @@ typedef struct {
  * back, at most max_commits commits (0: all), and collect the metric's
  * values of the OK runs of (job_id, host_id) at each, oldest run first. A
  * commit without runs is kept with none. KREG_ENOTFOUND when head is not
- * a known commit. *out is the caller's (kreg_db_history_free). */
+ * a known commit. *out is the caller's (kreg_db_history_release). */
 int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, const char *head,
 			 size_t max_commits, int64_t job_id, int64_t host_id, const char *metric);
 /* The same, walking on past max_commits while fewer than min_tested
@@ -33,7 +33,7 @@ int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, con
 int kreg_db_history_load_until(kreg_db *db, kreg_db_history *out, int64_t repo_id,
 			       const char *head, size_t max_commits, size_t min_tested,
 			       int64_t job_id, int64_t host_id, const char *metric);
-void kreg_db_history_free(kreg_db_history *h);
+void kreg_db_history_release(kreg_db_history *h);
 /* The index of the commit with this sha (or unique prefix) in h; -1 when
  * it is not on the line. For the detector's `since`. */
 long kreg_db_history_find(const kreg_db_history *h, const char *sha);

@@ -133,7 +133,7 @@ int kreg_db_outbox_add(kreg_db *db, int64_t *id, const kreg_db_outbox *m)
 	*id = 0;
 	if ((error = kreg_db_outbox_find(db, &old, m->mail_key)) == 0) {
 		*id = old.id;
-		kreg_db_outbox_free(&old);
+		kreg_db_outbox_release(&old);
 		kreg_error_set("a message for %s is in the outbox already (%lld)", m->mail_key,
 			       (long long)*id);
 		return KREG_EEXISTS;
@@ -286,7 +286,7 @@ int kreg_db_outbox_mark_failed(kreg_db *db, int64_t id, const char *reason, int 
 	return error;
 }
 
-void kreg_db_outbox_free(kreg_db_outbox *m)
+void kreg_db_outbox_release(kreg_db_outbox *m)
 {
 	if (!m)
 		return;
@@ -308,6 +308,6 @@ void kreg_db_outbox_free(kreg_db_outbox *m)
 void kreg_db_outbox_list_free(kreg_db_outbox *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_outbox_free(&v[i]);
+		kreg_db_outbox_release(&v[i]);
 	free(v);
 }

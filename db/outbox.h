@@ -58,7 +58,7 @@ int kreg_db_outbox_mark_sent(kreg_db *db, int64_t id, int64_t when);
  * reason kept; give_up: state failed, else queued until next_attempt. */
 int kreg_db_outbox_mark_failed(kreg_db *db, int64_t id, const char *reason, int give_up,
 			       int refused, int64_t next_attempt);
-void kreg_db_outbox_free(kreg_db_outbox *m);
+void kreg_db_outbox_release(kreg_db_outbox *m);
 void kreg_db_outbox_list_free(kreg_db_outbox *v, size_t n);
 
 #endif

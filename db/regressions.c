@@ -62,7 +62,7 @@ static void read_reg(kreg_db_regression *g, sqlite3_stmt *st)
 	copy_sha(g->fixed_by, st, 23);
 }
 
-void kreg_db_regression_free(kreg_db_regression *r)
+void kreg_db_regression_release(kreg_db_regression *r)
 {
 	if (!r)
 		return;
@@ -76,7 +76,7 @@ void kreg_db_regression_free(kreg_db_regression *r)
 void kreg_db_regression_list_free(kreg_db_regression *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_regression_free(&v[i]);
+		kreg_db_regression_release(&v[i]);
 	free(v);
 }
 
@@ -358,7 +358,7 @@ static int apply_mark(kreg_db *db, kreg_db_regression *r, const char *mark, cons
 		}
 		if ((error = kreg_db_regression_get(db, &other, of)) < 0)
 			return error;
-		kreg_db_regression_free(&other);
+		kreg_db_regression_release(&other);
 		if ((error = leads_to(db, &loop, of, r->id)) < 0)
 			return error;
 		if (loop) {
@@ -448,7 +448,7 @@ int kreg_db_regression_mark(kreg_db *db, int *changed, int64_t id, const char *m
 		goto done;
 	*changed = 1;
 done:
-	kreg_db_regression_free(&was);
+	kreg_db_regression_release(&was);
 	if (error < 0) {
 		kreg_db_rollback(db);
 		return error;

@@ -81,7 +81,7 @@ void kreg_db_regression_marks_free(kreg_db_regression_mark_row *v, size_t n);
  * fixed or refuted, nor closed by a person. *out is the caller's
  * (kreg_db_regression_list_free). */
 int kreg_db_regression_list(kreg_db *db, kreg_db_regression **out, size_t *n, int open_only);
-void kreg_db_regression_free(kreg_db_regression *r);
+void kreg_db_regression_release(kreg_db_regression *r);
 void kreg_db_regression_list_free(kreg_db_regression *v, size_t n);
 
 #endif

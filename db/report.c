@@ -141,7 +141,7 @@ int kreg_db_report_regression_get(kreg_db *db, kreg_db_report_regression *out,
 	return error;
 }
 
-void kreg_db_report_regression_free(kreg_db_report_regression *r)
+void kreg_db_report_regression_release(kreg_db_report_regression *r)
 {
 	if (!r)
 		return;
@@ -157,7 +157,7 @@ void kreg_db_report_regression_free(kreg_db_report_regression *r)
 void kreg_db_report_regressions_free(kreg_db_report_regression *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_report_regression_free(&v[i]);
+		kreg_db_report_regression_release(&v[i]);
 	free(v);
 }
 
@@ -189,7 +189,7 @@ int kreg_db_report_job_get(kreg_db *db, kreg_db_report_job *out, int64_t id)
 	return error;
 }
 
-void kreg_db_report_job_free(kreg_db_report_job *j)
+void kreg_db_report_job_release(kreg_db_report_job *j)
 {
 	if (!j)
 		return;
@@ -261,7 +261,7 @@ int kreg_db_report_hosts(kreg_db *db, kreg_db_report_host **out, size_t *n)
 	return 0;
 }
 
-void kreg_db_report_host_free(kreg_db_report_host *h)
+void kreg_db_report_host_release(kreg_db_report_host *h)
 {
 	if (!h)
 		return;
@@ -274,7 +274,7 @@ void kreg_db_report_host_free(kreg_db_report_host *h)
 void kreg_db_report_hosts_free(kreg_db_report_host *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_report_host_free(&v[i]);
+		kreg_db_report_host_release(&v[i]);
 	free(v);
 }
 
@@ -307,7 +307,7 @@ int kreg_db_report_mail_get(kreg_db *db, kreg_db_report_mail *out, int64_t regre
 	return error;
 }
 
-void kreg_db_report_mail_free(kreg_db_report_mail *m)
+void kreg_db_report_mail_release(kreg_db_report_mail *m)
 {
 	if (!m)
 		return;

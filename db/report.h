@@ -31,7 +31,7 @@ int kreg_db_report_regressions(kreg_db *db, kreg_db_report_regression **out, siz
  * KREG_ENOTFOUND when none. */
 int kreg_db_report_regression_get(kreg_db *db, kreg_db_report_regression *out,
 				  int64_t regression_id, int64_t bisection_id);
-void kreg_db_report_regression_free(kreg_db_report_regression *r);
+void kreg_db_report_regression_release(kreg_db_report_regression *r);
 void kreg_db_report_regressions_free(kreg_db_report_regression *v, size_t n);
 
 typedef struct {
@@ -39,7 +39,7 @@ typedef struct {
 	char *name, *testcase, *path_params, *yaml;
 } kreg_db_report_job;
 int kreg_db_report_job_get(kreg_db *db, kreg_db_report_job *out, int64_t id);
-void kreg_db_report_job_free(kreg_db_report_job *j);
+void kreg_db_report_job_release(kreg_db_report_job *j);
 
 typedef struct {
 	int64_t id;
@@ -51,7 +51,7 @@ typedef struct {
 int kreg_db_report_host_get(kreg_db *db, kreg_db_report_host *out, int64_t id);
 /* Every host row, by name. */
 int kreg_db_report_hosts(kreg_db *db, kreg_db_report_host **out, size_t *n);
-void kreg_db_report_host_free(kreg_db_report_host *h);
+void kreg_db_report_host_release(kreg_db_report_host *h);
 void kreg_db_report_hosts_free(kreg_db_report_host *v, size_t n);
 
 /* The outbox row of a regression; KREG_ENOTFOUND when no mail. */
@@ -60,7 +60,7 @@ typedef struct {
 	int64_t created, sent;
 } kreg_db_report_mail;
 int kreg_db_report_mail_get(kreg_db *db, kreg_db_report_mail *out, int64_t regression_id);
-void kreg_db_report_mail_free(kreg_db_report_mail *m);
+void kreg_db_report_mail_release(kreg_db_report_mail *m);
 
 /* The artifact directory of the newest successful build of a commit (with
  * that kernel config name when config_name is not NULL); KREG_ENOTFOUND

@@ -468,7 +468,7 @@ int kreg_db_runs_samples(kreg_db *db, kreg_samples **runs, size_t *nruns, int64_
 	if (rc != SQLITE_DONE) {
 		error = kreg_db__error(db, "cannot read samples");
 		for (size_t i = 0; i < *nruns; i++)
-			kreg_samples_free(&(*runs)[i]);
+			kreg_samples_release(&(*runs)[i]);
 		free(*runs);
 		*runs = NULL;
 		*nruns = 0;

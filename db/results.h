@@ -69,7 +69,7 @@ int kreg_db_runs_stuck(kreg_db *db, kreg_db_stuck_run **out, size_t *n);
 int kreg_db_samples_get(kreg_db *db, double **values, size_t *n, int64_t job_id,
 			int64_t host_id, int64_t commit_id, const char *metric);
 /* Every metric of the OK runs of (job, host, commit): one kreg_samples per
- * run (*runs is the caller's: free each with kreg_samples_free, then free). */
+ * run (*runs is the caller's: free each with kreg_samples_release, then free). */
 int kreg_db_runs_samples(kreg_db *db, kreg_samples **runs, size_t *nruns, int64_t job_id,
 			 int64_t host_id, int64_t commit_id);
 /* How many runs of (job, host, commit) ended with each status. */

@@ -101,7 +101,7 @@ static void read_work(kreg_work *w, sqlite3_stmt *st)
 	w->judge_commit_id = sqlite3_column_int64(st, 19);
 }
 
-void kreg_work_free(kreg_work *w)
+void kreg_work_release(kreg_work *w)
 {
 	if (!w)
 		return;
@@ -301,7 +301,7 @@ static const char *claim_sql(int by_host, unsigned kinds)
 			     "WHERE id = (SELECT w.id FROM work w WHERE %sw.kind IN (%s) AND "
 			     RUNNABLE " ORDER BY w.priority DESC, w.id LIMIT 1) RETURNING "
 			     WORK_COLUMNS, by_host ? "w.host_id = ?1 AND " : "", in.ptr);
-	kreg_buf_free(&in);
+	kreg_buf_release(&in);
 	return *sql;
 }
 
@@ -707,7 +707,7 @@ int kreg_db_work_running(kreg_db *db, kreg_db_work_running_cb cb, void *arg)
 		error = cb(&w, (const char *)sqlite3_column_text(st, 19),
 			   (const char *)sqlite3_column_text(st, 20),
 			   (const char *)sqlite3_column_text(st, 21), arg);
-		kreg_work_free(&w);
+		kreg_work_release(&w);
 	}
 	if (!error && rc != SQLITE_DONE)
 		error = kreg_db__error(db, "cannot list running work");
@@ -824,11 +824,11 @@ int kreg_db_work_names(kreg_db *db, kreg_work_names *out, int64_t job_id, int64_
 		goto fail;
 	return 0;
 fail:
-	kreg_work_names_free(out);
+	kreg_work_names_release(out);
 	return error;
 }
 
-void kreg_work_names_free(kreg_work_names *n)
+void kreg_work_names_release(kreg_work_names *n)
 {
 	free(n->job);
 	free(n->job_yaml);

@@ -120,7 +120,7 @@ int kreg_db_work_add_mail_retries(kreg_db *db, int *added, int64_t now);
 int kreg_db_work_mail_waiting(kreg_db *db, int *waiting, int64_t now);
 /* KREG_ENOTFOUND (error set) when there is no such item. */
 int kreg_db_work_get(kreg_db *db, kreg_work *out, int64_t id);
-void kreg_work_free(kreg_work *w);
+void kreg_work_release(kreg_work *w);
 
 /* Claim the first runnable item of a lane, by priority then age: an item
  * of one of the kinds (a set of KREG_WORK_KIND()), of host host_id when
@@ -225,6 +225,6 @@ typedef struct {
 } kreg_work_names;
 int kreg_db_work_names(kreg_db *db, kreg_work_names *out, int64_t job_id, int64_t host_id,
 		       int64_t commit_id);
-void kreg_work_names_free(kreg_work_names *n);
+void kreg_work_names_release(kreg_work_names *n);
 
 #endif

@@ -216,22 +216,22 @@ int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host
 		 res.cached ? " (cached)" : "", res.seconds);
 done:
 	free(needs);
-	kreg_build_result_free(&res);
+	kreg_build_result_release(&res);
 	return error;
 }
 
-void kreg_host_kernel_free(kreg_host_kernel *k)
+void kreg_host_kernel_release(kreg_host_kernel *k)
 {
 	free(k->artifact);
 	free(k->error);
 	memset(k, 0, sizeof(*k));
 }
 
-void kreg_host_result_free(kreg_host_result *r)
+void kreg_host_result_release(kreg_host_result *r)
 {
 	free(r->error);
 	free(r->kernel);
-	kreg_samples_free(&r->samples);
+	kreg_samples_release(&r->samples);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -253,7 +253,7 @@ char *kreg_host__file_last_line(const char *path)
 	} else {
 		kreg_error_clear();
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return s;
 }
 

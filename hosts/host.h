@@ -111,7 +111,7 @@ int kreg_host_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_ato
 typedef void (*kreg_host_check_fn)(void *arg, int ok, const char *what, const char *detail);
 int kreg_host_check(kreg_host *h, kreg_host_check_fn fn, void *arg);
 
-void kreg_host_kernel_free(kreg_host_kernel *k);
-void kreg_host_result_free(kreg_host_result *r);
+void kreg_host_kernel_release(kreg_host_kernel *k);
+void kreg_host_result_release(kreg_host_result *r);
 
 #endif

@@ -154,7 +154,7 @@ done:
 	out->seconds = kreg_now_mono() - t0;
 	free(parse_path);
 	free(out_path);
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 	return 0;
 }
 

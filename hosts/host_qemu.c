@@ -96,7 +96,7 @@ static int kvm_probe(const kreg_host *h, const char *bzimage, const char *dir)
 	if (kreg_spawn(&r, &o) == 0 && !r.timed_out && kreg_buf_read_file(&text, console) == 0)
 		works = strstr(text.ptr, "Linux version") != NULL;
 	kreg_error_clear();
-	kreg_buf_free(&text);
+	kreg_buf_release(&text);
 	free(con_opt);
 	free(esc);
 	free(log);
@@ -133,7 +133,7 @@ static int want_kvm(const kreg_host *h, const char *bzimage)
 		log_info("KVM %s here (probe cached in %s)", works ? "works" : "does not work: using TCG",
 			 path);
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	free(key);
 	free(path);
 	free(dir);
@@ -256,7 +256,7 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 		if (write_run_file(out_dir, "timing", t.ptr, t.len) < 0)
 			kreg_error_clear();
 		log_info("host %s: boot to job %.1f s (%s)", h->hc->name, r->seconds - job, accel);
-		kreg_buf_free(&t);
+		kreg_buf_release(&t);
 	}
 	/* The raw output, whatever happened next. */
 	if (c.output && (error = write_run_file(out_dir, plan->parse_name, c.output,
@@ -279,10 +279,10 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 		free(path);
 	}
 done:
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 	free(where);
-	kreg_buf_free(&qlog);
-	kreg_buf_free(&text);
+	kreg_buf_release(&qlog);
+	kreg_buf_release(&text);
 	return error;
 }
 
@@ -363,8 +363,8 @@ done:
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);
 	free(files);
-	kreg_buf_free(&disk_line);
-	kreg_buf_free(&argv_text);
+	kreg_buf_release(&disk_line);
+	kreg_buf_release(&argv_text);
 	return error;
 }
 
@@ -430,7 +430,7 @@ static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpu
 
 static void qemu_cmd_free(qemu_cmd *c)
 {
-	kreg_buf_free(&c->append);
+	kreg_buf_release(&c->append);
 	free(c->drive_opt);
 	free(c->smp);
 	free(c->mem);
@@ -447,7 +447,7 @@ static void write_cmdline(const char *out_dir, const char *const *argv)
 		kreg_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
 	kreg_buf_putc(&cmd, '\n');
 	write_run_file(out_dir, "qemu.cmdline", cmd.ptr, cmd.len);
-	kreg_buf_free(&cmd);
+	kreg_buf_release(&cmd);
 }
 
 static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request *req)
@@ -514,7 +514,7 @@ done:
 		unlink(initrd);
 	out->seconds = kreg_now_mono() - start;
 	if (have_plan)
-		kreg_plan_free(&plan);
+		kreg_plan_release(&plan);
 	if (have_cmd)
 		qemu_cmd_free(&cmd);
 	free(qemu_log);

@@ -253,12 +253,12 @@ static int trailer_fails(kreg_host *h, const kreg_host_commit *c, const char *ke
 			kreg_error_set("host '%s' (sim): commit %.12s: %s '%s' (want: fails or ok)",
 				       h->hc->name, c->sha, key, v + strspn(v, " \t"));
 			free(v);
-			kreg_repo_commit_free(&commit);
+			kreg_repo_commit_release(&commit);
 			return KREG_EINVAL;
 		}
 		free(v);
 	}
-	kreg_repo_commit_free(&commit);
+	kreg_repo_commit_release(&commit);
 	return 0;
 }
 
@@ -321,7 +321,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 					kreg_error_set("host '%s' (sim): commit %.12s: %s", hc->name, hex,
 						       kreg_error_last());
 					free(l);
-					kreg_repo_commit_free(&c);
+					kreg_repo_commit_release(&c);
 					error = KREG_EINVAL;
 					goto done;
 				}
@@ -340,7 +340,7 @@ static int compute_effects(kreg_host *h, sim_state *s, const char *repo_path, co
 			}
 			free(l);
 		}
-		kreg_repo_commit_free(&c);
+		kreg_repo_commit_release(&c);
 	}
 	if (rc < 0) {
 		repo_fail(h, "cannot walk the commit's history");
@@ -469,11 +469,11 @@ static int sim_run(kreg_host *h, kreg_host_result *out, const kreg_host_request 
 		error = kreg_write_file_atomic(path, raw.ptr, raw.len);
 		free(path);
 		if (error < 0) {
-			kreg_buf_free(&raw);
+			kreg_buf_release(&raw);
 			return error;
 		}
 	}
-	kreg_buf_free(&raw);
+	kreg_buf_release(&raw);
 	return 0;
 }
 
@@ -490,7 +490,7 @@ static int sim_check_metric(const kreg_host *h, const char *metric)
 		kreg_buf_printf(&names, "%s%s", i ? ", " : "", hc->sim_metrics[i].metric);
 	kreg_error_set("host '%s' (sim) draws no metric '%s' (it draws: %s)", hc->name, metric,
 		       kreg_buf_cstr(&names));
-	kreg_buf_free(&names);
+	kreg_buf_release(&names);
 	return KREG_EINVAL;
 }
 

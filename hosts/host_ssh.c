@@ -63,7 +63,7 @@ static void ssh_close(kreg_host *h)
 
 	if (!st)
 		return;
-	kreg_ssh_free(&st->ssh);
+	kreg_ssh_release(&st->ssh);
 	free(st);
 	h->priv = NULL;
 }
@@ -117,8 +117,8 @@ done:
 	if (!out->kernel)
 		out->kernel = kreg_strdup(req->kernel->artifact);
 	out->seconds = kreg_now_mono() - t0;
-	kreg_ssh_result_free(&r);
-	kreg_host_ssh__state_free(&m);
+	kreg_ssh_result_release(&r);
+	kreg_host_ssh__state_release(&m);
 	free(note);
 	free(tok);
 	free(build);

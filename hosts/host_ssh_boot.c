@@ -19,7 +19,7 @@
 #define POWER_CYCLE_TIMEOUT 300.0
 #define WAIT_STEP 2.0
 
-void kreg_host_ssh__state_free(machine_state *m)
+void kreg_host_ssh__state_release(machine_state *m)
 {
 	free(m->boot_id);
 	free(m->release);
@@ -117,18 +117,18 @@ int kreg_host_ssh__wait_boot(ssh_host *st, const kreg_host_cfg *hc, const char *
 			return error;
 		if (r.status == KREG_SSH_OK && (!old_boot || strcmp(m->boot_id, old_boot))) {
 			*ws = WAIT_ANSWERED;
-			kreg_ssh_result_free(&r);
+			kreg_ssh_result_release(&r);
 			return 0;
 		}
 		/* the last answer decides: still the old boot (kexec did
 		 * nothing), or silent after it (the new kernel went down) */
 		same = r.status == KREG_SSH_OK;
-		kreg_host_ssh__state_free(m);
+		kreg_host_ssh__state_release(m);
 		if (r.status == KREG_SSH_HOSTKEY) {
 			*ws = WAIT_HOSTKEY;
 			*why = r.error;
 			r.error = NULL;
-			kreg_ssh_result_free(&r);
+			kreg_ssh_result_release(&r);
 			return 0;
 		}
 		if (r.error) {
@@ -136,7 +136,7 @@ int kreg_host_ssh__wait_boot(ssh_host *st, const kreg_host_cfg *hc, const char *
 			*why = r.error;
 			r.error = NULL;
 		}
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		/* a reboot kills the shared connection: start afresh */
 		kreg_ssh_disconnect(&st->ssh);
 		sleep_for(WAIT_STEP);
@@ -208,7 +208,7 @@ int kreg_host_ssh__recover(ssh_host *st, const kreg_host_cfg *hc, const char *ou
 		log_error("host %s: %s", hc->name, *note);
 	else
 		log_info("host %s: %s", hc->name, *note);
-	kreg_host_ssh__state_free(&m);
+	kreg_host_ssh__state_release(&m);
 	free(why);
 	return 0;
 }
@@ -276,7 +276,7 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 	if ((ret = kreg_ssh_exec(&st->ssh, &r, cmd.ptr, COMMAND_TIMEOUT, NULL)) < 0)
 		goto done;
 	if (r.status == KREG_SSH_OK) {
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		log_info("host %s: copying %s%s", hc->name, bzimage, nfiles > 1 ? " and its modules" : "");
 		if ((ret = kreg_ssh_put(&st->ssh, &r, files, nfiles, kdir, COPY_TIMEOUT)) < 0)
 			goto done;
@@ -286,7 +286,7 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 				hc->name, r.error);
 		goto done;
 	}
-	kreg_ssh_result_free(&r);
+	kreg_ssh_result_release(&r);
 	kreg_buf_clear(&cmd);
 	if (nfiles > 1) {
 		/* lib/modules/RELEASE/, where the new kernel's modprobe looks */
@@ -303,7 +303,7 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 					r.error);
 			goto done;
 		}
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		kreg_buf_clear(&cmd);
 	}
 	if (hc->ninstall_command) {
@@ -354,8 +354,8 @@ static int start_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 		free(line);
 	}
 done:
-	kreg_ssh_result_free(&r);
-	kreg_buf_free(&cmd);
+	kreg_ssh_result_release(&r);
+	kreg_buf_release(&cmd);
 	free(cmdline);
 	free(mpath);
 	free(modules);
@@ -379,7 +379,7 @@ int kreg_host_ssh__boot_kernel(ssh_host *st, const kreg_host_cfg *hc, kreg_host_
 	if (error <= 0)
 		goto done;
 	kreg_ssh_disconnect(&st->ssh);
-	kreg_host_ssh__state_free(m);
+	kreg_host_ssh__state_release(m);
 	t0 = kreg_now_mono();
 	if ((error = kreg_host_ssh__wait_boot(st, hc, old_boot, m, &ws, &why)) < 0)
 		goto done;

@@ -140,7 +140,7 @@ int kreg_host_ssh__check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 		failed += !ok;
 		free(d);
 	}
-	kreg_ssh_result_free(&r);
+	kreg_ssh_result_release(&r);
 	script = check_script(hc);
 	if ((error = kreg_ssh_exec(&st->ssh, &r, script, COMMAND_TIMEOUT, NULL)) < 0)
 		goto done;
@@ -167,8 +167,8 @@ int kreg_host_ssh__check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 		fn(arg, 1, "power_cycle", "none configured: a machine that does not come back needs a hand");
 	}
 done:
-	kreg_ssh_result_free(&r);
-	kreg_host_ssh__state_free(&m);
+	kreg_ssh_result_release(&r);
+	kreg_host_ssh__state_release(&m);
 	free(script);
 	return failed;
 }

@@ -39,7 +39,7 @@ typedef enum {
  * ssh went), a boot other than old_boot waited for, the machine lost and
  * power cycled (recover), the request's kernel booted (boot_kernel: 1 when
  * it runs, 0 when the run is over, out says why). */
-void kreg_host_ssh__state_free(machine_state *m);
+void kreg_host_ssh__state_release(machine_state *m);
 char *kreg_host_ssh__next_line(char **p);
 int kreg_host_ssh__probe(ssh_host *st, kreg_ssh_result *r, machine_state *m, double timeout);
 int kreg_host_ssh__has_any_build(const char *cmdline);

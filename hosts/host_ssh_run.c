@@ -92,7 +92,7 @@ static int after_lost_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_resul
 			q);
 	if ((error = kreg_ssh_exec(&st->ssh, &r, cmd.ptr, PROBE_TIMEOUT, NULL)) < 0)
 		goto done;
-	kreg_ssh_result_free(&r);
+	kreg_ssh_result_release(&r);
 	if ((error = kreg_host_ssh__wait_boot(st, hc, NULL, &m, &ws, &why)) < 0)
 		goto done;
 	if (ws == WAIT_ANSWERED && !strcmp(m.boot_id, before->boot_id)) {
@@ -111,8 +111,8 @@ static int after_lost_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_resul
 	}
 	error = 0;
 done:
-	kreg_host_ssh__state_free(&m);
-	kreg_buf_free(&cmd);
+	kreg_host_ssh__state_release(&m);
+	kreg_buf_release(&cmd);
 	free(why);
 	free(note);
 	free(q);
@@ -219,19 +219,19 @@ static int copy_program(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 	if ((error = kreg_ssh_exec(&st->ssh, &r, text.ptr, COMMAND_TIMEOUT, NULL)) < 0)
 		goto done;
 	if (r.status == KREG_SSH_OK) {
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		if ((error = kreg_ssh_put(&st->ssh, &r, files, n, lib, COPY_TIMEOUT)) < 0)
 			goto done;
 	}
 	if (r.status == KREG_SSH_OK) {
 		const char *w[1] = { wrapper };
 
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		if ((error = kreg_ssh_put(&st->ssh, &r, w, 1, bin, COPY_TIMEOUT)) < 0)
 			goto done;
 	}
 	if (r.status == KREG_SSH_OK) {
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		kreg_buf_clear(&text);
 		kreg_buf_printf(&text, "chmod 0755 %s/%s", qbin, prog);
 		if ((error = kreg_ssh_exec(&st->ssh, &r, text.ptr, COMMAND_TIMEOUT, NULL)) < 0)
@@ -241,8 +241,8 @@ static int copy_program(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "cannot copy %s to %s: %s", prog, hc->name,
 				r.error);
 done:
-	kreg_ssh_result_free(&r);
-	kreg_buf_free(&text);
+	kreg_ssh_result_release(&r);
+	kreg_buf_release(&text);
 	free(files);
 	free(qbin);
 	free(qlib);
@@ -330,7 +330,7 @@ static int write_job(const kreg_host_cfg *hc, kreg_host_result *out, const kreg_
 				paths, npaths)) < 0)
 		goto done;
 done:
-	kreg_buf_free(&argv_text);
+	kreg_buf_release(&argv_text);
 	free(script);
 	free(mnt);
 	return error;
@@ -368,7 +368,7 @@ static int send_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *out
 		}
 	}
 	if (r.status == KREG_SSH_OK) {
-		kreg_ssh_result_free(&r);
+		kreg_ssh_result_release(&r);
 		if ((error = kreg_ssh_put(&st->ssh, &r, (const char *const *)paths, npaths, run_dir,
 					  COPY_TIMEOUT)) < 0)
 			goto done;
@@ -379,8 +379,8 @@ static int send_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *out
 		error = 1;
 	}
 done:
-	kreg_ssh_result_free(&r);
-	kreg_buf_free(&cmd);
+	kreg_ssh_result_release(&r);
+	kreg_buf_release(&cmd);
 	return error;
 }
 
@@ -434,8 +434,8 @@ static int exec_job(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result *out
 	out->status = r.status == KREG_SSH_OK ? KREG_RUN_OK : KREG_RUN_JOB_FAILED;
 	*fetch = 1;
 done:
-	kreg_ssh_result_free(&r);
-	kreg_buf_free(&cmd);
+	kreg_ssh_result_release(&r);
+	kreg_buf_release(&cmd);
 	free(local);
 	return error;
 }
@@ -467,7 +467,7 @@ static int fetch_output(ssh_host *st, const kreg_host_cfg *hc, kreg_host_result 
 		else if (out->status == KREG_RUN_OK)
 			kreg_host__fail(out, KREG_RUN_INFRA_FAILED,
 					"cannot fetch %s from %s: %s", name, hc->name, g.error);
-		kreg_ssh_result_free(&g);
+		kreg_ssh_result_release(&g);
 	}
 	(void)fetched;
 	if (out->status == KREG_RUN_JOB_FAILED && !out->error) {
@@ -531,7 +531,7 @@ done:
 		free(paths[i]);
 	free(paths);
 	if (have_plan)
-		kreg_plan_free(&plan);
+		kreg_plan_release(&plan);
 	free(qdir);
 	free(run_dir);
 	return error < 0 ? error : 0;

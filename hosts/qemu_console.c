@@ -175,12 +175,12 @@ void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 		out->output = kreg_strdup(kreg_buf_cstr(&output));
 	if (have_log)
 		out->log = kreg_strdup(kreg_buf_cstr(&log));
-	kreg_buf_free(&log);
-	kreg_buf_free(&output);
+	kreg_buf_release(&log);
+	kreg_buf_release(&output);
 	free(copy);
 }
 
-void kreg_qemu_console_free(kreg_qemu_console *c)
+void kreg_qemu_console_release(kreg_qemu_console *c)
 {
 	if (!c)
 		return;
@@ -205,7 +205,7 @@ static char *last_text_line(const char *text)
 	kreg_buf_rtrim(&b);
 	s = strrchr(b.ptr, '\n') ? strrchr(b.ptr, '\n') + 1 : b.ptr;
 	line = kreg_strndup(s, strlen(s) > 300 ? 300 : strlen(s));
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return line;
 }
 

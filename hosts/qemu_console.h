@@ -28,7 +28,7 @@ typedef struct {
 } kreg_qemu_console;
 
 void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text);
-void kreg_qemu_console_free(kreg_qemu_console *c);
+void kreg_qemu_console_release(kreg_qemu_console *c);
 
 /* The run's status from the console and qemu's end (r, its own messages in
  * qemu_log): every status but OK comes with *error (one line, caller

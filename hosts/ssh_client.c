@@ -118,7 +118,7 @@ int kreg_ssh_init(kreg_ssh *s, const kreg_config *cfg, const kreg_host_cfg *hc)
 	return 0;
 fail:
 	free(dir);
-	kreg_ssh_free(s);
+	kreg_ssh_release(s);
 	return error;
 }
 
@@ -257,12 +257,12 @@ static int run_client(kreg_ssh *s, kreg_ssh_result *r, argvec *a, double timeout
 	if (error < 0) {
 		kreg_error_set("host '%s': cannot run %s: %s", s->name, a->v[0], kreg_error_last());
 		free(output);
-		kreg_buf_free(&text);
+		kreg_buf_release(&text);
 		return error;
 	}
 	classify(s, r, &rr, kreg_buf_cstr(&text), what);
 	r->output = output ? output : kreg_strdup("");
-	kreg_buf_free(&text);
+	kreg_buf_release(&text);
 	log_debug("host %s: %s: %s%s%s", s->name, what,
 		  r->status == KREG_SSH_OK ? "ok" : "failed", r->error ? ": " : "",
 		  r->error ? r->error : "");
@@ -373,7 +373,7 @@ void kreg_ssh_disconnect(kreg_ssh *s)
 	argvec_free(&a);
 }
 
-void kreg_ssh_free(kreg_ssh *s)
+void kreg_ssh_release(kreg_ssh *s)
 {
 	if (s->control_path)
 		kreg_ssh_disconnect(s);
@@ -385,7 +385,7 @@ void kreg_ssh_free(kreg_ssh *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void kreg_ssh_result_free(kreg_ssh_result *r)
+void kreg_ssh_result_release(kreg_ssh_result *r)
 {
 	free(r->output);
 	free(r->error);

@@ -44,7 +44,7 @@ typedef struct {
  * directory are made when missing. <0 with the error set on a bad address. */
 int kreg_ssh_init(kreg_ssh *s, const kreg_config *cfg, const kreg_host_cfg *hc);
 /* Stop the shared connection (if any) and free. */
-void kreg_ssh_free(kreg_ssh *s);
+void kreg_ssh_release(kreg_ssh *s);
 /* Stop the shared connection: after a reboot it is dead. */
 void kreg_ssh_disconnect(kreg_ssh *s);
 
@@ -58,7 +58,7 @@ int kreg_ssh_put(kreg_ssh *s, kreg_ssh_result *r, const char *const *local, size
 /* Copy the machine's remote_path to local_path. */
 int kreg_ssh_get(kreg_ssh *s, kreg_ssh_result *r, const char *remote_path,
 		 const char *local_path, double timeout);
-void kreg_ssh_result_free(kreg_ssh_result *r);
+void kreg_ssh_result_release(kreg_ssh_result *r);
 
 /* s in single quotes for a POSIX shell. Caller frees. */
 char *kreg_ssh_quote(const char *s);

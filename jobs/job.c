@@ -353,7 +353,7 @@ static int pos_error(const char *file, int line, int col, const char *fmt, ...)
 	kreg_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	kreg_error_set("%s", b.ptr);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return KREG_EINVAL;
 }
 
@@ -470,7 +470,7 @@ static int read_whole(char **data, size_t *len, const char *path)
 		return KREG_EINVAL;
 	}
 	if ((error = kreg_buf_read_file_max(&b, path, MAX_FILE, "a job file")) < 0) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return error;
 	}
 	*len = b.len;

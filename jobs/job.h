@@ -5,7 +5,7 @@
  *   kreg_atoms atoms = KREG_ATOMS_INIT;
  *   kreg_job_load(&job, "jobs/fio-basic.yaml", search, nsearch);
  *   kreg_job_split(&atoms, job);          // atoms.items[i]->name, ->yaml
- *   kreg_atoms_free(&atoms); kreg_job_free(job);
+ *   kreg_atoms_release(&atoms); kreg_job_free(job);
  *
  * Every error names FILE:LINE:COL. */
 #ifndef KREG_JOBS_JOB_H
@@ -53,7 +53,7 @@ size_t kreg_job_documents(const kreg_job *job);
  * expandable key (a program, a program's option, kconfig, commit, rootfs,
  * *_commit) is expanded. Appends to *out. */
 int kreg_job_split(kreg_atoms *out, const kreg_job *job);
-void kreg_atoms_free(kreg_atoms *atoms);
+void kreg_atoms_release(kreg_atoms *atoms);
 
 /* Load a file that must hold exactly one atom (what `kreg job split`
  * writes, or any job file without lists to expand). */
@@ -63,9 +63,9 @@ void kreg_atom_free(kreg_atom *atom);
 
 /* The options that name the atom (its path_params, before they are made
  * path-safe), sorted by key: n pairs of keys[i] and values[i] as text, for
- * 0-day's `parameters:` lines. Free with kreg_atom_params_free. */
+ * 0-day's `parameters:` lines. Free with kreg_atom_params_release. */
 size_t kreg_atom_params(const kreg_atom *atom, char ***keys, char ***values);
-void kreg_atom_params_free(char **keys, char **values, size_t n);
+void kreg_atom_params_release(char **keys, char **values, size_t n);
 
 /* The file `kreg job split` writes for an atom: its canonical YAML with
  * job_origin (and testbox when host is not NULL). Caller frees. */

@@ -202,7 +202,7 @@ int kreg_atom_kconfig_needs(char **out, const kreg_atom *a)
 		kreg_buf_printf(&b, "%s\n", l.lines[i]);
 	*out = b.ptr ? kreg_buf_detach(&b) : kreg_strdup("");
 done:
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	for (size_t i = 0; i < l.n; i++)
 		free(l.lines[i]);
 	free(l.lines);

@@ -68,7 +68,7 @@ static int fail_at(kreg_samples *out, const char *name, const char *data, size_t
 	kreg_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	kreg_error_set("%s", b.ptr);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	kreg_samples_clear(out);
 	return KREG_EINVAL;
 }
@@ -321,7 +321,7 @@ static int fio_fail(fio_ctx *c, const char *fmt, ...)
 	kreg_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	kreg_error_set("%s", b.ptr);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return KREG_EINVAL;
 }
 
@@ -925,10 +925,10 @@ int kreg_parse_file(kreg_samples *out, const char *parser, const char *path)
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
 		kreg_buf_grow(&b, (size_t)st.st_size + 1);
 	if ((error = kreg_buf_read_file_max(&b, path, KREG_PARSE_MAX_OUTPUT, "program output")) < 0) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return error;
 	}
 	error = kreg_parse_output(out, parser, kreg_buf_cstr(&b), b.len, path);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }

@@ -38,7 +38,7 @@ static void plan_argf(kreg_plan *p, const char *fmt, ...)
 	kreg_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	plan_arg(p, kreg_buf_cstr(&b));
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static void plan_file(kreg_plan *p, const char *name, kreg_buf *content, int executable)
@@ -53,7 +53,7 @@ static void plan_file(kreg_plan *p, const char *name, kreg_buf *content, int exe
 	p->nfiles++;
 }
 
-void kreg_plan_free(kreg_plan *p)
+void kreg_plan_release(kreg_plan *p)
 {
 	if (!p)
 		return;
@@ -451,7 +451,7 @@ static int plan_fio(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o)
 	p->seconds = runtime + 10 + (double)test_size / (50.0 * 1024 * 1024);
 	error = 0;
 done:
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }
 
@@ -606,7 +606,7 @@ static int plan_fxmark_dbench(kreg_plan *p, const kreg_atom *a, const kreg_plan_
 	p->seconds = secs * 1.2 + 30;
 	error = 0;
 done:
-	kreg_buf_free(&script);
+	kreg_buf_release(&script);
 	free(load);
 	return error;
 }
@@ -691,7 +691,7 @@ int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 		error = KREG_EINVAL;
 	}
 	if (error < 0) {
-		kreg_plan_free(out);
+		kreg_plan_release(out);
 		return error;
 	}
 	out->target = o->target ? kreg_strdup(o->target) : NULL;

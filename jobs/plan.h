@@ -10,7 +10,7 @@
  *   // in the run directory: write plan.files[i].name with .content,
  *   // run plan.argv with stdout+stderr to plan.stdout_name, then
  *   kreg_parse_file(&samples, plan.parser, plan.parse_name);
- *   kreg_plan_free(&plan);
+ *   kreg_plan_release(&plan);
  *
  * Nothing is written outside the target the host's configuration names
  * and the run directory; nothing is ever formatted (a qemu host formats
@@ -54,7 +54,7 @@ typedef struct {
  * program kreg runs, a parameter is malformed, there is no target, or
  * fxmark is wanted but no checkout is configured. */
 int kreg_job_plan(kreg_plan *out, const kreg_atom *atom, const kreg_plan_opts *opts);
-void kreg_plan_free(kreg_plan *plan);
+void kreg_plan_release(kreg_plan *plan);
 
 /* The plan as text (program, argv, each file), for `kreg job plan`. */
 char *kreg_plan_describe(const kreg_plan *plan);

@@ -330,7 +330,7 @@ static size_t params_of(const kreg_jnode *job, char ***keys, char ***values)
 		value_text(&v, ps.items[i].val);
 		(*keys)[n] = kreg_strdup(ps.items[i].key);
 		(*values)[n++] = kreg_strdup(kreg_buf_cstr(&v));
-		kreg_buf_free(&v);
+		kreg_buf_release(&v);
 	}
 	free(ps.items);
 	free(progs.names);
@@ -364,7 +364,7 @@ static char *path_params_of(const kreg_jnode *job)
 		kreg_buf_truncate(&raw, raw.len - 1);
 		path_safe(&out, raw.ptr);
 	}
-	kreg_buf_free(&raw);
+	kreg_buf_release(&raw);
 	params_free(keys, values, n);
 	return kreg_buf_detach(&out);
 }
@@ -374,7 +374,7 @@ size_t kreg_atom_params(const kreg_atom *atom, char ***keys, char ***values)
 	return params_of(atom->root, keys, values);
 }
 
-void kreg_atom_params_free(char **keys, char **values, size_t n)
+void kreg_atom_params_release(char **keys, char **values, size_t n)
 {
 	params_free(keys, values, n);
 }
@@ -686,7 +686,7 @@ void kreg_atom_free(kreg_atom *a)
 	free(a);
 }
 
-void kreg_atoms_free(kreg_atoms *atoms)
+void kreg_atoms_release(kreg_atoms *atoms)
 {
 	for (size_t i = 0; i < atoms->count; i++)
 		kreg_atom_free(atoms->items[i]);
@@ -705,12 +705,12 @@ static int one_atom(kreg_atom **out, kreg_job *job)
 	if (atoms.count != 1) {
 		kreg_error_set("%s: not an atomic job: it splits into %zu atoms "
 			       "(run `kreg job split` first)", job->path, atoms.count);
-		kreg_atoms_free(&atoms);
+		kreg_atoms_release(&atoms);
 		return KREG_EINVAL;
 	}
 	*out = atoms.items[0];
 	atoms.count = 0;
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	return 0;
 }
 

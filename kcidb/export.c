@@ -51,7 +51,7 @@ static char *id_of(const exporter *x, const char *fmt, ...)
 	kreg_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	id = kreg_kcidb_text(b.ptr, 0);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return id;
 }
 
@@ -172,7 +172,7 @@ static int checkouts(exporter *x, kreg_db *db)
 		set_time(misc, "author_time", c->author_time);
 		set_time(misc, "committer_time", c->committer_time);
 		json_object_set_new(o, "misc", misc);
-		kreg_buf_free(&who);
+		kreg_buf_release(&who);
 		put(x, o);
 	}
 	list_close(x);
@@ -209,7 +209,7 @@ static char *compiler_of(const char *artifact)
 		}
 	}
 	kreg_error_clear();
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	free(path);
 	return cc;
 }
@@ -336,7 +336,7 @@ static int test_one(const kreg_db_kcidb_test *t, void *arg)
 	set_text(misc, "metric", t->metric, TEXT_MAX);
 	set_text(misc, "kernel", t->kernel, TEXT_MAX);
 	json_object_set_new(o, "misc", misc);
-	kreg_buf_free(&path);
+	kreg_buf_release(&path);
 	put(x, o);
 	x->stats.tests++;
 	return 0;
@@ -425,7 +425,7 @@ static void issue_object(exporter *x, const issue *is)
 		set_real(misc, "confidence", r->confidence);
 	set_text(misc, "mail_message_id", r->mail_message_id, TEXT_MAX);
 	json_object_set_new(o, "misc", misc);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	put(x, o);
 }
 
@@ -542,6 +542,6 @@ int kreg_kcidb_export(FILE *f, kreg_db *db, const kreg_config *cfg, const kreg_k
 		*stats = x.stats;
 	error = 0;
 done:
-	kreg_buf_free(&buf);
+	kreg_buf_release(&buf);
 	return error;
 }

@@ -52,7 +52,7 @@ int kreg_build__copy_file(const char *from, const char *to)
 
 	if ((error = kreg_buf_read_file(&b, from)) == 0)
 		error = kreg_write_file_atomic(to, b.ptr, b.len);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }
 
@@ -65,7 +65,7 @@ static char *file_tail(const char *path, int lines)
 
 	if (kreg_buf_read_file(&b, path) < 0) {
 		kreg_error_clear();
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return kreg_strdup("");
 	}
 	kreg_buf_rtrim(&b);
@@ -76,7 +76,7 @@ static char *file_tail(const char *path, int lines)
 		p--;
 	}
 	p = kreg_strdup(p);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return (char *)p;
 }
 
@@ -90,7 +90,7 @@ static char *log_first_error(const char *path)
 
 	if (kreg_buf_read_file(&b, path) < 0) {
 		kreg_error_clear();
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return NULL;
 	}
 	for (p = b.ptr; *p && !found;) {
@@ -108,7 +108,7 @@ static char *log_first_error(const char *path)
 		}
 		p = *e ? e + 1 : e;
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return found;
 }
 
@@ -271,7 +271,7 @@ static char *build_modules(build_ctx *b, const char *tmp_dir, double timeout)
 	if (!why)
 		kreg_build__log_append(b->log, "kreg: modules packed in modules.tar\n");
 done:
-	kreg_buf_free(&text);
+	kreg_buf_release(&text);
 	free(mod_path);
 	free(jobs);
 	free(tar);
@@ -571,7 +571,7 @@ done:
 	return error;
 }
 
-void kreg_build_result_free(kreg_build_result *r)
+void kreg_build_result_release(kreg_build_result *r)
 {
 	if (!r)
 		return;

@@ -68,7 +68,7 @@ typedef struct {
  * drops fails the build, naming it and what it depends on. */
 int kreg_build(kreg_build_result *out, const kreg_config *cfg, kreg_db *db,
 	       const kreg_build_request *req);
-void kreg_build_result_free(kreg_build_result *r);
+void kreg_build_result_release(kreg_build_result *r);
 
 /* The kernel config of name: configured, else built in ("qemu", "ssh":
  * kreg_config_kconfig_builtin). NULL name: the default

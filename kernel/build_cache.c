@@ -69,7 +69,7 @@ int kreg_build__answer_from_cache(kreg_db *db, kreg_build_result *out, int force
 		out->commit_id = row.commit_id;
 		out->cached = 1;
 	}
-	kreg_db_build_free(&row);
+	kreg_db_build_release(&row);
 	return error;
 }
 
@@ -144,7 +144,7 @@ int kreg_build__take_shared(const kreg_build_result *out, const char *tmp_dir, c
 	log_info("build: %s-%s taken from the shared cache %s", out->tree, out->config_hash, entry);
 	error = 1;
 done:
-	kreg_buf_free(&sb);
+	kreg_buf_release(&sb);
 	free(status);
 	free(status_path);
 	free(entry);

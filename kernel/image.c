@@ -332,7 +332,7 @@ static int add_host_file(cpio *c, const char *host_path, const char *guest_path,
 		cpio_file(c, guest_path, b.ptr, b.len, mode);
 		info->files++;
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }
 
@@ -374,7 +374,7 @@ static char *image_stamp(void)
 		free(p);
 	}
 	h = kreg_hash64(b.ptr, b.len, 0);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return kreg_asprintf("%016llx\n", (unsigned long long)h);
 }
 
@@ -498,7 +498,7 @@ int kreg_image_ensure(const kreg_config *cfg, const char *path)
 	} else {
 		kreg_error_clear();
 	}
-	kreg_buf_free(&have);
+	kreg_buf_release(&have);
 	free(stamp);
 	free(sp);
 	return error;

@@ -93,7 +93,7 @@ static int config_hash(char out[17], const kreg_config *cfg, const kreg_kconfig_
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 	error = 0;
 done:
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }
 
@@ -288,8 +288,8 @@ static int files_equal(const char *a, const char *b)
 
 	if (kreg_buf_read_file(&x, a) == 0 && kreg_buf_read_file(&y, b) == 0)
 		eq = x.len == y.len && !memcmp(x.ptr, y.ptr, x.len);
-	kreg_buf_free(&x);
-	kreg_buf_free(&y);
+	kreg_buf_release(&x);
+	kreg_buf_release(&y);
 	kreg_error_clear();
 	return eq;
 }
@@ -414,8 +414,8 @@ static char *kconfig_depends(build_ctx *b, const char *opt, size_t len, const ch
 	else
 		res = kreg_asprintf("no 'depends on' in %s", files + strlen(b->tree_dir) + 1);
 done:
-	kreg_buf_free(&deps);
-	kreg_buf_free(&text);
+	kreg_buf_release(&deps);
+	kreg_buf_release(&text);
 	free(files);
 	free(e2);
 	free(e1);
@@ -441,7 +441,7 @@ static int config_holds(build_ctx *b, const char *made_path, const char *conf_pa
 			holds = 1;
 		}
 	}
-	kreg_buf_free(&made);
+	kreg_buf_release(&made);
 	return holds;
 }
 
@@ -502,7 +502,7 @@ static int merge_fragments(build_ctx *b, kreg_buf *conf)
 		kreg_buf_puts(conf, merged);
 		free(merged);
 	}
-	kreg_buf_free(&frag);
+	kreg_buf_release(&frag);
 	return error;
 }
 
@@ -540,10 +540,10 @@ static int fragments_kept(build_ctx *b, const char *conf, char **why, char ***dr
 			kreg_buf_printf(&w, "%s%s", i ? ", " : "", (*dropped)[i]);
 		*why = kreg_asprintf("kernel config '%s': fragment options not kept by olddefconfig: %s",
 				     b->kc->name, w.ptr);
-		kreg_buf_free(&w);
+		kreg_buf_release(&w);
 	}
 done:
-	kreg_buf_free(&frag);
+	kreg_buf_release(&frag);
 	return error;
 }
 
@@ -579,7 +579,7 @@ static void needs_kept(build_ctx *b, const char *conf, char **why, char ***dropp
 	if (nd)
 		*why = kreg_asprintf("kernel config '%s': options the job needs not kept by "
 				     "olddefconfig: %s", b->label, w.ptr);
-	kreg_buf_free(&w);
+	kreg_buf_release(&w);
 }
 
 /* Make the .config in conf_dir; install it in obj_dir when it differs (so an
@@ -628,8 +628,8 @@ install:
 		error = 0;
 	}
 done:
-	kreg_buf_free(&made);
-	kreg_buf_free(&conf);
+	kreg_buf_release(&made);
+	kreg_buf_release(&conf);
 	free(obj_conf);
 	free(made_path);
 	free(conf_path);
@@ -658,7 +658,7 @@ static int fragments_text(kreg_buf *out, const kreg_kconfig_cfg *kc)
 	}
 	kreg_buf_puts(out, cur);
 	free(cur);
-	kreg_buf_free(&frag);
+	kreg_buf_release(&frag);
 	return error;
 }
 
@@ -678,7 +678,7 @@ int kreg_build__config_of(build_ctx *b, kreg_build_result *out, char **extra,
 
 		error = fragments_text(&frags, b->kc);
 		*extra = error < 0 ? NULL : kreg_build_needs_beyond(kreg_buf_cstr(&frags), req->needs);
-		kreg_buf_free(&frags);
+		kreg_buf_release(&frags);
 		if (error < 0)
 			return error;
 	}

@@ -409,7 +409,7 @@ int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const ch
 	row.subject = first_line(git_commit_summary(c));
 	error = kreg_db_commit_put(db, id, &row);
 	free(row.subject);
-	kreg_buf_free(&parents);
+	kreg_buf_release(&parents);
 	return error;
 }
 
@@ -618,7 +618,7 @@ int kreg_repo_commit_read(kreg_repo *r, kreg_repo_commit *out, const char *sha)
 	return 0;
 }
 
-void kreg_repo_commit_free(kreg_repo_commit *c)
+void kreg_repo_commit_release(kreg_repo_commit *c)
 {
 	free(c->subject);
 	free(c->message);
@@ -898,7 +898,7 @@ int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *o
 	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &out);
 	error = 0;
 done:
-	kreg_buf_free(&msg);
+	kreg_buf_release(&msg);
 	git_signature_free(sig);
 	git_tree_free(tree);
 	git_index_free(index);

@@ -86,7 +86,7 @@ int kreg_repo_walk_new(kreg_repo_walk **out, kreg_repo *r, const char *sha, cons
 int kreg_repo_walk_next(kreg_repo_walk *w, char *sha);
 void kreg_repo_walk_free(kreg_repo_walk *w);
 
-/* A commit's metadata, the caller's (kreg_repo_commit_free). */
+/* A commit's metadata, the caller's (kreg_repo_commit_release). */
 typedef struct {
 	char *subject;		/* the first paragraph, on one line (git's summary) */
 	char *message;		/* the whole message */
@@ -94,7 +94,7 @@ typedef struct {
 	int64_t author_time;
 } kreg_repo_commit;
 int kreg_repo_commit_read(kreg_repo *r, kreg_repo_commit *out, const char *sha);
-void kreg_repo_commit_free(kreg_repo_commit *c);
+void kreg_repo_commit_release(kreg_repo_commit *c);
 
 /* The files a commit changes against its first parent (a root commit: all
  * of its tree), one change a row in libgit2's order: a rename is one row

@@ -109,7 +109,7 @@ char *kreg_buf_detach(kreg_buf *b)
 	return s;
 }
 
-void kreg_buf_free(kreg_buf *b)
+void kreg_buf_release(kreg_buf *b)
 {
 	free(b->ptr);
 	b->ptr = NULL;

@@ -25,7 +25,7 @@ void kreg_buf_clear(kreg_buf *b);
 void kreg_buf_rtrim(kreg_buf *b);
 /* The buffer's string, now the caller's (free()); the buffer is reset. */
 char *kreg_buf_detach(kreg_buf *b);
-void kreg_buf_free(kreg_buf *b);
+void kreg_buf_release(kreg_buf *b);
 /* The C string of the buffer, "" when nothing was ever put. */
 const char *kreg_buf_cstr(const kreg_buf *b);
 

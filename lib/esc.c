@@ -81,8 +81,8 @@ int kreg_vfprintf_esc(FILE *f, const char *fmt, va_list ap)
 	kreg_buf_vprintf(&raw, fmt, ap);
 	kreg_buf_put_esc(&out, raw.ptr, raw.len, KREG_ESC_LINES);
 	n = fwrite(out.ptr, 1, out.len, f) == out.len ? (int)out.len : -1;
-	kreg_buf_free(&raw);
-	kreg_buf_free(&out);
+	kreg_buf_release(&raw);
+	kreg_buf_release(&out);
 	return n;
 }
 

@@ -16,6 +16,6 @@ int kreg_git_error(const char *fmt, ...)
 	va_end(ap);
 	kreg_error_set("%s: %s", kreg_buf_cstr(&what),
 		       e && e->message ? e->message : "libgit2 error");
-	kreg_buf_free(&what);
+	kreg_buf_release(&what);
 	return KREG_ERROR;
 }

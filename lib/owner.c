@@ -18,20 +18,20 @@ static int read_boot_id(char *out, size_t size)
 	size_t n;
 
 	if (kreg_buf_read_file(&b, "/proc/sys/kernel/random/boot_id") < 0) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return KREG_ERROR;
 	}
 	n = b.len;
 	while (n && (b.ptr[n - 1] == '\n' || b.ptr[n - 1] == ' '))
 		n--;
 	if (!n || n >= size) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		kreg_error_set("/proc/sys/kernel/random/boot_id: not a boot id");
 		return KREG_ERROR;
 	}
 	memcpy(out, b.ptr, n);
 	out[n] = 0;
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return 0;
 }
 
@@ -46,18 +46,18 @@ static int start_time(long long pid, long long *start)
 
 	snprintf(path, sizeof(path), "/proc/%lld/stat", pid);
 	if (kreg_buf_read_file(&b, path) < 0) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return KREG_ENOTFOUND;
 	}
 	p = strrchr(kreg_buf_cstr(&b), ')');
 	if (!p) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		kreg_error_set("%s: not a process's stat", path);
 		return KREG_ERROR;
 	}
 	/* a zombie has ended: only its parent has not read its status yet */
 	if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X')) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return KREG_ENOTFOUND;
 	}
 	for (p++; *p && field < 22; p++)
@@ -69,12 +69,12 @@ static int start_time(long long pid, long long *start)
 		errno = 0;
 		*start = strtoll(p, &end, 10);
 		if (errno || end == p) {
-			kreg_buf_free(&b);
+			kreg_buf_release(&b);
 			kreg_error_set("%s: no start time", path);
 			return KREG_ERROR;
 		}
 	}
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return 0;
 }
 

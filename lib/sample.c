@@ -60,7 +60,7 @@ void kreg_samples_clear(kreg_samples *s)
 	kreg_strindex_reset(&s->index);
 }
 
-void kreg_samples_free(kreg_samples *s)
+void kreg_samples_release(kreg_samples *s)
 {
 	kreg_samples_clear(s);
 	free(s->items);

@@ -29,6 +29,6 @@ const double *kreg_samples_get(const kreg_samples *s, const char *metric);
 /* Sort by metric name (strcmp). */
 void kreg_samples_sort(kreg_samples *s);
 void kreg_samples_clear(kreg_samples *s);
-void kreg_samples_free(kreg_samples *s);
+void kreg_samples_release(kreg_samples *s);
 
 #endif

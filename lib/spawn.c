@@ -318,7 +318,7 @@ int kreg_spawn_capture(kreg_spawn_result *out, char **output, const kreg_spawn_o
 	error = kreg_spawn(out, &o);
 	if (error == 0 && (error = kreg_buf_read_file(&b, path)) == 0)
 		*output = kreg_buf_detach(&b);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	unlink(path);
 	return error;
 }

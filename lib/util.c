@@ -311,7 +311,7 @@ int kreg_file_batch_commit(kreg_file_batch *b)
 	return error;
 }
 
-void kreg_file_batch_free(kreg_file_batch *b)
+void kreg_file_batch_release(kreg_file_batch *b)
 {
 	for (size_t i = 0; i < b->count; i++) {
 		if (b->tmp[i]) {

@@ -39,7 +39,7 @@ typedef struct {
 #define KREG_FILE_BATCH_INIT { 0 }
 int kreg_file_batch_write(kreg_file_batch *b, const char *path, const void *data, size_t len);
 int kreg_file_batch_commit(kreg_file_batch *b);
-void kreg_file_batch_free(kreg_file_batch *b);
+void kreg_file_batch_release(kreg_file_batch *b);
 /* 1 when path exists. */
 int kreg_path_exists(const char *path);
 /* dir + "/" + name in a new string. */

@@ -85,7 +85,7 @@ static void encoded_words(folder *f, const char *s)
 		i += next_word(&w, s, i, n);
 		fold_token(f, w.ptr, w.len);
 	}
-	kreg_buf_free(&w);
+	kreg_buf_release(&w);
 }
 
 static int needs_encoding(const char *s)
@@ -201,7 +201,7 @@ int kreg_mail_mailbox(kreg_buf *out, const char *name, const char *address)
 			kreg_buf_putc(out, '\n');
 		}
 		kreg_buf_printf(out, "<%s>", address);
-		kreg_buf_free(&w);
+		kreg_buf_release(&w);
 	} else if (plain_phrase(s)) {
 		kreg_buf_printf(out, "%s <%s>", s, address);
 	} else {
@@ -239,5 +239,5 @@ void kreg_mail_header_addresses(kreg_buf *out, const char *name, char *const *ma
 		}
 	}
 	fold_end(&f);
-	kreg_buf_free(&tok);
+	kreg_buf_release(&tok);
 }

@@ -1018,7 +1018,7 @@ static char *clean_file_email(const char *match)
 done:
 	free(name);
 	free(address);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return r;
 }
 
@@ -1241,11 +1241,11 @@ int kreg_maintainers_match_texts(kreg_maintainers *m, kreg_maint_result *out,
 	free_keys(c.addrs, c.naddrs);
 	free_keys(c.lists, c.nlists);
 	if (error < 0)
-		kreg_maint_result_free(out);
+		kreg_maint_result_release(out);
 	return error;
 }
 
-void kreg_maint_result_free(kreg_maint_result *r)
+void kreg_maint_result_release(kreg_maint_result *r)
 {
 	if (!r)
 		return;

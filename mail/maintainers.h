@@ -85,7 +85,7 @@ typedef struct {
 int kreg_maintainers_match_texts(kreg_maintainers *m, kreg_maint_result *out,
 				 const char *const *files, size_t nfiles,
 				 const kreg_maint_text *texts, size_t ntexts);
-void kreg_maint_result_free(kreg_maint_result *r);
+void kreg_maint_result_release(kreg_maint_result *r);
 
 /* get_maintainer.pl's parse_email + format_email: split "Name <addr>" and
  * quote a name that holds anything but letters, digits, '_', ' ' and '-'.

@@ -44,7 +44,7 @@ static uint64_t regression_hash(const kreg_report_regression *r)
 			r->repo_url ? r->repo_url : "", r->job ? r->job : "", r->host ? r->host : "",
 			r->metric ? r->metric : "", r->regression_id ? r->bad.sha : r->culprit.sha);
 	h = kreg_hash64(b.ptr, b.len, 0x6b726567);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return h;
 }
 
@@ -197,7 +197,7 @@ static void put_figure_line(kreg_buf *b, const kreg_report_regression *r, const 
 	kreg_buf_printf(b, "kreg %s a %s%s%s of ", verb, kreg_buf_cstr(&f), f.len ? " " : "",
 			change_word(r));
 	put_clean(b, r->metric, 200);
-	kreg_buf_free(&f);
+	kreg_buf_release(&f);
 }
 
 /* Hello, what a follow-up is about, the opening line and the commit. */
@@ -572,15 +572,15 @@ done:
 	free(cc);
 	free(fname);
 	free(faddr);
-	kreg_buf_free(&v);
-	kreg_buf_free(&body);
-	kreg_buf_free(&h);
+	kreg_buf_release(&v);
+	kreg_buf_release(&body);
+	kreg_buf_release(&h);
 	if (error < 0)
-		kreg_mail_message_free(out);
+		kreg_mail_message_release(out);
 	return error;
 }
 
-void kreg_mail_message_free(kreg_mail_message *m)
+void kreg_mail_message_release(kreg_mail_message *m)
 {
 	free(m->mail_key);
 	free(m->subject);

@@ -63,6 +63,6 @@ char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression 
 int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
 		      const char *old_culprit, const kreg_mail_rcpts *rcpts, int64_t date);
-void kreg_mail_message_free(kreg_mail_message *m);
+void kreg_mail_message_release(kreg_mail_message *m);
 
 #endif

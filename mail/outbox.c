@@ -83,7 +83,7 @@ static int write_missing_eml(kreg_db *db, const kreg_config *cfg)
 			continue;
 		if (m.message && m.mail_key)
 			error = write_eml(db, cfg, m.id, m.mail_key, m.message);
-		kreg_db_outbox_free(&m);
+		kreg_db_outbox_release(&m);
 	}
 	kreg_db_outbox_list_free(v, n);
 	return error;
@@ -138,9 +138,9 @@ static int queue_one(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		log_warn("mail %lld: nobody to send it to (no author, mail.to or MAINTAINERS)",
 			 (long long)id);
 done:
-	kreg_buf_free(&list);
-	kreg_mail_message_free(&m);
-	kreg_mail_rcpts_free(&rcpts);
+	kreg_buf_release(&list);
+	kreg_mail_message_release(&m);
+	kreg_mail_rcpts_release(&rcpts);
 	return error;
 }
 
@@ -183,7 +183,7 @@ static int queue_followups(kreg_db *db, const kreg_config *cfg, const kreg_mail_
 						  named ? KREG_MAIL_CULPRIT : KREG_MAIL_BISECTED,
 						  first->message_id, named, stats);
 			}
-			kreg_db_outbox_free(&other);
+			kreg_db_outbox_release(&other);
 			free(fkey);
 			fkey = NULL;
 		}
@@ -196,7 +196,7 @@ static int queue_followups(kreg_db *db, const kreg_config *cfg, const kreg_mail_
 			error = queue_one(db, cfg, opts, r, KREG_MAIL_FIXED, first->message_id, NULL,
 					  stats);
 		}
-		kreg_db_outbox_free(&other);
+		kreg_db_outbox_release(&other);
 	}
 	free(fkey);
 	free(named);
@@ -217,7 +217,7 @@ static int rides_on(kreg_db *db, const kreg_report_entry *e, int *out)
 	if ((error = kreg_db_bisection_get(db, &b, e->bisection_id)) < 0)
 		return error;
 	*out = b.regression_id && b.regression_id != e->regression_id;
-	kreg_db_bisection_free(&b);
+	kreg_db_bisection_release(&b);
 	return 0;
 }
 
@@ -231,7 +231,7 @@ static int first_mail_sent(kreg_db *db, int64_t regression_id, int *sent)
 	snprintf(key, sizeof(key), "r%lld", (long long)regression_id);
 	*sent = 0;
 	if ((error = kreg_db_outbox_find(db, &first, key)) == 0) {
-		kreg_db_outbox_free(&first);
+		kreg_db_outbox_release(&first);
 		*sent = 1;
 		return 0;
 	}
@@ -309,7 +309,7 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		} else if (error == 0) {
 			error = queue_followups(db, cfg, opts, r, key, &first, stats);
 		}
-		kreg_db_outbox_free(&first);
+		kreg_db_outbox_release(&first);
 		kreg_report_regression_free(r);
 	}
 	kreg_report_list_free(v, n);
@@ -405,7 +405,7 @@ done:
 	for (size_t i = 0; i < n; i++)
 		free(rcpts[i]);
 	free(rcpts);
-	kreg_db_outbox_free(&m);
+	kreg_db_outbox_release(&m);
 	return error;
 }
 

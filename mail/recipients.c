@@ -107,8 +107,8 @@ static void add_maintainers(kreg_mail_rcpts *v, kreg_repo *repo,
 	for (size_t i = 0; i < res.count; i++)
 		add(v, res.items[i].name, res.items[i].address, 1, res.items[i].role);
 done:
-	kreg_maint_result_free(&res);
-	kreg_mail_paths_free(&paths);
+	kreg_maint_result_release(&res);
+	kreg_mail_paths_release(&paths);
 	kreg_maintainers_free(m);
 }
 
@@ -149,7 +149,7 @@ int kreg_mail_recipients(kreg_mail_rcpts *out, const kreg_config *cfg,
 	return 0;
 }
 
-void kreg_mail_rcpts_free(kreg_mail_rcpts *v)
+void kreg_mail_rcpts_release(kreg_mail_rcpts *v)
 {
 	for (size_t i = 0; i < v->count; i++) {
 		free(v->items[i].name);

@@ -25,6 +25,6 @@ typedef struct {
 
 int kreg_mail_recipients(kreg_mail_rcpts *out, const kreg_config *cfg,
 			 const kreg_report_regression *r);
-void kreg_mail_rcpts_free(kreg_mail_rcpts *v);
+void kreg_mail_rcpts_release(kreg_mail_rcpts *v);
 
 #endif

@@ -112,7 +112,7 @@ static int read_password(char **out, const char *path)
 	kreg_buf b = KREG_BUF_INIT;
 
 	if (kreg_buf_read_file(&b, path) < 0) {
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		return KREG_ERROR;
 	}
 	while (b.len && (b.ptr[b.len - 1] == '\n' || b.ptr[b.len - 1] == '\r'))
@@ -217,6 +217,6 @@ done:
 		free(password);
 	}
 	free(mail_from);
-	kreg_buf_free(&last);
+	kreg_buf_release(&last);
 	return error;
 }

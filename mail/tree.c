@@ -174,7 +174,7 @@ int kreg_mail_tree_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha,
 	error = 0;
 done:
 	if (error < 0)
-		kreg_mail_paths_free(out);
+		kreg_mail_paths_release(out);
 	kreg_repo_tree_free(tree);
 	return error;
 }
@@ -209,7 +209,7 @@ int kreg_mail_commit_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sh
 	return 0;
 }
 
-void kreg_mail_paths_free(kreg_mail_paths *p)
+void kreg_mail_paths_release(kreg_mail_paths *p)
 {
 	kreg_mail_files_free(p->files, p->nfiles);
 	for (size_t i = 0; i < p->ntexts; i++)

@@ -38,6 +38,6 @@ int kreg_mail_tree_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha,
  * no such patch: none) and the text of each .yaml file it changes (their
  * addresses). */
 int kreg_mail_commit_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha);
-void kreg_mail_paths_free(kreg_mail_paths *p);
+void kreg_mail_paths_release(kreg_mail_paths *p);
 
 #endif

@@ -164,7 +164,7 @@ static int commit_load(kreg_report_commit *c, kreg_db *db, int64_t id, const kre
 	}
 	c->url = kreg_report_commit_url(rc, c->sha);
 	commit_files(c, git);
-	kreg_db_commit_free(&row);
+	kreg_db_commit_release(&row);
 	return 0;
 }
 
@@ -204,7 +204,7 @@ static int commit_matrix(kreg_stats_matrix **out, kreg_db *db, int64_t job_id, i
 						      runs[i].items[k].value);
 	}
 	for (size_t i = 0; i < nruns; i++)
-		kreg_samples_free(&runs[i]);
+		kreg_samples_release(&runs[i]);
 	free(runs);
 	return 0;
 }
@@ -308,7 +308,7 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 			roles[0] = "parent";
 			subjects[0] = parent_subject = parent.subject, parent.subject = NULL;
 		}
-		kreg_db_commit_free(&parent);
+		kreg_db_commit_release(&parent);
 		kreg_error_clear();
 		if (error < 0)
 			goto done;
@@ -349,8 +349,8 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 	t->text_all = table_dress(t, &text);
 done:
 	free(parent_subject);
-	kreg_judge_stats_opts_free(&so);
-	kreg_buf_free(&text);
+	kreg_judge_stats_opts_release(&so);
+	kreg_buf_release(&text);
 	for (size_t i = 0; i < 3; i++)
 		kreg_stats_matrix_free(cols[i]);
 	return error;
@@ -436,7 +436,7 @@ static int bisection_load(kreg_report_regression *r, kreg_db *db)
 	}
 done:
 	kreg_db_bisect_steps_free(steps, nsteps);
-	kreg_db_bisection_free(&b);
+	kreg_db_bisection_release(&b);
 	return error;
 }
 
@@ -492,7 +492,7 @@ static void params_load(kreg_report_regression *r)
 		r->params[i].key = keys[i], keys[i] = NULL;
 		r->params[i].value = values[i], values[i] = NULL;
 	}
-	kreg_atom_params_free(keys, values, r->nparams);
+	kreg_atom_params_release(keys, values, r->nparams);
 	kreg_atom_free(atom);
 }
 
@@ -557,7 +557,7 @@ static void compiler_load(kreg_report_regression *r, kreg_db *db)
 			}
 		}
 		kreg_error_clear();
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		free(path);
 		free(art);
 	}
@@ -615,7 +615,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 		if ((error = kreg_db_bisection_get(db, &b, bisection_id)) < 0)
 			goto done;
 		regression_id = b.regression_id;
-		kreg_db_bisection_free(&b);
+		kreg_db_bisection_release(&b);
 	}
 	if ((error = kreg_db_report_regression_get(db, &row, regression_id, bisection_id)) < 0)
 		goto done;
@@ -658,7 +658,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 
 		kreg_judge_stats_opts(&so, cfg);
 		r->direction = kreg_stats_direction(&so, r->metric);
-		kreg_judge_stats_opts_free(&so);
+		kreg_judge_stats_opts_release(&so);
 	}
 	r->detected_change = r->change = row.change;
 	r->detected_base_mean = r->base_mean = row.base_mean;
@@ -703,10 +703,10 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	error = 0;
 done:
 	kreg_repo_close(git);
-	kreg_db_report_mail_free(&mail);
-	kreg_db_report_host_free(&host);
-	kreg_db_report_job_free(&job);
-	kreg_db_report_regression_free(&row);
+	kreg_db_report_mail_release(&mail);
+	kreg_db_report_host_release(&host);
+	kreg_db_report_job_release(&job);
+	kreg_db_report_regression_release(&row);
 	kreg_report_regression_free(r);
 	return error;
 }

@@ -297,6 +297,6 @@ int kreg_stats_matrix_load(kreg_stats_matrix **out, const char *path, const char
 		goto done;
 	error = kreg_stats_matrix_parse(out, path, kreg_buf_cstr(&b), b.len, key);
 done:
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }

@@ -312,7 +312,7 @@ static int check_history(const kreg_stats_history *h)
 	return 0;
 }
 
-void kreg_stats_segmentation_free(kreg_stats_segmentation *s)
+void kreg_stats_segmentation_release(kreg_stats_segmentation *s)
 {
 	if (!s)
 		return;

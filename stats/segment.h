@@ -74,10 +74,10 @@ typedef struct {
 } kreg_stats_segmentation;
 
 /* Segment h (opts may be NULL: PELT, MBIC, drifts, clipping, 2% floor).
- * *out is the caller's (kreg_stats_segmentation_free). KREG_EINVAL (error
+ * *out is the caller's (kreg_stats_segmentation_release). KREG_EINVAL (error
  * set) when offsets are inconsistent or a value is not finite. */
 int kreg_stats_segment(kreg_stats_segmentation *out, const kreg_stats_history *h,
 		       const kreg_stats_seg_opts *opts);
-void kreg_stats_segmentation_free(kreg_stats_segmentation *s);
+void kreg_stats_segmentation_release(kreg_stats_segmentation *s);
 
 #endif

@@ -298,7 +298,7 @@ static char *subject_of(driver *d, const git_oid *id)
 	}
 	s = c.subject;
 	c.subject = NULL;
-	kreg_repo_commit_free(&c);
+	kreg_repo_commit_release(&c);
 	/* untrusted: keep it printable on a terminal */
 	for (char *p = s; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -363,7 +363,7 @@ static int judge_step(driver *d, int64_t step_id, const git_oid *id, const char 
 		kreg_buf_printf(&detail, " for=%s", why);
 	error = kreg_db_bisect_step_update(d->db, step_id, 0, v, detail.ptr);
 	snprintf(verdict_out, vsize, "%s (%s)", v, detail.ptr);
-	kreg_buf_free(&detail);
+	kreg_buf_release(&detail);
 	return error;
 }
 
@@ -408,7 +408,7 @@ static int run_once(driver *d, int *kernel_failed, int64_t step_id, int64_t comm
 		say(d, "    run %u: %s%s%s", run_index, kreg_run_status_name(r.status),
 		    r.error ? ": " : "", r.error ? r.error : "");
 done:
-	kreg_run_atom_result_free(&r);
+	kreg_run_atom_result_release(&r);
 	return error;
 }
 
@@ -582,14 +582,14 @@ static void driver_close(driver *d)
 {
 	state_free(d);
 	for (size_t i = 0; i < d->nprepared; i++)
-		kreg_host_kernel_free(&d->kernels[i]);
+		kreg_host_kernel_release(&d->kernels[i]);
 	free(d->kernels);
 	free(d->prepared);
 	kreg_bisect_graph_free(d->graph);
 	kreg_atom_free(d->atom);
 	kreg_host_close(d->host);
 	kreg_repo_close(d->repo);
-	kreg_db_bisection_free(&d->b);
+	kreg_db_bisection_release(&d->b);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 }
@@ -655,7 +655,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 		}
 		if ((error = state_load(&d, &st)) < 0)
 			goto done;
-		kreg_bisect_action_free(&a);
+		kreg_bisect_action_release(&a);
 		if ((error = kreg_bisect_next(&a, d.graph, &st)) < 0)
 			goto done;
 		if (a.done) {
@@ -667,7 +667,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 			goto done;
 	}
 done:
-	kreg_bisect_action_free(&a);
+	kreg_bisect_action_release(&a);
 	driver_close(&d);
 	return error;
 }

@@ -15,23 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kreg_metric_changes_free(kreg_metric_changes *m)
+void kreg_metric_changes_release(kreg_metric_changes *m)
 {
 	if (!m)
 		return;
 	free(m->metric);
 	free(m->cp);
 	free(m->drifts);
-	kreg_db_history_free(&m->h);
+	kreg_db_history_release(&m->h);
 	memset(m, 0, sizeof(*m));
 }
 
-void kreg_changes_free(kreg_changes *c)
+void kreg_changes_release(kreg_changes *c)
 {
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nmetrics; i++)
-		kreg_metric_changes_free(&c->metrics[i]);
+		kreg_metric_changes_release(&c->metrics[i]);
 	free(c->metrics);
 	free(c->head);
 	memset(c, 0, sizeof(*c));
@@ -108,7 +108,7 @@ int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h)
 	out->drifts = seg.drifts;
 	out->ndrifts = seg.ndrifts;
 	seg.drifts = NULL;
-	kreg_stats_segmentation_free(&seg);
+	kreg_stats_segmentation_release(&seg);
 	return 0;
 }
 
@@ -143,7 +143,7 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	kreg_judge_stats_opts(&sopts, cfg);
 	error = kreg_stats_detect(&out->det, &sopts, metric, &sh, &dopts);
 	measure_noise(&out->noise, &sh, &dopts, &sopts, metric);
-	kreg_judge_stats_opts_free(&sopts);
+	kreg_judge_stats_opts_release(&sopts);
 	return error;
 }
 
@@ -159,7 +159,7 @@ static int find_head(kreg_changes *out, const kreg_config *cfg, kreg_db *db, int
 		if ((error = kreg_db_commit_find(db, &c, repo_id, spec->head)) < 0)
 			return error;
 		out->head = kreg_strdup(c.sha);
-		kreg_db_commit_free(&c);
+		kreg_db_commit_release(&c);
 		return 0;
 	}
 	out->branch = spec->branch;
@@ -244,6 +244,6 @@ done:
 		free(names[i]);
 	free(names);
 	if (error < 0)
-		kreg_changes_free(out);
+		kreg_changes_release(out);
 	return error;
 }

@@ -68,10 +68,10 @@ typedef struct {
 
 /* Resolve spec (each missing repo, branch, commit, job or host is an error
  * naming it) and load every metric's history, change points and detector
- * view. *out is the caller's (kreg_changes_free). */
+ * view. *out is the caller's (kreg_changes_release). */
 int kreg_changes_load(kreg_changes *out, const kreg_config *cfg, kreg_db *db,
 		      const kreg_changes_spec *spec);
-void kreg_changes_free(kreg_changes *c);
+void kreg_changes_release(kreg_changes *c);
 
 /* One metric, on rows already resolved: history from head (a full sha),
  * its steps and drifts (kreg_stats_segment(), PELT: chosen over E-Divisive
@@ -80,14 +80,14 @@ void kreg_changes_free(kreg_changes *c);
 int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric);
-void kreg_metric_changes_free(kreg_metric_changes *m);
+void kreg_metric_changes_release(kreg_metric_changes *m);
 
 /* The steps and drifts of a history already in memory, as
  * kreg_changes_metric finds them: out->cp (the range to bisect is the
  * step's, q its z), out->ncp, out->drifts and out->ndrifts, indices into
  * h's commits (commits without runs count, as on the line); the rest of
  * *out is left alone. The pages' trends call it on the samples they have
- * read. kreg_metric_changes_free frees it. */
+ * read. kreg_metric_changes_release frees it. */
 int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h);
 
 #endif

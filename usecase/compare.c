@@ -64,9 +64,9 @@ int kreg_compare_commit(kreg_stats_matrix **out, kreg_db *db, const kreg_compare
 	error = 0;
 done:
 	for (size_t i = 0; i < nruns; i++)
-		kreg_samples_free(&runs[i]);
+		kreg_samples_release(&runs[i]);
 	free(runs);
-	kreg_db_commit_free(&c);
+	kreg_db_commit_release(&c);
 	return error;
 }
 
@@ -112,7 +112,7 @@ static int load_file(kreg_stats_matrix **out, const char *path)
 	return 0;
 }
 
-void kreg_comparison_free(kreg_comparison *c)
+void kreg_comparison_release(kreg_comparison *c)
 {
 	if (!c)
 		return;
@@ -163,6 +163,6 @@ int kreg_compare_load(kreg_comparison *out, const kreg_config *cfg, kreg_db *db,
 done:
 	kreg_db_close(own);
 	if (error < 0)
-		kreg_comparison_free(out);
+		kreg_comparison_release(out);
 	return error;
 }

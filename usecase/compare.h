@@ -47,6 +47,6 @@ typedef struct {
 
 int kreg_compare_load(kreg_comparison *out, const kreg_config *cfg, kreg_db *db,
 		      const kreg_compare_spec *spec);
-void kreg_comparison_free(kreg_comparison *c);
+void kreg_comparison_release(kreg_comparison *c);
 
 #endif

@@ -140,7 +140,7 @@ static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, s
 		for (size_t i = 0; i < seg.nsteps; i++)
 			step |= since + seg.steps[i].index + 2 >= index &&
 				since + seg.steps[i].index <= index + 2;
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&seg);
 		if (step)
 			return 0;
 	}
@@ -168,7 +168,7 @@ static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, s
 			drift = 1;
 		}
 	}
-	kreg_stats_segmentation_free(&seg);
+	kreg_stats_segmentation_release(&seg);
 	return drift;
 }
 
@@ -212,7 +212,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	sh = (kreg_stats_history){ h.ncommits, h.offset, h.values };
 	kreg_judge_stats_opts(&so, cfg);
 	error = kreg_stats_detect(&det, &so, metric, &sh, &opts);
-	kreg_judge_stats_opts_free(&so);
+	kreg_judge_stats_opts_release(&so);
 	if (error < 0)
 		goto done;
 	if (det.action == KREG_DETECT_NONE || det.action == KREG_DETECT_WAIT)
@@ -305,8 +305,8 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	}
 	error = 0;
 done:
-	kreg_db_regression_free(&reg);
-	kreg_db_history_free(&h);
+	kreg_db_regression_release(&reg);
+	kreg_db_history_release(&h);
 	return error;
 }
 
@@ -362,8 +362,8 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 		tb[i].bad_id = -1;	/* handled */
 	}
 done:
-	kreg_work_names_free(&base);
-	kreg_work_names_free(&bad);
+	kreg_work_names_release(&base);
+	kreg_work_names_release(&bad);
 	return error;
 }
 
@@ -412,13 +412,13 @@ done:
 	for (size_t i = 0; i < nmetrics; i++)
 		free(metrics[i]);
 	free(metrics);
-	kreg_work_names_free(&names);
+	kreg_work_names_release(&names);
 	if (error < 0)
-		kreg_detect_outcome_free(out);
+		kreg_detect_outcome_release(out);
 	return error;
 }
 
-void kreg_detect_outcome_free(kreg_detect_outcome *o)
+void kreg_detect_outcome_release(kreg_detect_outcome *o)
 {
 	free(o->more);
 	free(o->bisections);

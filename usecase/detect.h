@@ -45,6 +45,6 @@ typedef struct {
 int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *db,
 		     int64_t commit_id, int64_t job_id, int64_t host_id, const char *kconfig,
 		     FILE *progress);
-void kreg_detect_outcome_free(kreg_detect_outcome *o);
+void kreg_detect_outcome_release(kreg_detect_outcome *o);
 
 #endif

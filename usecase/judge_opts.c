@@ -37,7 +37,7 @@ void kreg_judge_stats_opts(kreg_stats_opts *out, const kreg_config *cfg)
 	out->nrules = cfg->detect.nmetrics;
 }
 
-void kreg_judge_stats_opts_free(kreg_stats_opts *o)
+void kreg_judge_stats_opts_release(kreg_stats_opts *o)
 {
 	free((void *)o->rules);
 	o->rules = NULL;
@@ -67,7 +67,7 @@ void kreg_judge_bisect_params(kreg_bisect_params *p, const kreg_config *cfg, con
 	/* The regression was called at the detection floor; the ends must show
 	 * at least half of it again to be worth bisecting. */
 	p->floor = kreg_stats_floor(&so, metric) / 2;
-	kreg_judge_stats_opts_free(&so);
+	kreg_judge_stats_opts_release(&so);
 }
 
 void kreg_judge_detect_opts(kreg_stats_detect_opts *out, const kreg_config *cfg, size_t since)

@@ -11,9 +11,9 @@
 
 /* stats/' options from cfg's detect: section (cfg may be NULL: the
  * defaults). The rules array is allocated and points into cfg's strings:
- * keep cfg alive, and free with kreg_judge_stats_opts_free. */
+ * keep cfg alive, and free with kreg_judge_stats_opts_release. */
 void kreg_judge_stats_opts(kreg_stats_opts *out, const kreg_config *cfg);
-void kreg_judge_stats_opts_free(kreg_stats_opts *o);
+void kreg_judge_stats_opts_release(kreg_stats_opts *o);
 
 /* The detector's options from cfg's detect: section (window, lookback,
  * confirm, suggest, step_runs, baseline_runs), its level starting at

@@ -17,14 +17,14 @@
 
 #define ATOM_FILE "atom.yaml"
 
-void kreg_run_atom_result_free(kreg_run_atom_result *r)
+void kreg_run_atom_result_release(kreg_run_atom_result *r)
 {
 	if (!r)
 		return;
 	free(r->error);
 	free(r->output);
 	free(r->kernel);
-	kreg_samples_free(&r->samples);
+	kreg_samples_release(&r->samples);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -194,31 +194,31 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 	if (out->status != KREG_RUN_OK)
 		kreg_samples_clear(&out->samples);
 	if (opts->store_later) {
-		kreg_host_result_free(&res);
+		kreg_host_result_release(&res);
 		return 0;
 	}
 	if ((error = store(db, out, opts)) < 0)
 		goto failed;
 	if (out->status == KREG_RUN_OK && opts->keep == KREG_RUN_KEEP_FAILED)
 		error = drop_raw_output(out->output);
-	kreg_host_result_free(&res);
+	kreg_host_result_release(&res);
 	return error;
 
 failed:
 	/* kreg's own failure: the run is stored as lost, with why. */
 	kreg_run_atom_lost(db, out);
-	kreg_host_result_free(&res);
+	kreg_host_result_release(&res);
 	return error;
 }
 
-void kreg_run_job_report_free(kreg_run_job_report *r)
+void kreg_run_job_report_release(kreg_run_job_report *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nruns; i++)
-		kreg_run_atom_result_free(&r->runs[i]);
+		kreg_run_atom_result_release(&r->runs[i]);
 	free(r->runs);
-	kreg_host_kernel_free(&r->kernel);
+	kreg_host_kernel_release(&r->kernel);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -89,7 +89,7 @@ struct kreg_run_atom_result {
  * out, return 0. */
 int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		  const kreg_run_atom_what *what, const kreg_run_atom_opts *opts);
-void kreg_run_atom_result_free(kreg_run_atom_result *r);
+void kreg_run_atom_result_release(kreg_run_atom_result *r);
 /* A run kreg_run_atom left to the caller (store_later): its status,
  * samples and kernel, in the caller's transaction. */
 int kreg_run_atom_store(kreg_db *db, const kreg_run_atom_result *r);
@@ -125,7 +125,7 @@ typedef struct {
  * made before one are in out and stored. */
 int kreg_run_job(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db,
 		 const kreg_run_job_spec *spec, const kreg_run_atom_opts *opts, FILE *progress);
-void kreg_run_job_report_free(kreg_run_job_report *r);
+void kreg_run_job_report_release(kreg_run_job_report *r);
 
 /* One metric over the runs that went well, in the order of the first OK
  * run's samples. */

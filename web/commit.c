@@ -300,7 +300,7 @@ int web_write_commit(web_site *s, const kreg_db_report_commit *c)
 done:
 	free(parts);
 	free(page);
-	kreg_buf_free(&title);
-	kreg_buf_free(&b);
+	kreg_buf_release(&title);
+	kreg_buf_release(&b);
 	return error;
 }

@@ -75,7 +75,7 @@ int web_write_host(web_site *s, const kreg_db_report_host *h)
 done:
 	kreg_db_report_runs_free(runs, nruns);
 	free(page);
-	kreg_buf_free(&title);
-	kreg_buf_free(&b);
+	kreg_buf_release(&title);
+	kreg_buf_release(&b);
 	return error;
 }

@@ -249,6 +249,6 @@ int web_write_index(web_site *s)
 	web_page_end(&b);
 	error = web_writer_put(s->w, "index.html", &b);
 done:
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }

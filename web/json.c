@@ -131,6 +131,6 @@ int web_write_json(web_site *s)
 	kreg_buf_putc(&b, '\n');
 	free(text);
 	error = web_writer_put(s->w, "regressions.json", &b);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	return error;
 }

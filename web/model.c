@@ -442,7 +442,7 @@ static int group_regressions(web_site *s)
 					kreg_error_clear();
 				} else {
 					bisected = b.metric && r->metric && !strcmp(b.metric, r->metric);
-					kreg_db_bisection_free(&b);
+					kreg_db_bisection_release(&b);
 				}
 			}
 			if (bisected > best_bisected ||
@@ -512,7 +512,7 @@ void web_site_free(web_site *s)
 	kreg_db_report_commits_free(s->commits, s->ncommits);
 	free(s->by_sha);
 	for (size_t i = 0; i < s->nlines; i++) {
-		kreg_db_history_free(&s->lines[i].h);
+		kreg_db_history_release(&s->lines[i].h);
 		free(s->lines[i].repo);
 		free(s->lines[i].branch);
 		free(s->lines[i].slug);

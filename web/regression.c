@@ -144,7 +144,7 @@ static void regression_chart(kreg_buf *b, const web_site *s, const kreg_report_r
 		}
 	}
 	free(pts);
-	kreg_db_history_free(&h);
+	kreg_db_history_release(&h);
 }
 
 static int64_t repo_id_of(const web_site *s, const kreg_report_regression *r)
@@ -451,7 +451,7 @@ int web_write_regression(web_site *s, const kreg_report_regression *r)
 	web_page_end(&b);
 	error = web_writer_put(s->w, page, &b);
 	free(page);
-	kreg_buf_free(&subject);
-	kreg_buf_free(&b);
+	kreg_buf_release(&subject);
+	kreg_buf_release(&b);
 	return error;
 }

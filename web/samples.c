@@ -403,7 +403,7 @@ static void chunk_write(const char *path, const web_segment *sg,
 	/* a cache that cannot be written costs the next run a read, no more */
 	if (kreg_write_file_atomic_nosync(path, b.ptr, b.len) < 0)
 		kreg_error_clear();
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static int cmp_str(const void *a, const void *b)

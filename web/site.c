@@ -108,8 +108,8 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 done:
 	web_writer_free(s.w);
 	web_site_free(&s);
-	kreg_judge_stats_opts_free(&s.so);
-	kreg_buf_free(&css);
+	kreg_judge_stats_opts_release(&s.so);
+	kreg_buf_release(&css);
 	free(cache);
 	free(dir);
 	return error;

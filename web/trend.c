@@ -239,7 +239,7 @@ static void trend_steps(kreg_metric_changes *mc, size_t *first, const tested *t,
 	h = (kreg_stats_history){ m, off, vals };
 	if (kreg_changes_steps(mc, &h) < 0) {
 		kreg_error_clear();
-		kreg_metric_changes_free(mc);
+		kreg_metric_changes_release(mc);
 	}
 	free(off);
 	free(vals);
@@ -452,11 +452,11 @@ static int write_trend(web_site *s, const web_line *l, const web_pair *p, const 
 	error = web_writer_put_hashed(s->w, page, &b, hash);
 
 	trend_marks_free(&tm);
-	kreg_metric_changes_free(&mc);
+	kreg_metric_changes_release(&mc);
 	free(pts);
 	free(page);
-	kreg_buf_free(&title);
-	kreg_buf_free(&b);
+	kreg_buf_release(&title);
+	kreg_buf_release(&b);
 	return error;
 }
 

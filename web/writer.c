@@ -77,7 +77,7 @@ static void manifest_load(web_writer *w)
 	if (w->nold)
 		qsort(w->old, w->nold, sizeof(*w->old), cmp_entry);
 done:
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	free(path);
 }
 
@@ -174,7 +174,7 @@ int web_writer_save(web_writer *w)
 				(unsigned long long)w->cur[i].size, w->cur[i].name);
 	error = same_content(path, b.ptr ? b.ptr : "", b.len) ? 0 :
 		kreg_write_file_atomic_nosync(path, b.ptr ? b.ptr : "", b.len);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	free(path);
 	return error;
 }

@@ -376,7 +376,7 @@ static void kreg_trial(tally *t, const world *w)
 		if (a.done || iter > 5000)
 			break;
 		execute(w, &r, &a);
-		kreg_bisect_action_free(&a);
+		kreg_bisect_action_release(&a);
 	}
 	if (!a.done) {
 		a.done = 1;
@@ -425,7 +425,7 @@ static void kreg_trial(tally *t, const world *w)
 		}
 	}
 	judge(t, w, &a, builds, runs);
-	kreg_bisect_action_free(&a);
+	kreg_bisect_action_release(&a);
 	rows_free(&r);
 }
 
@@ -457,7 +457,7 @@ static void baseline_trial(tally *t, const world *w)
 			runs++;
 			marks[s.next] = v < ref * 0.95 ? KREG_BISECT_MARK_BAD : KREG_BISECT_MARK_GOOD;
 		}
-		kreg_bisect_search_free(&s);
+		kreg_bisect_search_release(&s);
 	}
 	a.done = 1;
 	if (s.ncandidates == 1) {
@@ -470,10 +470,10 @@ static void baseline_trial(tally *t, const world *w)
 		for (size_t i = 0; i < s.ncandidates; i++)
 			a.candidates[i] = *kreg_bisect_graph_oid(g, s.candidates[i]);
 	}
-	kreg_bisect_search_free(&s);
+	kreg_bisect_search_release(&s);
 	/* The baseline builds the good end (its reference run) and trusts bad. */
 	judge(t, w, &a, builds, runs);
-	kreg_bisect_action_free(&a);
+	kreg_bisect_action_release(&a);
 	free(marks);
 }
 
@@ -676,7 +676,7 @@ static void scale(const char *dir)
 		printf("  %6d commits: graph %7.1f ms (bitsets %6.1f MB), first step (%s) chosen in "
 		       "%6.2f ms\n", sizes[k], 1000 * t_load, (double)sizes[k] * sizes[k] / 8 / 1e6,
 		       a.done ? "none: done" : kreg_bisect_role_name(a.role), 1000 * t_next);
-		kreg_bisect_action_free(&a);
+		kreg_bisect_action_release(&a);
 		kreg_bisect_graph_free(g);
 		git_repository_free(repo);
 	}

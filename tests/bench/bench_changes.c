@@ -327,7 +327,7 @@ static void run_method(score *s, int m, const history *h)
 		}
 		if (m != M_BINSEG_BIC)
 			score_drifts(s, h, &seg);
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&seg);
 	}
 	s->seconds += kreg_now_mono() - t0;
 	score_found(s, h, found, nf);
@@ -383,7 +383,7 @@ static void bench_speed(void)
 			for (int rep = 0; rep < 3; rep++) {
 				double t0 = kreg_now_mono();
 
-				kreg_stats_segmentation_free(&seg);
+				kreg_stats_segmentation_release(&seg);
 				kreg_stats_segment(&seg, &h, &o);
 				if (kreg_now_mono() - t0 < best)
 					best = kreg_now_mono() - t0;
@@ -399,7 +399,7 @@ static void bench_speed(void)
 				printf("; drift %zu-%zu %+.4f%%/commit", seg.drifts[i].first,
 				       seg.drifts[i].last, 100 * seg.drifts[i].rel_slope);
 			printf(" -- %s\n", best < 1 ? "under 1 s" : "NOT under 1 s");
-			kreg_stats_segmentation_free(&seg);
+			kreg_stats_segmentation_release(&seg);
 		}
 	}
 	free(values);

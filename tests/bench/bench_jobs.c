@@ -157,7 +157,7 @@ static int bench_parse(const char *dir, int mb)
 		fprintf(stderr, "bench: %s\n", kreg_error_last());
 		return 1;
 	}
-	kreg_buf_free(&b);	/* before forking: the child's peak is its own */
+	kreg_buf_release(&b);	/* before forking: the child's peak is its own */
 	if (stat(path, &st) < 0)
 		return 1;
 	size_mb = (double)st.st_size / (1024 * 1024);
@@ -231,7 +231,7 @@ static int bench_store(const char *dir)
 	printf("samples stored: %d runs x %d metrics in %.2f s: %.0f samples/s, %.0f runs/s "
 	       "(one transaction per run, WAL)   [target >= 50,000/s]\n", runs, metrics, secs,
 	       runs * metrics / secs, runs / secs);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	kreg_db_close(db);
 	free(dbpath);
 	return 0;

@@ -108,7 +108,7 @@ static void add_commit(lab *l, size_t n, size_t step)
 		if (kreg_db_run_start(l->db, &run, &key) < 0 ||
 		    kreg_db_run_finish(l->db, run, "ok", NULL, &s) < 0)
 			die("run");
-		kreg_samples_free(&s);
+		kreg_samples_release(&s);
 	}
 }
 

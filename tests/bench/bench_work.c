@@ -90,7 +90,7 @@ int main(void)
 		if (kreg_db_work_held(db, &held, w.id, "bench", w.attempts) < 0 || !held ||
 		    kreg_db_work_finish(db, w.id, "bench", w.attempts, "done", NULL) < 0)
 			return 1;
-		kreg_work_free(&w);
+		kreg_work_release(&w);
 		done++;
 	}
 	t2 = kreg_now_mono();
@@ -108,7 +108,7 @@ int main(void)
 		if (kreg_db_work_claim(db, &w, &found, 0, KREG_WORK_KIND(KREG_WORK_BUILD), "bench",
 				       1000, 120) < 0)
 			return 1;
-		kreg_work_free(&w);
+		kreg_work_release(&w);
 	}
 	t2 = kreg_now_mono();
 	c2 = cpu_now();

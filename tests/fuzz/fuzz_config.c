@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kreg_config_free(cfg);
 		free(dump);
 	}
-	kreg_config_problems_free(&problems);
+	kreg_config_problems_release(&problems);
 	{
 		const char *want = "h1";
 

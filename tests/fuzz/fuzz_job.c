@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_free(y);
 			}
 		}
-		kreg_atoms_free(&atoms);
+		kreg_atoms_release(&atoms);
 		kreg_job_free(job);
 	}
 	return 0;

@@ -22,6 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!isfinite(s.items[i].value))
 				__builtin_trap();
 	}
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	return 0;
 }

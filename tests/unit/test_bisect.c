@@ -106,7 +106,7 @@ static void graph_linear_halves(void **state)
 	assert_int_equal(s.ncandidates, 16);
 	assert_int_equal(s.bad, 15);
 	assert_int_equal(s.next_weight, 8);	/* the halving commit */
-	kreg_bisect_search_free(&s);
+	kreg_bisect_search_release(&s);
 
 	/* c8 good, c12 bad: candidates c9..c12, next halves them */
 	marks[7] = KREG_BISECT_MARK_GOOD;
@@ -115,7 +115,7 @@ static void graph_linear_halves(void **state)
 	assert_int_equal(s.ncandidates, 4);
 	assert_int_equal(s.bad, 11);
 	assert_int_equal(s.next_weight, 2);
-	kreg_bisect_search_free(&s);
+	kreg_bisect_search_release(&s);
 
 	/* c9, c10, c11 skipped: nothing testable, four candidates remain */
 	marks[8] = marks[9] = marks[10] = KREG_BISECT_MARK_SKIP;
@@ -123,7 +123,7 @@ static void graph_linear_halves(void **state)
 	assert_int_equal(s.ncandidates, 4);
 	assert_int_equal(s.next, -1);
 	assert_int_equal(s.testable, 0);
-	kreg_bisect_search_free(&s);
+	kreg_bisect_search_release(&s);
 
 	kreg_bisect_graph_free(g);
 	/* good must be an ancestor of bad */
@@ -167,7 +167,7 @@ static void graph_merges(void **state)
 	assert_int_equal(s.ncandidates, 2);
 	assert_int_equal(s.bad, imerge);
 	assert_int_equal(s.next, im1);
-	kreg_bisect_search_free(&s);
+	kreg_bisect_search_release(&s);
 	kreg_bisect_graph_free(g);
 	git_repository_free(repo);
 }
@@ -299,11 +299,11 @@ static void mem_bisect(kreg_bisect_action *a, const mem_world *w, mem_rows *r,
 		assert_int_equal(again.done, a->done);
 		assert_true(git_oid_equal(&again.commit, &a->commit));
 		assert_int_equal(again.runs, a->runs);
-		kreg_bisect_action_free(&again);
+		kreg_bisect_action_release(&again);
 		if (a->done || (max_actions && i >= max_actions))
 			return;
 		mem_execute(w, r, a);
-		kreg_bisect_action_free(a);
+		kreg_bisect_action_release(a);
 	}
 	fail_msg("the bisection did not end");
 }
@@ -345,7 +345,7 @@ static void machine_finds_culprit(void **state)
 		assert_true(git_oid_equal(&a.culprit, kreg_bisect_graph_oid(g, (size_t)culprit)));
 		assert_true(a.confidence >= 0.999);
 		found++;
-		kreg_bisect_action_free(&a);
+		kreg_bisect_action_release(&a);
 		free(r);
 	}
 	assert_int_equal(found, 10);
@@ -358,7 +358,7 @@ static void machine_finds_culprit(void **state)
 		mem_bisect(&a, &w, r, &ids[0], &ids[40], 0);
 		assert_int_equal(a.outcome, KREG_BISECT_NOT_REPRODUCED);
 		assert_non_null(strstr(a.message, "not reproduced"));
-		kreg_bisect_action_free(&a);
+		kreg_bisect_action_release(&a);
 		free(r);
 	}
 	/* An improvement is not a regression either. */
@@ -369,7 +369,7 @@ static void machine_finds_culprit(void **state)
 		mem_bisect(&a, &w, r, &ids[0], &ids[40], 0);
 		assert_int_equal(a.outcome, KREG_BISECT_NOT_REPRODUCED);
 		assert_non_null(strstr(a.message, "better"));
-		kreg_bisect_action_free(&a);
+		kreg_bisect_action_release(&a);
 		free(r);
 	}
 	kreg_bisect_graph_free(g);
@@ -413,7 +413,7 @@ static void machine_skips_and_resumes(void **state)
 		assert_true(listed);
 		assert_non_null(strstr(a.message, "one of"));
 	}
-	kreg_bisect_action_free(&a);
+	kreg_bisect_action_release(&a);
 	free(r);
 
 	/* Stopped after 6 actions and resumed from the same rows: the same
@@ -423,7 +423,7 @@ static void machine_skips_and_resumes(void **state)
 	r2 = kreg_calloc(1, sizeof(*r2));
 	mem_bisect(&a, &w, r, &ids[0], &ids[40], 0);
 	mem_bisect(&b, &w, r2, &ids[0], &ids[40], 6);
-	kreg_bisect_action_free(&b);
+	kreg_bisect_action_release(&b);
 	{
 		unsigned before = 0, after = 0, whole = 0;
 
@@ -439,8 +439,8 @@ static void machine_skips_and_resumes(void **state)
 	}
 	assert_int_equal(a.outcome, b.outcome);
 	assert_true(git_oid_equal(&a.culprit, &b.culprit));
-	kreg_bisect_action_free(&a);
-	kreg_bisect_action_free(&b);
+	kreg_bisect_action_release(&a);
+	kreg_bisect_action_release(&b);
 	free(r);
 	free(r2);
 	kreg_bisect_graph_free(g);
@@ -596,8 +596,8 @@ static void sim_host_effects(void **state)
 		v = *kreg_samples_get(&res.samples, "fio.read_iops");
 		if (fabs(v - cases[i].want) > 1e-6)
 			fail_msg("case %d: %g, want %g", i, v, cases[i].want);
-		kreg_host_result_free(&res);
-		kreg_host_kernel_free(&k);
+		kreg_host_result_release(&res);
+		kreg_host_kernel_release(&k);
 	}
 	kreg_host_close(h);
 	/* no metrics: a clear error at open */

@@ -96,7 +96,7 @@ static void bisection_lifecycle(void **state)
 	assert_int_equal(got.good_sha[0], 'a');
 	assert_int_equal(got.bad_sha[0], 'd');
 	assert_string_equal(got.culprit_sha, "");
-	kreg_db_bisection_free(&got);
+	kreg_db_bisection_release(&got);
 	assert_int_equal(kreg_db_bisection_job_yaml(f->db, &yaml, id), 0);
 	assert_string_equal(yaml, "fio: {}\n");
 	free(yaml);

@@ -142,7 +142,7 @@ static void job_archive_follows_the_base(void **state)
 	p = newc_next(p, name, sizeof(name), &mode, &size, &data);
 	assert_string_equal(name, "TRAILER!!!");
 	assert_int_equal((size_t)(p - b.ptr), b.len);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 
 	/* A missing base is an error naming it, and leaves no output. */
 	unlink(base);

@@ -59,7 +59,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	kreg_config_problems_free(&P);
+	kreg_config_problems_release(&P);
 	kreg_rm_rf(tmpdir);
 	free(cfgname);
 	return 0;
@@ -70,7 +70,7 @@ static kreg_config *load(const char *yaml)
 {
 	kreg_config *c = NULL;
 
-	kreg_config_problems_free(&P);
+	kreg_config_problems_release(&P);
 	kreg_config_load_string(&c, cfgname, yaml, strlen(yaml), &P);
 	return c;
 }
@@ -279,7 +279,7 @@ static void values_are_converted(void **state)
 		assert_int_equal(kreg_stats_direction(&so, "fio.read_clat_mean"), KREG_DIR_LOWER);
 		assert_true(kreg_stats_floor(&so, "fio.read_iops") == 0.03);
 		assert_true(kreg_stats_floor(&so, "other") == 0.025);
-		kreg_judge_stats_opts_free(&so);
+		kreg_judge_stats_opts_release(&so);
 		kreg_judge_bisect_params(&bp, c, "fio.read_iops");
 		assert_int_equal(bp.direction, KREG_DIR_HIGHER);
 		assert_true(bp.floor == 0.015);
@@ -671,7 +671,7 @@ static void files_that_cannot_be_read(void **state)
 	char *missing = tmp_path("missing.yaml");
 
 	(void)state;
-	kreg_config_problems_free(&P);
+	kreg_config_problems_release(&P);
 	assert_true(kreg_config_load(&c, missing, &P) < 0);
 	assert_null(c);
 	assert_int_equal(P.count, 1);
@@ -679,7 +679,7 @@ static void files_that_cannot_be_read(void **state)
 	assert_int_equal(P.items[0].line, 0);
 	assert_non_null(strstr(P.items[0].message, "No such file"));
 
-	kreg_config_problems_free(&P);
+	kreg_config_problems_release(&P);
 	assert_true(kreg_config_load(&c, tmpdir, &P) < 0);
 	assert_int_equal(P.count, 1);
 	assert_non_null(strstr(P.items[0].message, "is a directory"));
@@ -713,7 +713,7 @@ static void aliases_cannot_blow_up(void **state)
 	kreg_buf_puts(&y, "data_dir: d\nmail: { to: *a9 }\n");
 	c = load(y.ptr);
 	assert_null(c);
-	kreg_buf_free(&y);
+	kreg_buf_release(&y);
 	/* a self-referencing alias is a problem, not a loop */
 	c = load("data_dir: d\nhosts: &h [*h]\n");
 	assert_null(c);
@@ -781,7 +781,7 @@ static void a_worker_builds_only_its_host(void **state)
 	(void)state;
 	assert_loads(full);
 	assert_int_equal(full->nhosts, 4);
-	kreg_config_problems_free(&P);
+	kreg_config_problems_release(&P);
 	assert_int_equal(kreg_config_load_hosts(&c, cfgname, yaml, strlen(yaml), want_c, 1, &P), 0);
 	assert_loads(c);
 	assert_int_equal(c->nhosts, 1);
@@ -864,10 +864,10 @@ static void a_worker_builds_only_its_host(void **state)
 			"hosts:\n"
 			"  - {name: c, backend: sim, metrics: *nothing}\n";
 
-		kreg_config_problems_free(&P);
+		kreg_config_problems_release(&P);
 		assert_true(kreg_config_load_hosts(&c, cfgname, bad, strlen(bad), want_c, 1, &P) < 0);
 		assert_problem_at(6, 5, "hosts[0]: unknown key 'sede', did you mean 'seed'?");
-		kreg_config_problems_free(&P);
+		kreg_config_problems_release(&P);
 		assert_true(kreg_config_load_hosts(&c, cfgname, alias, strlen(alias), want_c, 1, &P) < 0);
 		assert_problem_at(3, 38, "found undefined alias");
 		assert_null(load(alias));
@@ -904,7 +904,7 @@ static void the_example_loads(void **state)
 
 	(void)state;
 	path = kreg_path_join(src ? src : ".", "config/kreg.example.yaml");
-	kreg_config_problems_free(&P);
+	kreg_config_problems_release(&P);
 	if (kreg_config_load(&c, path, &P) < 0) {
 		print_problems();
 		fail_msg("%s does not load: %s", path, kreg_error_last());

@@ -105,7 +105,7 @@ static void runs_store_samples_whole(void **state)
 	assert_int_equal(kreg_db_run_count(f->db, &counts, job, host, 0), 0);
 	assert_int_equal(counts.ok, 1);
 	assert_int_equal(counts.job_failed, 1);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 static void runs_samples_group_by_run(void **state)
@@ -127,14 +127,14 @@ static void runs_samples_group_by_run(void **state)
 		kreg_samples_set(&s, "dbench.max_latency_ms", 5 + i);
 		assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
 		assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
-		kreg_samples_free(&s);
+		kreg_samples_release(&s);
 	}
 	assert_int_equal(kreg_db_runs_samples(f->db, &runs, &nruns, job, host, 0), 0);
 	assert_int_equal(nruns, 3);
 	for (size_t i = 0; i < nruns; i++) {
 		assert_int_equal(runs[i].count, 2);
 		assert_true(*kreg_samples_get(&runs[i], "dbench.throughput_MB/s") == 100.0 + (double)i);
-		kreg_samples_free(&runs[i]);
+		kreg_samples_release(&runs[i]);
 	}
 	free(runs);
 }
@@ -234,7 +234,7 @@ static void commits_by_prefix(void **state)
 	assert_string_equal(got.subject, "block: reduce kblockd_mod_delayed_work_on() CPU consumption");
 	/* untrusted text is stored as it is; escaping happens where it is shown */
 	assert_string_equal(got.author_name, "Bart <b@example.org>\r\nBcc: evil");
-	kreg_db_commit_free(&got);
+	kreg_db_commit_release(&got);
 	assert_int_equal(kreg_db_commit_find(f->db, &got, repo, "cb2ac29"), KREG_EINVAL);
 	assert_non_null(strstr(kreg_error_last(), "ambiguous"));
 	assert_int_equal(kreg_db_commit_find(f->db, &got, repo, "ffffffff"), KREG_ENOTFOUND);

@@ -56,7 +56,7 @@ static void dbench_client_without_a_checkout(void **state)
 	assert_int_equal(p.nfiles, 1);
 	assert_non_null(strstr(p.files[0].content, "dbench \"$ncore\" -t \"$secs\" -c \"$load\" -D \"$dir\""));
 	assert_non_null(strstr(p.files[0].content, "# ncpu secs works works/sec"));
-	kreg_plan_free(&p);
+	kreg_plan_release(&p);
 
 	/* the device itself is no place for dbench */
 	o.target = "/dev/vda";
@@ -72,7 +72,7 @@ static void dbench_client_without_a_checkout(void **state)
 	o.cpus = 8;
 	assert_int_equal(kreg_job_plan(&p, a, &o), 0);
 	assert_string_equal(p.argv[2], "ssd:f2fs:dbench_client:4:directio");
-	kreg_plan_free(&p);
+	kreg_plan_release(&p);
 	kreg_atom_free(a);
 	kreg_error_clear();
 }

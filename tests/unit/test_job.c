@@ -183,7 +183,7 @@ static void errors_name_file_line_col(void **state)
 		assert_true(split_file(&atoms, p) < 0);
 		assert_non_null(strstr(kreg_error_last(), "empty-list.yaml:2:3: 'rw' is an empty list"));
 		assert_int_equal(atoms.count, 0);
-		kreg_atoms_free(&atoms);
+		kreg_atoms_release(&atoms);
 	}
 	free(p);
 
@@ -224,7 +224,7 @@ static void includes_with_overrides_and_search_path(void **state)
 	assert_string_equal(kreg_atom_param(atoms.items[0], NULL, "media"), "ssd");
 	/* the override keeps the key where the included file had it */
 	assert_non_null(strstr(atoms.items[0]->yaml, "testcase: fxmark\ndisk: '1SSD'\nmedia: ssd\n"));
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	kreg_job_free(job);
 
 	/* without the search path it is not found */
@@ -240,7 +240,7 @@ static void includes_with_overrides_and_search_path(void **state)
 	/* thread_nr: 4 comes after the include and wins */
 	assert_int_equal(atoms.count, 1);
 	assert_string_equal(atoms.items[0]->name, "nested-MWCL-4");
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	kreg_job_free(job);
 	free(p);
 	free(base);
@@ -263,7 +263,7 @@ static void multi_document_as_lkp(void **state)
 	assert_non_null(find_atom(&atoms, "dbench-1HDD-xfs-nfs-100%"));
 	assert_string_equal(kreg_atom_param(find_atom(&atoms, "dbench-1HDD-xfs-nfs-100%"),
 					    NULL, "fs2"), "nfs");
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	free(p);
 }
 
@@ -285,7 +285,7 @@ static void multi_document_include(void **state)
 	assert_string_equal(atoms.items[0]->name, "md-top-2");
 	assert_string_equal(atoms.items[1]->name, "md-top-xfs-2");
 	assert_string_equal(atoms.items[3]->name, "md-top-btrfs-2");
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	kreg_job_free(job);
 
 	bad = write_tmp("md-nested.yaml", "dbench:\n  <<: md-base.yaml\n");
@@ -319,14 +319,14 @@ static void fio_basic_local_disk_is_96_atoms(void **state)
 	assert_string_equal(kreg_atom_param(a, "fio-setup-basic", "iodepth"), "32");
 	assert_string_equal(kreg_atom_param(a, "fio-setup-basic", "nr_task"), "4");
 	assert_string_equal(kreg_atom_param(a, "fs", "fs"), "ext4");
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	free(p);
 
 	p = fixture("jobs/fxmark-1ssd.yaml");
 	assert_int_equal(split_file(&atoms, p), 0);
 	assert_int_equal(atoms.count, 20 * 4 * 2 * 3);
 	assert_non_null(find_atom(&atoms, "fxmark-1ssd-bufferedio-1SSD-ext4-ssd-dbench_client-4"));
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	free(p);
 }
 
@@ -389,7 +389,7 @@ static void split_job_fixtures(void **state)
 		}
 		closedir(d);
 		assert_int_equal(atoms.count, expected);
-		kreg_atoms_free(&atoms);
+		kreg_atoms_release(&atoms);
 		free(src);
 	}
 	/* 1: three atoms with test; 2: four with group and test */
@@ -420,7 +420,7 @@ static void canonical_yaml_is_stable(void **state)
 		kreg_atom_free(c);
 		free(file);
 	}
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	free(p);
 }
 
@@ -497,7 +497,7 @@ static void fio_plan_is_lkps_job_file(void **state)
 	assert_non_null(strstr(job, "[task_0]\nrw=randrw\ndirectory=/mnt/test\n"
 				    "filename=fio_testfile\nnumjobs=4\n"));
 	assert_null(strstr(job, "time_based"));
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 
 	/* a file or device as target: filename= */
 	o.target_is_dir = 0;
@@ -505,7 +505,7 @@ static void fio_plan_is_lkps_job_file(void **state)
 	assert_int_equal(kreg_job_plan(&plan, a, &o), 0);
 	assert_non_null(strstr(plan.files[0].content, "filename=/dev/nvme0n1p9\nnumjobs=4\n"));
 	assert_null(strstr(plan.files[0].content, "directory="));
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 
 	/* no target: refused, never a default place */
 	o.target = NULL;
@@ -580,7 +580,7 @@ static void fio_plan_checks_option_values(void **state)
 
 		if (kreg_job_plan(&plan, a, &o) < 0)
 			fail_msg("'%s' was refused: %s", *g, kreg_error_last());
-		kreg_plan_free(&plan);
+		kreg_plan_release(&plan);
 		kreg_atom_free(a);
 		free(y);
 	}
@@ -601,7 +601,7 @@ static void job_origin_with_newline_is_refused(void **state)
 	assert_non_null(strstr(kreg_error_last(), "job_origin"));
 	assert_non_null(strstr(kreg_error_last(), "control character"));
 	assert_int_equal(atoms.count, 0);
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	kreg_job_free(job);
 }
 
@@ -621,7 +621,7 @@ static void dbench_and_fxmark_plans(void **state)
 	assert_string_equal(plan.argv[4], "300");
 	assert_string_equal(plan.argv[5], "4");
 	assert_string_equal(plan.parser, "dbench");
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 	kreg_atom_free(a);
 
 	a = atom_of("media: ssd\nfxmark:\n  test: dbench_client\n  fstype: f2fs\n"
@@ -629,7 +629,7 @@ static void dbench_and_fxmark_plans(void **state)
 	/* no checkout: kreg runs fxmark's dbench_client itself (test_fxmark_plan.c) */
 	assert_int_equal(kreg_job_plan(&plan, a, &o), 0);
 	assert_string_equal(plan.argv[0], "sh");
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 	o.fxmark = "/opt/fxmark";
 	/* fxmark formats its media: a directory will not do */
 	assert_true(kreg_job_plan(&plan, a, &o) < 0);
@@ -648,7 +648,7 @@ static void dbench_and_fxmark_plans(void **state)
 	assert_string_equal(plan.argv[9], "/dev/sdz");
 	assert_string_equal(plan.files[0].name, "kreg-fxmark.py");
 	assert_string_equal(plan.parser, "fxmark");
-	kreg_plan_free(&plan);
+	kreg_plan_release(&plan);
 	kreg_atom_free(a);
 
 	a = atom_of("suite: x\nnothing:\n");

@@ -70,7 +70,7 @@ static kreg_atom *quick_atom(const char *job_file, const char *name_part)
 	for (size_t i = 0; i < atoms.count; i++)
 		kreg_atom_free(atoms.items[i]);
 	atoms.count = 0;
-	kreg_atoms_free(&atoms);
+	kreg_atoms_release(&atoms);
 	kreg_job_free(job);
 	free(path);
 	assert_non_null(a);
@@ -113,8 +113,8 @@ static kreg_run_status run_and_store(kreg_db *db, const kreg_atom *a, int64_t *j
 	*error = res.error ? kreg_strdup(res.error) : NULL;
 	if (st != KREG_RUN_OK)
 		assert_int_equal(res.samples.count, 0);
-	kreg_host_result_free(&res);
-	kreg_host_kernel_free(&k);
+	kreg_host_result_release(&res);
+	kreg_host_kernel_release(&k);
 	kreg_host_close(h);
 	free(dir);
 	free(sub);

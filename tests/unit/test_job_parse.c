@@ -72,7 +72,7 @@ static void check_fixture(const char *prog, const char *nn)
 	assert_int_equal(s.count, expected);
 	free(yaml);
 	free(path);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 static void lkp_fio_01(void **state) { (void)state; check_fixture("fio", "01"); }
@@ -109,7 +109,7 @@ static void fio_bad(const char *what, char *(*edit)(const char *in, size_t len),
 		fail_msg("%s: message '%s' lacks '%s'", what, kreg_error_last(), want);
 	assert_non_null(strstr(kreg_error_last(), "fio.json"));
 	assert_int_equal(s.count, 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	free(bad);
 	free(in);
 	free(path);
@@ -197,7 +197,7 @@ static void fio_error_position(void **state)
 	(void)state;
 	assert_true(kreg_parse_fio(&s, text, strlen(text), "out.json") < 0);
 	assert_non_null(strstr(kreg_error_last(), "out.json:3:13:"));
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 /* A missing percentile object: none where there was no I/O (LKP's fio/01
@@ -224,7 +224,7 @@ static void fio_missing_percentiles(void **state)
 	assert_non_null(strstr(kreg_error_last(), "fio.json: jobs[0].read.clat_ns has no percentile "
 						  "object though read did 5866101116 I/Os"));
 	assert_int_equal(s.count, 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	free(cut);
 	free(in);
 	free(path);
@@ -251,7 +251,7 @@ static void dbench_bad_output(void **state)
 	assert_true(kreg_parse_dbench(&s, nothing, strlen(nothing), "dbench.log") < 0);
 	assert_non_null(strstr(kreg_error_last(), "measured no throughput"));
 	assert_int_equal(s.count, 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 static void fxmark_bad_output(void **state)
@@ -275,7 +275,7 @@ static void fxmark_bad_output(void **state)
 	assert_true(kreg_parse_fxmark(&s, "### NUM_TEST_CONF = 7\n", 22, "fxmark.log") < 0);
 	assert_non_null(strstr(kreg_error_last(), "no fxmark results"));
 	assert_true(kreg_parse_output(&s, "iozone", "", 0, "x") == KREG_ENOTFOUND);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	free(in);
 	free(path);
 }
@@ -320,7 +320,7 @@ static void fxmark_as_lkp_reads_it(void **state)
 	assert_true(kreg_parse_fxmark(&s, extra, strlen(extra), "fx.log") < 0);
 	assert_non_null(strstr(kreg_error_last(), "more values than its 4 columns"));
 	assert_int_equal(s.count, 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 /* issue 13 item 4: values that sum to infinity are not a result. */
@@ -349,7 +349,7 @@ static void infinite_results_are_refused(void **state)
 	assert_true(kreg_parse_fio(&s, big, strlen(big), "fio.json") < 0);
 	assert_non_null(strstr(kreg_error_last(), "fio.workload comes out as inf"));
 	assert_int_equal(s.count, 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	free(big);
 	free(in);
 	free(path);
@@ -373,7 +373,7 @@ static void fio_notes_and_repeated_options(void **state)
 	twice = replace(in, "\"job options\" : {", "\"job options\" : {\n\"bs\" : \"4k\",\n\"bs\" : \"8k\",");
 	assert_int_equal(kreg_parse_fio(&s, twice, strlen(twice), "fio.json"), 0);
 	assert_non_null(kreg_samples_get(&s, "fio.write_iops"));
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 	free(twice);
 	free(noted);
 	free(in);

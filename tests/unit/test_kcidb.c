@@ -67,7 +67,7 @@ static void path(void **state)
 	kreg_buf_clear(&b);
 	kreg_kcidb_path(&b, "", 0);
 	assert_string_equal(b.ptr, "_");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static void unit(void **state)
@@ -228,7 +228,7 @@ static void one_run(void **state)
 	kreg_samples_set(&s, "fio.read_iops", 0.1 + 0.2);
 	kreg_samples_set(&s, "fio.read_bw_MBps", 1e300);
 	assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 
 	doc = export(f, 0);
 	assert_int_equal(json_array_size(json_object_get(doc, "checkouts")), 1);
@@ -283,7 +283,7 @@ static int64_t add_commit(fixture *f, int64_t repo, char c, int runs, int64_t jo
 		kreg_samples_set(&s, "fio.read_iops", c == 'b' ? 1000 : 800);
 		assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
 		assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
-		kreg_samples_free(&s);
+		kreg_samples_release(&s);
 	}
 	return id;
 }

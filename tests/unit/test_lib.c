@@ -50,7 +50,7 @@ static void buf_grows_and_formats(void **state)
 	assert_string_equal(s, "0,");
 	assert_null(b.ptr);
 	free(s);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 /* The one UTF-8 decoder: a code point and its length, or length 0. */
@@ -92,10 +92,10 @@ static void esc_control_characters(void **state)
 	free(e);
 	kreg_buf_put_esc(&b, in, sizeof(in) - 1, KREG_ESC_LINES);
 	assert_string_equal(b.ptr, "a\\e]2;t\\a\\rb\tc\nd\\x01\\x7f\\u009b2J\xc3\xa9\xc2");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	kreg_buf_put_esc(&b, "a\0b", 3, 0);
 	assert_string_equal(b.ptr, "a\\x00b");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	/* bidirectional formatting: RLO, PDF, LRI..PDI, LRM, RLM, ALM, LS;
 	 * the characters beside them (U+2027, U+202F, U+2065, U+206A) kept */
 	e = kreg_esc("x\xe2\x80\xae" "evil\xe2\x80\xac\xe2\x81\xa6\xe2\x81\xa9"
@@ -134,7 +134,7 @@ static void samples_indexed(void **state)
 	assert_null(kreg_samples_get(&s, "m.42"));
 	kreg_samples_set(&s, "m.42", 3);
 	assert_true(*kreg_samples_get(&s, "m.42") == 3);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 static void parse_numbers_reject_junk(void **state)
@@ -255,7 +255,7 @@ static void run_timeout_kills_the_whole_group(void **state)
 	for (int i = 0; i < 100 && kill((pid_t)grandchild, 0) == 0; i++)
 		usleep(20000);
 	assert_int_equal(kill((pid_t)grandchild, 0), -1);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	unlink(pidfile);
 }
 
@@ -279,7 +279,7 @@ static void mkdir_p_and_atomic_write(void **state)
 	assert_non_null(strstr(kreg_error_last(), "/a/b/c/f"));
 	assert_int_equal(kreg_rm_rf(dir), 0);
 	assert_false(kreg_path_exists(dir));
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	free(sub);
 	free(file);
 }
@@ -303,13 +303,13 @@ static void atomic_write_does_not_follow_planted_symlinks(void **state)
 	assert_int_equal(kreg_write_file_atomic(file, "hello", 5), 0);
 	assert_int_equal(kreg_buf_read_file(&b, victim), 0);
 	assert_string_equal(b.ptr, "precious");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	assert_int_equal(kreg_buf_read_file(&b, file), 0);
 	assert_string_equal(b.ptr, "hello");
 	/* readable as before (mkstemp alone makes 0600) */
 	assert_int_equal(stat(file, &st), 0);
 	assert_int_equal(st.st_mode & 0444, 0444);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	assert_int_equal(kreg_rm_rf(dir), 0);
 	free(victim);
 	free(file);
@@ -339,17 +339,17 @@ static void file_batch_names_files_only_when_written_out(void **state)
 		free(name);
 	}
 	assert_int_equal(kreg_file_batch_commit(&fb), 0);
-	kreg_file_batch_free(&fb);
+	kreg_file_batch_release(&fb);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(kreg_buf_read_file(&b, p[i]), 0);
 		assert_non_null(strstr(p[i], b.ptr));
-		kreg_buf_free(&b);
+		kreg_buf_release(&b);
 		assert_int_equal(unlink(p[i]), 0);
 	}
 	/* given up before the commit */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(kreg_file_batch_write(&fb, p[i], "x", 1), 0);
-	kreg_file_batch_free(&fb);
+	kreg_file_batch_release(&fb);
 	assert_non_null(d = opendir(dir));
 	while ((de = readdir(d)))
 		n += de->d_name[0] != '.';

@@ -87,7 +87,7 @@ static void block_file(void **state)
 	assert_int_equal(r.nsections, 2);
 	assert_string_equal(r.sections[0], "BLOCK LAYER");
 	assert_string_equal(r.sections[1], "THE REST");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 }
 
 /* block/partitions is a directory (a '/' is added), excluded from BLOCK
@@ -107,7 +107,7 @@ static void exclusion_directory_and_duplicates(void **state)
 	assert_int_equal(r.items[1].kind, KREG_MAINT_REVIEWER);
 	assert_string_equal(r.items[2].address, "linux-block@vger.kernel.org");
 	assert_string_equal(r.items[3].address, "linux-kernel@vger.kernel.org");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 }
 
 /* block/bfq-iosched.c: BFQ (depth 2, a file glob) before BLOCK LAYER
@@ -124,7 +124,7 @@ static void most_specific_first(void **state)
 	assert_string_equal(r.items[2].address, "arm@lists.example.org");
 	assert_string_equal(r.items[2].role, "moderated list:BFQ I/O SCHEDULER");
 	assert_string_equal(r.items[3].address, "linux-block@vger.kernel.org");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 }
 
 /* A glob without a trailing slash stays in its directory; N: anywhere. */
@@ -137,17 +137,17 @@ static void globs_and_patterns(void **state)
 	(void)state;
 	r = who(f, 1);
 	assert_string_equal(r.items[0].address, "axboe@kernel.dk");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	r = who(f + 1, 1);
 	assert_int_equal(r.count, 1);
 	assert_string_equal(r.items[0].address, "linux-kernel@vger.kernel.org");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	r = who(f + 2, 1);
 	assert_string_equal(r.items[0].address, "thierry@example.org");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	r = who(f + 3, 1);
 	assert_int_equal(r.count, 1);
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 }
 
 static void parse_email_forms(void **state)
@@ -198,7 +198,7 @@ static void mailmap_forms(void **state)
 	/* Paolo -> Jane Doe <jane.doe@...>: that address is named already */
 	for (size_t i = 0; i < r.count; i++)
 		assert_null(strstr(r.items[i].formatted, "paolo"));
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	kreg_maintainers_free(m);
 }
 
@@ -286,13 +286,13 @@ static void keywords_in_a_file(void **state)
 	assert_string_equal(r.items[0].formatted, "Jens Axboe <axboe@kernel.dk>");
 	assert_string_equal(r.items[r.count - 1].formatted, "bpf@example.org");
 	assert_string_equal(r.items[r.count - 1].role, "open list:BPF");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 
 	r = kwho("block/blk-core.c", KREG_MAINT_FILE_TEXT,
 		 "bpfx xbpf CLANGS llvm_x sifive pidf-d\n");
 	assert_int_equal(r.nsections, 2);	/* SIFIVE: [^@] needs a character */
 	assert_string_equal(r.sections[1], "SIFIVE");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 }
 
 static void keywords_in_a_patch(void **state)
@@ -322,12 +322,12 @@ static void keywords_in_a_patch(void **state)
 	/* only the first alternative is after "^[+-].*": the first one of
 	 * PHYLINK does not match a context line... */
 	assert_false(named(&r, "PHYLINK"));
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	/* ...its others match any line of the diff, as in get_maintainer.pl */
 	r = kwho("block/blk-core.c", KREG_MAINT_PATCH,
 		 "--- a/x.c\n+++ b/x.c\n@@ -1,1 +1,1 @@\n struct phylink *p;\n");
 	assert_true(named(&r, "PHYLINK"));
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 }
 
 /* A .yaml file's addresses (a devicetree binding's maintainers:), as
@@ -359,7 +359,7 @@ static void addresses_in_a_yaml_file(void **state)
 	/* a name of non-ASCII letters keeps them (and its quotes) */
 	assert_string_equal(r.items[2].formatted, "\"Fern\xc3\xa1ndez Rojas\" <noltari@example.org>");
 	assert_int_equal(r.nsections, 1);	/* no K: over a patch's file */
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	kreg_maintainers_free(m);
 }
 
@@ -387,7 +387,7 @@ static void list_at_a_persons_address(void **state)
 	assert_int_equal(r.count, 3);
 	assert_string_equal(r.items[1].formatted, "NXP Linux Team <LINUX-imx@example.org>");
 	assert_string_equal(r.items[2].formatted, "linux-clk@example.org");
-	kreg_maint_result_free(&r);
+	kreg_maint_result_release(&r);
 	kreg_maintainers_free(m);
 }
 

@@ -79,7 +79,7 @@ static void ascii_subject_folds(void **state)
 	assert_header_lines(b.ptr, 78);
 	assert_non_null(strstr(b.ptr, "\r\n "));	/* folded */
 	assert_null(strstr(b.ptr, "=?"));
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static void long_non_ascii_subject_is_encoded(void **state)
@@ -98,8 +98,8 @@ static void long_non_ascii_subject_is_encoded(void **state)
 	got = decode_words(b.ptr);
 	assert_string_equal(got, want.ptr);
 	free(got);
-	kreg_buf_free(&b);
-	kreg_buf_free(&want);
+	kreg_buf_release(&b);
+	kreg_buf_release(&want);
 }
 
 static void crlf_never_makes_a_header(void **state)
@@ -112,17 +112,17 @@ static void crlf_never_makes_a_header(void **state)
 	assert_null(strstr(b.ptr, "\r\nBcc"));
 	assert_null(strstr(b.ptr, "\nX-Evil"));
 	assert_string_equal(b.ptr, "Subject: hello??Bcc: victim@example.org?X-Evil: 1\r\n");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 
 	assert_int_equal(kreg_mail_mailbox(&b, "Evil\r\nBcc: victim@example.org", "evil@example.org"), 0);
 	assert_string_equal(b.ptr, "\"Evil??Bcc: victim@example.org\" <evil@example.org>");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	assert_int_equal(kreg_mail_mailbox(&b, "Quote \" and \\", "q@example.org"), 0);
 	assert_string_equal(b.ptr, "\"Quote \\\" and \\\\\" <q@example.org>");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 	assert_int_equal(kreg_mail_mailbox(&b, "Jane Doe", "jane@example.org"), 0);
 	assert_string_equal(b.ptr, "Jane Doe <jane@example.org>");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static void addresses_are_checked(void **state)
@@ -139,7 +139,7 @@ static void addresses_are_checked(void **state)
 	assert_false(kreg_mail_address_ok("a@exa mple.org"));
 	assert_int_equal(kreg_mail_mailbox(&b, "x", "x@y>\r\nBcc: z@w"), KREG_EINVAL);
 	assert_non_null(strstr(kreg_error_last(), "not an e-mail address"));
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static void message_threads_and_stays_safe(void **state)
@@ -205,8 +205,8 @@ static void message_threads_and_stays_safe(void **state)
 	free(refs);
 	free(again);
 	free(headers);
-	kreg_mail_message_free(&f);
-	kreg_mail_message_free(&m);
+	kreg_mail_message_release(&f);
+	kreg_mail_message_release(&m);
 }
 
 /* 0-day's layout: the public URL and branch, the parameters as key: value
@@ -276,7 +276,7 @@ static void message_has_0day_layout(void **state)
 	assert_non_null(strstr(m.body, "\nkreg's figure, -22.8%, is the %change of the culprit column: "
 				       "the culprit against its parent.\n"));
 	assert_null(strstr(m.body, "28.2"));		/* not the detector's estimate */
-	kreg_mail_message_free(&m);
+	kreg_mail_message_release(&m);
 
 	/* a share in percent: by points, as the table gives it */
 	r.metric = (char *)"fio.latency_10ms%";
@@ -286,7 +286,7 @@ static void message_has_0day_layout(void **state)
 	r.bad_mean = 4.5;
 	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
 	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: fio.latency_10ms% +3.0 points regression");
-	kreg_mail_message_free(&m);
+	kreg_mail_message_release(&m);
 }
 
 int main(void)

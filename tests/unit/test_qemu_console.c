@@ -22,7 +22,7 @@ static char *fixture(const char *name)
 
 	kreg_buf_printf(&path, "%s/tests/fixtures/qemu/%s", src ? src : ".", name);
 	assert_int_equal(kreg_buf_read_file(&b, path.ptr), 0);
-	kreg_buf_free(&path);
+	kreg_buf_release(&path);
 	return kreg_buf_detach(&b);
 }
 
@@ -58,8 +58,8 @@ static void ok_run_has_its_output(void **state)
 	assert_non_null(kreg_samples_get(&s, "fio.read_iops"));
 	assert_true(*kreg_samples_get(&s, "fio.read_iops") > 0);
 	assert_null(strchr(c.output, '\r'));
-	kreg_samples_free(&s);
-	kreg_qemu_console_free(&c);
+	kreg_samples_release(&s);
+	kreg_qemu_console_release(&c);
 }
 
 static void kernel_lines_in_the_output_are_left_out(void **state)
@@ -72,8 +72,8 @@ static void kernel_lines_in_the_output_are_left_out(void **state)
 	assert_null(strstr(c.output, "a kernel message"));
 	assert_int_equal(verdict(&d, &error, "ok.console", &exited0, ""), KREG_RUN_OK);
 	assert_string_equal(c.output, d.output);
-	kreg_qemu_console_free(&d);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&d);
+	kreg_qemu_console_release(&c);
 }
 
 /* A real run whose guest could not calibrate its TSC and fell back to the
@@ -90,7 +90,7 @@ static void jiffies_clock_is_infra_failed(void **state)
 	assert_non_null(strstr(error, "Marking TSC unstable"));
 	assert_true(c.exited && c.exit_status == 0);
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void failing_job_is_job_failed(void **state)
@@ -103,7 +103,7 @@ static void failing_job_is_job_failed(void **state)
 			 KREG_RUN_JOB_FAILED);
 	assert_string_equal(error, "fio exited with status 1: fio: failed to load engine");
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void panic_is_kernel_failed(void **state)
@@ -117,11 +117,11 @@ static void panic_is_kernel_failed(void **state)
 	assert_string_equal(error, "kernel: Kernel panic - not syncing: kreg test: panic at boot");
 	assert_false(c.booted);
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 	/* a panic wins over a timeout */
 	assert_int_equal(verdict(&c, &error, "panic.console", &timed, ""), KREG_RUN_KERNEL_FAILED);
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void oops_is_kernel_failed(void **state)
@@ -134,7 +134,7 @@ static void oops_is_kernel_failed(void **state)
 	assert_string_equal(error, "kernel: BUG: kernel NULL pointer dereference, address: "
 			    "0000000000000008");
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void hang_is_infra_failed(void **state)
@@ -148,7 +148,7 @@ static void hang_is_infra_failed(void **state)
 	assert_string_equal(error, "timed out after 45 s (tcg, vm1): the guest hung in the job; "
 			    "last console line: KREG-GUEST: job start 2.77");
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void no_boot_is_kernel_failed(void **state)
@@ -160,7 +160,7 @@ static void no_boot_is_kernel_failed(void **state)
 	assert_int_equal(verdict(&c, &error, "no-boot.console", &exited0, ""), KREG_RUN_KERNEL_FAILED);
 	assert_non_null(strstr(error, "no boot: the kernel stopped before /init"));
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void qemu_that_does_not_start_is_infra_failed(void **state)
@@ -177,7 +177,7 @@ static void qemu_that_does_not_start_is_infra_failed(void **state)
 	assert_string_equal(error, "qemu would not start (exit 1): Is another process using the "
 			    "image [/d/vm1.img]?");
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 }
 
 static void guest_dying_mid_job_is_kernel_failed(void **state)
@@ -195,7 +195,7 @@ static void guest_dying_mid_job_is_kernel_failed(void **state)
 			 KREG_RUN_KERNEL_FAILED);
 	assert_non_null(strstr(error, "the guest stopped during the job"));
 	free(error);
-	kreg_qemu_console_free(&c);
+	kreg_qemu_console_release(&c);
 	free(text);
 }
 

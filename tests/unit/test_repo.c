@@ -90,7 +90,7 @@ static void mirror_fetch_resolve_record(void **state)
 	assert_string_equal(row.subject, "block: reduce kblockd_mod_delayed_work_on() CPU consumption");
 	assert_string_equal(row.author_name, "Test Author");
 	assert_int_equal(strlen(row.parents), 40);
-	kreg_db_commit_free(&row);
+	kreg_db_commit_release(&row);
 
 	/* A new upstream commit appears after a fetch, not before. */
 	commit(src, "c.c", "third");
@@ -140,7 +140,7 @@ static void mirror_fetch_resolve_record(void **state)
 		assert_int_equal(kreg_repo_commit_read(r, &c, head), 0);
 		assert_string_equal(c.subject, "third");
 		assert_string_equal(c.author_name, "Test Author");
-		kreg_repo_commit_free(&c);
+		kreg_repo_commit_release(&c);
 		assert_int_equal(kreg_repo_changes(r, &ch, &n, head, KREG_REPO_RENAMES), 0);
 		assert_int_equal(n, 1);
 		assert_string_equal(ch[0].new_path, "c.c");

@@ -52,7 +52,7 @@ static void add_runs(fixture *f, int64_t commit_id, double level)
 		kreg_samples_set(&s, "fio.write_iops", 500 + i);
 		assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
 		assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
-		kreg_samples_free(&s);
+		kreg_samples_release(&s);
 	}
 }
 
@@ -222,7 +222,7 @@ static void bisection_alone(void **state)
 	kreg_report_subject(&subject, r);
 	assert_string_equal(kreg_buf_cstr(&subject),
 			    "[linux:master] 222222222222: fio.read_iops -20.0% regression");
-	kreg_buf_free(&subject);
+	kreg_buf_release(&subject);
 	kreg_report_regression_free(r);
 
 	/* a bisection that found nothing is no regression */

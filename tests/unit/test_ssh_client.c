@@ -89,15 +89,15 @@ static void addresses(void **state)
 	assert_string_equal(s.dest, "root@lab1.example.org");
 	assert_string_equal(s.port, "2222");
 	assert_true(kreg_path_exists(dir));
-	kreg_ssh_free(&s);
+	kreg_ssh_release(&s);
 	assert_int_equal(init(&s, dir, "[::1]:22", NULL), 0);
 	assert_string_equal(s.dest, "::1");
 	assert_string_equal(s.port, "22");
-	kreg_ssh_free(&s);
+	kreg_ssh_release(&s);
 	assert_int_equal(init(&s, dir, "lab1", "kreg"), 0);
 	assert_string_equal(s.dest, "kreg@lab1");
 	assert_null(s.port);
-	kreg_ssh_free(&s);
+	kreg_ssh_release(&s);
 	assert_true(init(&s, dir, "-oProxyCommand=x", "root") < 0);
 	assert_true(init(&s, dir, "lab1:22x", "root") < 0);
 	assert_true(init(&s, dir, "lab1", "-x") < 0);
@@ -129,8 +129,8 @@ static void unreachable_machine(void **state)
 	assert_int_equal(kreg_ssh_exec(&s, &r, "true", 30, NULL), 0);
 	assert_int_equal(r.status, KREG_SSH_UNREACHABLE);
 	assert_non_null(strstr(r.error, "host 'lab1' (root@127.0.0.1) unreachable"));
-	kreg_ssh_result_free(&r);
-	kreg_ssh_free(&s);
+	kreg_ssh_result_release(&r);
+	kreg_ssh_release(&s);
 	kreg_rm_rf(dir);
 }
 

@@ -65,7 +65,7 @@ static void load_yaml(yaml_document_t *doc, const char *path)
 	yaml_parser_set_input_string(&p, (const unsigned char *)b.ptr, b.len);
 	assert_true(yaml_parser_load(&p, doc));
 	yaml_parser_delete(&p);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static double num(const char *s)
@@ -288,7 +288,7 @@ static void seed_case_is_shown_unsettled(void **state)
 	assert_non_null(strstr(out.ptr, "\"runs_needed\": 5"));
 	kreg_stats_matrix_free(cols[0]);
 	kreg_stats_matrix_free(cols[1]);
-	kreg_buf_free(&out);
+	kreg_buf_release(&out);
 }
 
 /* lkp_changed is LKP's verdict, small-change skip included; ranges_apart
@@ -360,7 +360,7 @@ static void table_reproduces_0day_layout(void **state)
 		"fxmark.other.works/sec\n"));
 	for (int i = 0; i < 3; i++)
 		kreg_stats_matrix_free(cols[i]);
-	kreg_buf_free(&out);
+	kreg_buf_release(&out);
 }
 
 static void table_stddev_and_big_numbers(void **state)
@@ -393,7 +393,7 @@ static void table_stddev_and_big_numbers(void **state)
 		"  fio.read_iops: -50.0%, 2 v 2 runs; 3 runs a side would settle it\n");
 	kreg_stats_matrix_free(cols[0]);
 	kreg_stats_matrix_free(cols[1]);
-	kreg_buf_free(&out);
+	kreg_buf_release(&out);
 }
 
 static void matrix_files(void **state)
@@ -465,7 +465,7 @@ static void a_bad_metric_spares_the_rest(void **state)
 	assert_int_equal(kreg_stats_table_json(&out, &shown, cols, 2, &o), 0);
 	assert_non_null(strstr(out.ptr, "\"reason\": \"not compared: "));
 	assert_non_null(strstr(out.ptr, "\"metric\": \"dbench.max_latency\""));
-	kreg_buf_free(&out);
+	kreg_buf_release(&out);
 	kreg_stats_matrix_free(cols[0]);
 	kreg_stats_matrix_free(cols[1]);
 }

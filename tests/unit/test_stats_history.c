@@ -51,7 +51,7 @@ static void add_run(fixture *f, int64_t commit, const char *status, double iops,
 	kreg_samples_set(&s, "fio.read_clat_mean_us", lat);
 	assert_int_equal(kreg_db_run_start(f->db, &run, &k), 0);
 	assert_int_equal(kreg_db_run_finish(f->db, run, status, NULL, &s), 0);
-	kreg_samples_free(&s);
+	kreg_samples_release(&s);
 }
 
 /* c0 <- c1 <- c2 <- c3 (merge of c2 and side) <- c4; side's parent is c1.
@@ -124,7 +124,7 @@ static void first_parent_line_with_values(void **state)
 	assert_int_equal(kreg_db_history_find(&h, "ab33"), 3);
 	assert_int_equal(kreg_db_history_find(&h, f->shas[5]), -1);	/* side: not on the line */
 	assert_int_equal(kreg_db_history_find(&h, "ab"), -1);		/* ambiguous */
-	kreg_db_history_free(&h);
+	kreg_db_history_release(&h);
 }
 
 static void limits_metrics_and_errors(void **state)
@@ -140,14 +140,14 @@ static void limits_metrics_and_errors(void **state)
 	assert_string_equal(h.shas[0], f->shas[3]);
 	assert_int_equal(h.nvalues, 3);
 	assert_true(h.values[0] == 60 && h.values[2] == 62);
-	kreg_db_history_free(&h);
+	kreg_db_history_release(&h);
 
 	/* a metric nobody measured: the line, without values */
 	assert_int_equal(kreg_db_history_load(f->db, &h, f->repo, f->shas[2], 0, f->job, f->host,
 					      "fio.nothing"), 0);
 	assert_int_equal(h.ncommits, 3);
 	assert_int_equal(h.nvalues, 0);
-	kreg_db_history_free(&h);
+	kreg_db_history_release(&h);
 
 	assert_int_equal(kreg_db_history_load(f->db, &h, f->repo, "feedbeef", 0, f->job, f->host,
 					      "fio.read_iops"), KREG_ENOTFOUND);

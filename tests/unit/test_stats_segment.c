@@ -90,7 +90,7 @@ static void flat_histories_have_nothing(void **state)
 			false_findings += seg.nsteps + seg.ndrifts;
 			/* 3% of 1000 a run; the median of 3 runs a little less */
 			assert_true(seg.sigma > 15 && seg.sigma < 45);
-			kreg_stats_segmentation_free(&seg);
+			kreg_stats_segmentation_release(&seg);
 			unmake(&h);
 		}
 	assert_true(false_findings <= 2);
@@ -113,7 +113,7 @@ static void a_step_with_one_run_a_commit(void **state)
 	assert_true(seg.steps[0].bad - seg.steps[0].good <= 4);
 	assert_true(seg.steps[0].change < -0.07 && seg.steps[0].change > -0.13);
 	assert_true(seg.steps[0].pvalue < 1e-6);
-	kreg_stats_segmentation_free(&seg);
+	kreg_stats_segmentation_release(&seg);
 	unmake(&h);
 }
 
@@ -148,7 +148,7 @@ static void small_late_and_short_steps(void **state)
 			hits += seg.nsteps == 1 && seg.steps[0].index + cases[i].margin >= cases[i].step &&
 				seg.steps[0].index <= cases[i].step + cases[i].margin &&
 				(seg.steps[0].change > 0) == (cases[i].by > 0);
-			kreg_stats_segmentation_free(&seg);
+			kreg_stats_segmentation_release(&seg);
 			unmake(&h);
 		}
 		if (hits < cases[i].min_hits)
@@ -186,8 +186,8 @@ static void a_drift_is_one_finding_with_its_slope(void **state)
 		assert_int_equal(kreg_stats_segment(&stairs, &v, &bic), 0);
 		assert_true(stairs.nsteps >= 2);
 		assert_int_equal(stairs.ndrifts, 0);
-		kreg_stats_segmentation_free(&stairs);
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&stairs);
+		kreg_stats_segmentation_release(&seg);
 		unmake(&h);
 	}
 }
@@ -208,7 +208,7 @@ static void a_step_on_a_drift(void **state)
 		assert_true(seg.ndrifts >= 1);
 		for (size_t i = 0; i < seg.ndrifts; i++)
 			assert_true(seg.drifts[i].rel_slope > 0);
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&seg);
 		unmake(&h);
 	}
 }
@@ -227,7 +227,7 @@ static void a_wild_commit_is_not_a_step(void **state)
 		kreg_stats_history v = view(&h);
 		assert_int_equal(kreg_stats_segment(&seg, &v, NULL), 0);
 		assert_int_equal(seg.nsteps, 0);
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&seg);
 		unmake(&h);
 	}
 }
@@ -257,8 +257,8 @@ static void binseg_and_gaps(void **state)
 	assert_int_equal(a.steps[0].good, 47);
 	assert_int_equal(a.steps[0].bad, 50);
 	assert_int_equal(b.steps[0].index, 50);
-	kreg_stats_segmentation_free(&a);
-	kreg_stats_segmentation_free(&b);
+	kreg_stats_segmentation_release(&a);
+	kreg_stats_segmentation_release(&b);
 	unmake(&h);
 }
 
@@ -286,12 +286,12 @@ static void bad_histories_are_refused(void **state)
 		h = (kreg_stats_history){ 8, off, c };
 		assert_int_equal(kreg_stats_segment(&seg, &h, NULL), 0);
 		assert_int_equal(seg.nsteps + seg.ndrifts, 0);
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&seg);
 		c[4] = c[5] = c[6] = c[7] = 6;
 		assert_int_equal(kreg_stats_segment(&seg, &h, NULL), 0);
 		assert_int_equal(seg.nsteps, 1);
 		assert_int_equal(seg.steps[0].index, 4);
-		kreg_stats_segmentation_free(&seg);
+		kreg_stats_segmentation_release(&seg);
 	}
 }
 

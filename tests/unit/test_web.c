@@ -50,7 +50,7 @@ static void escaping(void **state)
 	kreg_buf_clear(&b);
 	web_esc(&b, NULL, 0);
 	assert_string_equal(kreg_buf_cstr(&b), "");
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 static ino_t inode(const char *dir, const char *name)
@@ -132,8 +132,8 @@ static void writer(void **state)
 	assert_int_equal(web_writer_fresh(w, "trend-1.html", 42), 0);
 	web_writer_free(w);
 
-	kreg_buf_free(&a);
-	kreg_buf_free(&other);
+	kreg_buf_release(&a);
+	kreg_buf_release(&other);
 	free(keep);
 	free(stale);
 	kreg_rm_rf(dir);
@@ -209,7 +209,7 @@ static void long_history_trend(void **state)
 					 (1 + 0.01 * ((double)(x % 2001) / 1000 - 1)));
 			assert_int_equal(kreg_db_run_start(db, &run, &key), 0);
 			assert_int_equal(kreg_db_run_finish(db, run, "ok", NULL, &s), 0);
-			kreg_samples_free(&s);
+			kreg_samples_release(&s);
 		}
 	}
 	assert_int_equal(kreg_db_branch_set_head(db, repo, "master", prev), 0);
@@ -244,7 +244,7 @@ static void long_history_trend(void **state)
 		    strstr(kreg_buf_cstr(&page), ": -2") != NULL);
 	assert_true(strstr(kreg_buf_cstr(&page), "shown as 367 points") != NULL);
 
-	kreg_buf_free(&page);
+	kreg_buf_release(&page);
 	free(trend);
 	kreg_db_close(db);
 	kreg_config_free(cfg);
@@ -282,7 +282,7 @@ static void numbers(void **state)
 	assert_string_equal(web_metric_unit("fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec"),
 			    "works/s");
 	assert_null(web_metric_unit("dbench.clients"));
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 /* The chart: the y axis titled with the metric and its unit, figures
@@ -351,7 +351,7 @@ static void chart(void **state)
 	assert_non_null(strstr(kreg_web_css, "svg g.culprit:not(.pt) line{stroke:var(--bad);"
 				  "stroke-width:4"));
 	free(svg);
-	kreg_buf_free(&b);
+	kreg_buf_release(&b);
 }
 
 int main(void)

@@ -97,7 +97,7 @@ static int64_t claim(fixture *f, int64_t host, const char *kind, int64_t now)
 	id = w.id;
 	assert_string_equal(w.state, "running");
 	assert_string_equal(w.lease_owner, "me");
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	return id;
 }
 
@@ -154,7 +154,7 @@ static void waits_for_its_build(void **state)
 	assert_int_equal(claim(f, f->host1, NULL, 100), 0);
 	assert_int_equal(kreg_db_work_get(f->db, &w, build), 0);
 	assert_int_equal(kreg_db_work_finish(f->db, build, "me", w.attempts, "done", NULL), 0);
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	assert_int_equal(claim(f, f->host1, NULL, 100), run);
 }
 
@@ -180,7 +180,7 @@ static void worker_proves_its_hold(void **state)
 	/* its worker died with its daemon: the attempt is not counted */
 	assert_int_equal(w.attempts, 0);
 	assert_non_null(strstr(w.error, "not counted"));
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	/* Claimed again by the new daemon it is attempt 1 under the new
 	 * owner: the old worker (me, 1) still cannot end it; it ends once. */
 	{
@@ -192,7 +192,7 @@ static void worker_proves_its_hold(void **state)
 		assert_int_equal(found, 1);
 		assert_int_equal(w.id, id);
 		assert_int_equal(w.attempts, 1);
-		kreg_work_free(&w);
+		kreg_work_release(&w);
 	}
 	assert_int_equal(kreg_db_work_finish(f->db, id, "me", 1, "done", NULL), KREG_ENOTFOUND);
 	assert_int_equal(kreg_db_work_finish(f->db, id, "new daemon", 1, "done", NULL), 0);
@@ -240,7 +240,7 @@ static void retries_back_off_then_give_up(void **state)
 	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
 	assert_string_equal(w.state, "failed");
 	assert_string_equal(w.error, "host hung");
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	assert_int_equal(claim(f, f->host1, NULL, now + 10000), 0);
 }
 
@@ -255,7 +255,7 @@ static void release_does_not_count(void **state)
 	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
 	assert_string_equal(w.state, "queued");
 	assert_int_equal(w.attempts, 0);
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 }
 
 static void groups_and_pending(void **state)
@@ -376,10 +376,10 @@ static void moves_to_another_host_of_the_backend(void **state)
 	}
 	assert_int_equal(w.attempts, 1);
 	assert_int_equal(w.not_before, 100);	/* at once: no backoff */
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	/* no longer held: refused */
 	assert_int_equal(kreg_db_work_move(f->db, id, "me", 1, "hung", h3, 100), KREG_ENOTFOUND);
-	kreg_db_commit_free(&c);
+	kreg_db_commit_release(&c);
 }
 
 static void claim_stays_fast_shaped(void **state)

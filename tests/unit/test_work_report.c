@@ -112,8 +112,8 @@ static void burst_makes_one_item(void **state)
 	assert_int_equal(kreg_db_work_add_site(f->db, &added, 3000, 5), 0);
 	assert_int_equal(added, 1);
 	assert_int_equal(count(f, "queued"), 1);
-	kreg_work_free(&w);
-	kreg_work_free(&w2);
+	kreg_work_release(&w);
+	kreg_work_release(&w2);
 }
 
 /* 7 -> 8: the items of a database from before, queued or over, of kind
@@ -162,12 +162,12 @@ static void migration_renames_report_items(void **state)
 	assert_int_equal(kreg_db_work_get(f->db, &w, 1), 0);
 	assert_int_equal(w.kind, KREG_WORK_SITE);
 	assert_string_equal(w.key, "report:site:1");
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	assert_int_equal(kreg_db_work_get(f->db, &w, 2), 0);
 	assert_int_equal(w.kind, KREG_WORK_MAIL);
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 	assert_int_equal(claim_site(f, 1000, &w), 3);
-	kreg_work_free(&w);
+	kreg_work_release(&w);
 }
 
 int main(void)

@@ -66,7 +66,7 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 		return error;
 	for (size_t i = 0; i < cfg->njobs && !error; i++) {
 		const kreg_job_cfg *jc = &cfg->jobs[i];
-		int runs = jc->runs > 0 ? jc->runs : 3;
+		int runs = jc->runs;	/* >= 1: config's schema owns the default */
 		kreg_atoms atoms = KREG_ATOMS_INIT;
 		kreg_job *job = NULL;
 

@@ -186,7 +186,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_db_regression reg;
 	kreg_stats_opts so;
 	int64_t metric_id, bad_id, base_id;
-	int error, step_runs = cfg->detect.step_runs > 0 ? cfg->detect.step_runs : 3;
+	int error, step_runs = cfg->detect.step_runs;	/* >= 1: config's schema */
 
 	memset(&h, 0, sizeof(h));
 	memset(&reg, 0, sizeof(reg));
@@ -201,14 +201,9 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 						(size_t)(cfg->detect.lookback > 0 ? cfg->detect.lookback : 4) + 1,
 						job_id, host_id, metric)) < 0)
 		return error;
+	kreg_judge_detect_opts(&opts, cfg, 0);
 	if ((error = level_start(db, &opts.since, &h, job_id, host_id, metric_id)) < 0)
 		goto done;
-	opts.window = cfg->detect.window > 0 ? (size_t)cfg->detect.window : 0;
-	opts.lookback = cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 0;
-	opts.alpha = cfg->detect.confirm;
-	opts.suggest = cfg->detect.suggest;
-	opts.step_runs = step_runs;
-	opts.baseline_runs = cfg->detect.baseline_runs;
 	sh = (kreg_stats_history){ h.ncommits, h.offset, h.values };
 	kreg_judge_stats_opts(&so, cfg);
 	error = kreg_stats_detect(&det, &so, metric, &sh, &opts);

@@ -985,45 +985,10 @@ char *kreg_config_dump(const kreg_config *cfg)
 	return kreg_buf_detach(&b);
 }
 
-/* ---- look-ups ------------------------------------------------------------------ */
-
-const kreg_host_cfg *kreg_config_host(const kreg_config *cfg, const char *name)
-{
-	for (size_t i = 0; name && i < cfg->nhosts; i++)
-		if (cfg->hosts[i].name && !strcmp(cfg->hosts[i].name, name))
-			return &cfg->hosts[i];
-	return NULL;
-}
-
-int kreg_config_has_host(const kreg_config *cfg, const char *name)
-{
-	if (kreg_config_host(cfg, name))
-		return 1;
-	/* a worker's load: the names of the hosts it skipped too */
-	for (size_t i = 0; name && cfg->host_names && i < cfg->host_names_len;
-	     i += strlen(cfg->host_names + i) + 1)
-		if (!strcmp(cfg->host_names + i, name))
-			return 1;
-	return 0;
-}
-
-const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name)
-{
-	for (size_t i = 0; name && i < cfg->nrepos; i++)
-		if (cfg->repos[i].name && !strcmp(cfg->repos[i].name, name))
-			return &cfg->repos[i];
-	return NULL;
-}
-
 const char *kreg_backend_name(kreg_backend b)
 {
 	for (size_t i = 0; backend_enum[i].name; i++)
 		if (backend_enum[i].value == (int)b)
 			return backend_enum[i].name;
 	return "unknown";
-}
-
-char *kreg_config_data_path(const kreg_config *cfg, const char *sub)
-{
-	return kreg_path_join(cfg->data_dir, sub);
 }

@@ -173,6 +173,33 @@ static int drift_not_step(kreg_stats_drift *out, const kreg_stats_history *sh, s
 }
 
 /* One metric: its detection, and the regression row it moves. */
+/* Where a detection is: the (job, host, metric) line at a commit. */
+typedef struct {
+	int64_t job_id, host_id, metric_id, commit_id;
+	const char *metric, *head;
+	FILE *progress;
+} where;
+
+/* A step suspected at this very commit is refuted (not_reproduced); why
+ * says what showed it. *reg is the caller's (released by it). */
+static int refute_here(kreg_detect_outcome *o, kreg_db *db, kreg_db_regression *reg,
+		       const where *at, const char *why)
+{
+	int error;
+
+	if (kreg_db_regression_find(db, reg, at->job_id, at->host_id, at->metric_id,
+				    at->commit_id) != 0 || strcmp(reg->state, "suspected")) {
+		kreg_error_clear();
+		return 0;
+	}
+	snprintf(reg->state, sizeof(reg->state), "not_reproduced");
+	if ((error = kreg_db_regression_update(db, reg)) < 0)
+		return error;
+	o->refuted++;
+	say(at->progress, "detect: %s at %.12s: %s", at->metric, at->head, why);
+	return 0;
+}
+
 static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 			 const kreg_config *cfg, kreg_db *db, int64_t repo_id, const char *head,
 			 int64_t commit_id, int64_t job_id, int64_t host_id, const char *metric,
@@ -187,12 +214,14 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_stats_opts so;
 	int64_t metric_id, bad_id, base_id;
 	int error, step_runs = cfg->detect.step_runs;	/* >= 1: config's schema */
+	where at = { job_id, host_id, 0, commit_id, metric, head, progress };
 
 	memset(&h, 0, sizeof(h));
 	memset(&reg, 0, sizeof(reg));
 	memset(&opts, 0, sizeof(opts));
 	if ((error = kreg_db_metric_id(db, &metric_id, metric)) < 0)
 		return error;
+	at.metric_id = metric_id;
 	/* past MAX_LINE commits while the line has fewer tested commits than
 	 * the baseline window and the lookback: a push of more untested
 	 * commits than that still finds its baseline below them */
@@ -224,29 +253,17 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 		    100 * drift.rel_slope);
 		/* a step suspected here before the drift showed, its
 		 * confirmation runs in: it was not a step */
-		if (kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, commit_id) == 0 &&
-		    !strcmp(reg.state, "suspected")) {
-			snprintf(reg.state, sizeof(reg.state), "not_reproduced");
-			if ((error = kreg_db_regression_update(db, &reg)) < 0)
-				goto done;
-			o->refuted++;
-			say(progress, "detect: %s at %.12s: the step suspected here is a drift: "
-			    "not reproduced", metric, head);
-		}
+		if ((error = refute_here(o, db, &reg, &at, "the step suspected here is a drift: "
+					 "not reproduced")) < 0)
+			goto done;
 		det.action = KREG_DETECT_WAIT;	/* nothing more to do */
 	}
 	switch (det.action) {
 	case KREG_DETECT_NONE:
 		/* A suspicion at this very commit that its own runs no longer
 		 * bear out is refuted. */
-		if (kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, commit_id) == 0 &&
-		    !strcmp(reg.state, "suspected")) {
-			snprintf(reg.state, sizeof(reg.state), "not_reproduced");
-			if ((error = kreg_db_regression_update(db, &reg)) < 0)
-				goto done;
-			o->refuted++;
-			say(progress, "detect: %s at %.12s: not reproduced by its extra runs", metric, head);
-		}
+		if ((error = refute_here(o, db, &reg, &at, "not reproduced by its extra runs")) < 0)
+			goto done;
 		break;
 	case KREG_DETECT_WAIT:
 		break;

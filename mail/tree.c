@@ -123,15 +123,13 @@ static char *canonpath(const char *path)
 	return kreg_buf_detach(&b);
 }
 
-static void add_text(kreg_mail_paths *out, kreg_maint_text_kind kind, const void *data, size_t len,
+/* Takes text (NUL-terminated, from kernel/repo.h's readers): the paths
+ * free it. */
+static void add_text(kreg_mail_paths *out, kreg_maint_text_kind kind, char *text, size_t len,
 		     const char *path)
 {
-	char *copy = kreg_malloc(len + 1);
-
-	memcpy(copy, data, len);
-	copy[len] = '\0';
 	out->texts = kreg_realloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
-	out->texts[out->ntexts++] = (kreg_maint_text){ kind, copy, len, path };
+	out->texts[out->ntexts++] = (kreg_maint_text){ kind, text, len, path };
 }
 
 int kreg_mail_tree_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha,
@@ -164,12 +162,10 @@ int kreg_mail_tree_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sha,
 		if (!strcmp(path, "MAINTAINERS"))
 			continue;
 		/* a file's text, for K: (a link or a submodule has none) */
-		if (kreg_repo_tree_file(tree, &text, &len, path) == 0) {
+		if (kreg_repo_tree_file(tree, &text, &len, path) == 0)
 			add_text(out, KREG_MAINT_FILE_TEXT, text, len, path);
-			free(text);
-		} else {
+		else
 			kreg_error_clear();
-		}
 	}
 	error = 0;
 done:
@@ -191,7 +187,6 @@ int kreg_mail_commit_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sh
 		return error;
 	if (kreg_repo_commit_patch(repo, &patch, &len, sha) == 0)
 		add_text(out, KREG_MAINT_PATCH, patch, len, NULL);
-	free(patch);
 	/* the addresses of a .yaml file it changes, as the tree has it */
 	for (size_t i = 0; i < out->nfiles; i++) {
 		size_t n = strlen(out->files[i]);
@@ -202,7 +197,6 @@ int kreg_mail_commit_paths(kreg_mail_paths *out, kreg_repo *repo, const char *sh
 		if ((tree || kreg_repo_tree_open(&tree, repo, sha) == 0) &&
 		    kreg_repo_tree_file(tree, &text, &len, out->files[i]) == 0)
 			add_text(out, KREG_MAINT_FILE_ADDRESSES, text, len, out->files[i]);
-		free(text);
 	}
 	kreg_repo_tree_free(tree);
 	kreg_error_clear();

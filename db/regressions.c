@@ -80,11 +80,28 @@ void kreg_db_regression_list_free(kreg_db_regression *v, size_t n)
 	free(v);
 }
 
+/* The one row st selects (REG_COLUMNS) into out, st finalized;
+ * KREG_ENOTFOUND with "<none> in <database>" when there is none. */
+static int read_one(kreg_db *db, kreg_db_regression *out, sqlite3_stmt *st, const char *none)
+{
+	int rc = sqlite3_step(st), error = KREG_ENOTFOUND;
+
+	if (rc == SQLITE_ROW) {
+		read_reg(out, st);
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		kreg_error_set("%s in %s", none, db->path);
+	} else {
+		error = kreg_db__error(db, "cannot read the regression");
+	}
+	sqlite3_finalize(st);
+	return error;
+}
+
 int kreg_db_regression_find(kreg_db *db, kreg_db_regression *out, int64_t job_id,
 			    int64_t host_id, int64_t metric_id, int64_t bad_commit_id)
 {
 	sqlite3_stmt *st;
-	int rc, error = KREG_ENOTFOUND;
 
 	memset(out, 0, sizeof(*out));
 	if (kreg_db__prepare(db, &st, "SELECT " REG_COLUMNS REG_JOINS " WHERE g.job_id = ?1 AND "
@@ -94,17 +111,7 @@ int kreg_db_regression_find(kreg_db *db, kreg_db_regression *out, int64_t job_id
 	sqlite3_bind_int64(st, 2, host_id);
 	sqlite3_bind_int64(st, 3, metric_id);
 	sqlite3_bind_int64(st, 4, bad_commit_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		read_reg(out, st);
-		error = 0;
-	} else if (rc == SQLITE_DONE) {
-		kreg_error_set("no such regression in %s", db->path);
-	} else {
-		error = kreg_db__error(db, "cannot read the regression");
-	}
-	sqlite3_finalize(st);
-	return error;
+	return read_one(db, out, st, "no such regression");
 }
 
 int kreg_db_regression_add(kreg_db *db, int64_t *id, const kreg_db_regression *r)
@@ -264,23 +271,14 @@ int kreg_db_regression_list(kreg_db *db, kreg_db_regression **out, size_t *n, in
 int kreg_db_regression_get(kreg_db *db, kreg_db_regression *out, int64_t id)
 {
 	sqlite3_stmt *st;
-	int rc, error = KREG_ENOTFOUND;
+	char what[48];
 
 	memset(out, 0, sizeof(*out));
 	if (kreg_db__prepare(db, &st, "SELECT " REG_COLUMNS REG_JOINS " WHERE g.id = ?1") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		read_reg(out, st);
-		error = 0;
-	} else if (rc == SQLITE_DONE) {
-		kreg_error_set("no regression %lld in %s", (long long)id, db->path);
-	} else {
-		error = kreg_db__error(db, "cannot read the regression");
-	}
-	sqlite3_finalize(st);
-	return error;
+	snprintf(what, sizeof(what), "no regression %lld", (long long)id);
+	return read_one(db, out, st, what);
 }
 
 /* Does following duplicate_of from id reach target? (a mark that would

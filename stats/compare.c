@@ -100,16 +100,25 @@ static double mw_min_p(size_t na, size_t nb)
 	return 2 * exp(-log_choose(na + nb, na));
 }
 
+/* The rank test's efficiency against the t-test on normal data (3/pi):
+ * its sample sizes are the t-test's over it. */
+#define RANK_EFFICIENCY 0.955
+
+/* The normal approximation's shift, in standard errors, that a two-sided
+ * test at alpha finds with 80% power. */
+static double power_z(double alpha)
+{
+	return normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
+}
+
 double kreg_stats_mde(double rsd, size_t nbase, size_t nnew, double alpha, double floor)
 {
 	double z;
 
 	if (!(rsd >= 0) || !nbase || !nnew || mw_min_p(nnew, nbase) >= alpha)
 		return NAN;
-	/* the normal approximation's shift at 80% power, over the rank
-	 * test's efficiency (3/pi) */
-	z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
-	z *= rsd * sqrt(1.0 / (double)nbase + 1.0 / (double)nnew) / sqrt(0.955);
+	z = power_z(alpha) * rsd * sqrt(1.0 / (double)nbase + 1.0 / (double)nnew) /
+	    sqrt(RANK_EFFICIENCY);
 	return z > floor ? z : floor;
 }
 
@@ -198,10 +207,10 @@ static int runs_to_settle(const kreg_stats_summary *b, const kreg_stats_summary 
 		n_rank++;
 	n = (int)n_rank;
 	if (sp > 0 && diff > 0) {
-		double z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
+		double z = power_z(alpha);
 
-		/* t-test sample size, over the rank test's efficiency (3/pi) */
-		need = ceil(2 * z * z * sp * sp / (diff * diff) / 0.955) + 1;
+		/* t-test sample size, over the rank test's efficiency */
+		need = ceil(2 * z * z * sp * sp / (diff * diff) / RANK_EFFICIENCY) + 1;
 		if (need > 1e6)
 			need = 1e6;
 		if (need > n)

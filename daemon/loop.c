@@ -261,16 +261,15 @@ static pid_t start_kreg(loop *d, const char *const *args, const char *log)
 
 /* The one host of the configuration a worker builds (`kreg work --host`,
  * kreg_config_load_hosts): its item's, or for a build the first host that
- * boots a kernel (what do_build builds on); NULL: none. */
+ * boots a kernel (kreg_host_cfg_build_host); NULL: none. */
 static const char *worker_host(loop *d, const kreg_work *w)
 {
 	lane *l;
 
 	if (w->kind == KREG_WORK_BUILD) {
-		for (size_t i = 0; i < d->cfg->nhosts; i++)
-			if (kreg_host_cfg_needs_kernel(&d->cfg->hosts[i]))
-				return d->cfg->hosts[i].name;
-		return NULL;
+		const kreg_host_cfg *hc = kreg_host_cfg_build_host(d->cfg);
+
+		return hc ? hc->name : NULL;
 	}
 	l = w->host_id ? lane_of(d, w->host_id) : NULL;
 	return l ? d->cfg->hosts[l - d->lanes].name : NULL;

@@ -29,12 +29,9 @@ int kreg_worker_build(kreg_work_item *j)
 	kreg_host *host = NULL;
 	kreg_host_kernel kernel = { 0 };
 	kreg_host_commit hc = { 0 };
-	const kreg_host_cfg *pick = NULL;
+	const kreg_host_cfg *pick = kreg_host_cfg_build_host(j->cfg);
 	int error, prepared = 0;
 
-	for (size_t i = 0; i < j->cfg->nhosts && !pick; i++)
-		if (kreg_host_cfg_needs_kernel(&j->cfg->hosts[i]))
-			pick = &j->cfg->hosts[i];
 	if (!pick) {
 		error = kreg_worker_finish(j, "failed", "no configured host boots a built kernel any more");
 		goto done;

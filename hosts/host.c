@@ -83,6 +83,14 @@ int kreg_host_needs_kernel(const kreg_host *h)
 	return h->ops->needs_kernel;
 }
 
+const kreg_host_cfg *kreg_host_cfg_build_host(const kreg_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nhosts; i++)
+		if (kreg_host_cfg_needs_kernel(&cfg->hosts[i]))
+			return &cfg->hosts[i];
+	return NULL;
+}
+
 int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc)
 {
 	const struct kreg_host_ops *ops = ops_for(hc->backend);

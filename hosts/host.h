@@ -80,6 +80,10 @@ const kreg_host_cfg *kreg_host_config(const kreg_host *h);
 int kreg_host_needs_kernel(const kreg_host *h);
 /* The same asked of a configured host without opening it (planning builds). */
 int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc);
+/* The host a build item builds on: the first configured one that boots a
+ * kernel kreg builds; NULL when none does. The daemon hands a build's
+ * worker this host, and the worker builds on it. */
+const kreg_host_cfg *kreg_host_cfg_build_host(const kreg_config *cfg);
 /* 1 when the host runs nothing and draws its samples from a model (sim):
  * it needs no job file, and what it gives is labelled simulated. */
 int kreg_host_simulated(const kreg_host *h);

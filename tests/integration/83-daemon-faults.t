@@ -8,6 +8,14 @@
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 plan 31
 
+# The faults are under test here, not the detector: the checks below count
+# the runs a commit's planning gives it. The sim host's samples follow the
+# commits' shas, so with the clock's dates one run in a few made a
+# detection suggestive and ask more runs of a commit (9 run items of the
+# merge base, 5 OK runs of a head, where its planning gives 2). So the
+# detector asks none (its runs and its baseline at the job's 2), and fixed
+# dates make the samples the same in every run.
+export GIT_AUTHOR_DATE="2026-11-30T12:00:00Z" GIT_COMMITTER_DATE="2026-11-30T12:00:00Z"
 ROOT=$(up_init)
 write_atom job.yaml
 cat > hang.yaml <<'YAML'
@@ -40,6 +48,10 @@ jobs:
     hosts: [simhost]
     runs: 2
 ${2:-}
+detect:
+  min_runs: 2
+  max_runs: 2
+  baseline_runs: 2
 YAML
 }
 cfg

@@ -16,9 +16,7 @@ char *kreg_web_output(const kreg_config *cfg, const char *output)
 {
 	if (output)
 		return kreg_strdup(output);
-	if (cfg->web.output)
-		return kreg_strdup(cfg->web.output);
-	return kreg_config_data_path(cfg, "site");
+	return kreg_config_site_dir(cfg);
 }
 
 static double seconds(clockid_t clock)

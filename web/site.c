@@ -71,7 +71,8 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 	    (error = web_write_json(&s)) < 0)
 		goto done;
 	for (size_t i = 0; i < s.nregs; i++)
-		if ((error = web_write_regression(&s, s.regs[i])) < 0)
+		if ((error = web_write_regression(&s, s.regs[i])) < 0 ||
+		    (error = web_write_reproduce(&s, s.regs[i])) < 0)
 			goto done;
 	st.regressions = s.nregs;
 	for (size_t i = 0; i < s.nhosts; i++)

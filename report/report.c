@@ -528,7 +528,8 @@ static char *public_url(const kreg_repo_cfg *rc, const char *fetch)
 	return NULL;
 }
 
-/* The compiler that built the kernel: the build's .config says. */
+/* The compiler that built the kernel, and the .config it was built with:
+ * the build's .config says. */
 static void compiler_load(kreg_report_regression *r, kreg_db *db)
 {
 	const kreg_report_commit *c[] = { &r->culprit, &r->bad };
@@ -544,6 +545,10 @@ static void compiler_load(kreg_report_regression *r, kreg_db *db)
 		}
 		path = kreg_path_join(art, ".config");
 		if (kreg_buf_read_file(&b, path) == 0) {
+			if (!r->kernel_config) {
+				r->kernel_config = kreg_strdup(path);
+				snprintf(r->kernel_config_sha, sizeof(r->kernel_config_sha), "%s", c[i]->sha);
+			}
 			const char *p = strstr(b.ptr, key);
 			if (p && (p == b.ptr || p[-1] == '\n')) {
 				p += sizeof(key) - 1;
@@ -737,6 +742,7 @@ void kreg_report_regression_free(kreg_report_regression *r)
 	free(r->kconfig);
 	free(r->kconfig_base);
 	free(r->compiler);
+	free(r->kernel_config);
 	for (size_t i = 0; i < r->nkconfig_fragments; i++)
 		free(r->kconfig_fragments[i]);
 	free(r->kconfig_fragments);

@@ -114,6 +114,9 @@ typedef struct {
 	size_t nkconfig_fragments;
 	char *compiler;			/* CONFIG_CC_VERSION_TEXT of the culprit's (else
 					 * the bad commit's) kernel build; NULL: not built here */
+	char *kernel_config;		/* that build's .config (its path on this machine);
+					 * NULL: no build of either here kept one */
+	char kernel_config_sha[41];	/* the commit that build is of; "" when none */
 
 	/* The metric and its change. change is THE figure of the regression,
 	 * the one the mail's subject and first line and the page's header give

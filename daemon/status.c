@@ -1,6 +1,7 @@
 /* kreg status (see daemon.h): read only, from the database and the
  * daemon's lock file. */
 #include "daemon/daemon.h"
+#include "daemon/status_internal.h"
 
 #include "db/bisect.h"
 #include "db/regressions.h"
@@ -30,7 +31,7 @@ typedef struct {
 } st;
 
 /* A JSON string; untrusted text (commit subjects, errors) is escaped. */
-static void jstr(FILE *f, const char *s)
+void kreg_status__jstr(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -50,13 +51,16 @@ static void jstr(FILE *f, const char *s)
 
 /* Terminal text from elsewhere (an error, a job's or a metric's name):
  * control and bidirectional formatting characters escaped (lib/esc.h). */
-static void tstr(FILE *f, const char *s)
+void kreg_status__tstr(FILE *f, const char *s)
 {
 	char *e = kreg_esc(s);
 
 	fputs(e, f);
 	free(e);
 }
+
+#define jstr kreg_status__jstr
+#define tstr kreg_status__tstr
 
 /* The pid holding the daemon lock, 0 when none. Read from /proc/locks:
  * opening the database file here and closing it would drop the locks
@@ -333,7 +337,7 @@ static int hosts_part(st *s, kreg_db *db)
 	return 0;
 }
 
-int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
+int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int noise_all)
 {
 	st s = { .out = out, .json = json, .cfg = cfg };
 	kreg_db_regression *regs = NULL;
@@ -393,9 +397,13 @@ int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 		}
 	}
 	if (json)
-		fputs("\n  ]\n}\n", out);
+		fputs("\n  ]", out);
 	else if (!nregs)
 		fputs("  none\n", out);
+	if (kreg_status__noise(cfg, db, out, json, noise_all) < 0)
+		goto done;
+	if (json)
+		fputs("\n}\n", out);
 	error = 0;
 done:
 	free(shown);

@@ -135,6 +135,7 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 		fprintf(s->out, ", \"attempt\": %d}", w->attempts);
 		return 0;
 	}
+	s->n++;
 	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id,
 		kreg_work_kind_name(w->kind));
 	if (sha)

@@ -9,7 +9,8 @@
 static const char usage[] =
 	"usage: kreg status [--noise] [--json]\n"
 	"\n"
-	"Repos and their heads, the work queue by kind and state, each host and\n"
+	"Repos and their heads, the work queue by kind and state and the time it\n"
+	"will take (from this lab's stored build and run durations), each host and\n"
 	"what it is doing, the regressions in flight, and for each job and host\n"
 	"the smallest change its noisiest metric can show (kreg changes' figures).\n"
 	"  --noise  that figure for every metric\n"

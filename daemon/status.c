@@ -371,6 +371,8 @@ int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json,
 		fputs("  empty\n", out);
 	if (json)
 		fputs("\n  ]", out);
+	if (kreg_status__queue(cfg, db, out, json) < 0)
+		goto done;
 	if (hosts_part(&s, db) < 0)
 		goto done;
 	if (kreg_db_regression_list(db, &regs, &nregs, 0) < 0)

@@ -1,5 +1,6 @@
 /* The parts of `kreg status` (daemon/status.c) in files of their own: the
- * noise of each metric (status_noise.c). Private to daemon/. */
+ * noise of each metric (status_noise.c) and the time the queue will take
+ * (status_queue.c). Private to daemon/. */
 #ifndef KREG_DAEMON_STATUS_INTERNAL_H
 #define KREG_DAEMON_STATUS_INTERNAL_H
 
@@ -18,5 +19,10 @@ void kreg_status__tstr(FILE *f, const char *s);
  * figures): the noisiest metric, or every metric when all; JSON: a
  * `"noise": [...]` member (every metric) after a comma. */
 int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int all);
+
+/* "estimate:": the builds and runs queued or running and the time they
+ * will take, from this lab's stored build and run durations; JSON: an
+ * `"estimate": {...}` member after a comma. */
+int kreg_status__queue(const kreg_config *cfg, kreg_db *db, FILE *out, int json);
 
 #endif

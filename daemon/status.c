@@ -59,6 +59,15 @@ void kreg_status__tstr(FILE *f, const char *s)
 	free(e);
 }
 
+void kreg_status__jnum(FILE *f, const char *key, double v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
 #define jstr kreg_status__jstr
 #define tstr kreg_status__tstr
 

@@ -11,12 +11,15 @@
 
 /* A JSON string (NULL: null); untrusted text is escaped. */
 void kreg_status__jstr(FILE *f, const char *s);
+/* `, "key": v` in JSON, null when v is not finite. */
+void kreg_status__jnum(FILE *f, const char *key, double v);
 /* Terminal text from elsewhere: controls escaped (lib/esc.h). */
 void kreg_status__tstr(FILE *f, const char *s);
 
 /* "noise:": for each polled branch and (job, host) with runs there, the
  * smallest change the detector sees (usecase/changes.h, `kreg changes`'s
- * figures): the noisiest metric, or every metric when all; JSON: a
+ * figures over the newest 200 commits, or 4 detect.window and
+ * detect.lookback when more): the noisiest metric, or every metric when all; JSON: a
  * `"noise": [...]` member (every metric) after a comma. */
 int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int all);
 

@@ -16,15 +16,6 @@ typedef struct {
 	int n;			/* JSON items written */
 } noise_st;
 
-static void jnum(FILE *f, const char *key, double v)
-{
-	fprintf(f, ", \"%s\": ", key);
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
-}
-
 static void noise_json(noise_st *s, const kreg_changes *ch, const kreg_changes_spec *spec,
 		       const char *branch, const kreg_metric_changes *m)
 {
@@ -40,13 +31,13 @@ static void noise_json(noise_st *s, const kreg_changes *ch, const kreg_changes_s
 	kreg_status__jstr(s->out, spec->host);
 	fputs(", \"metric\": ", s->out);
 	kreg_status__jstr(s->out, m->metric);
-	jnum(s->out, "rsd", n->rsd);
+	kreg_status__jnum(s->out, "rsd", n->rsd);
 	fprintf(s->out, ", \"df\": %zu, \"baseline_runs\": %zu, \"runs\": %d", n->df, n->base_runs,
 		n->runs);
-	jnum(s->out, "floor", n->floor);
-	jnum(s->out, "mde", n->mde);
+	kreg_status__jnum(s->out, "floor", n->floor);
+	kreg_status__jnum(s->out, "mde", n->mde);
 	fprintf(s->out, ", \"max_runs\": %d", n->max_runs);
-	jnum(s->out, "mde_max_runs", n->mde_max);
+	kreg_status__jnum(s->out, "mde_max_runs", n->mde_max);
 	if (n->runs_for_5)
 		fprintf(s->out, ", \"runs_for_5pct\": %d}", n->runs_for_5);
 	else
@@ -106,6 +97,19 @@ static void noise_pair(noise_st *s, const kreg_changes *ch, const kreg_changes_s
 	noise_line(s, worst, "");
 }
 
+/* The newest commits of a line read: the detector's baseline is its
+ * newest detect.window tested commits since a step it no longer judges
+ * (detect.lookback), so a step further back changes no figure, and
+ * status stays quick on a long history (`kreg changes --limit` with the
+ * same number gives the same figures). */
+static size_t reach(const kreg_config *cfg)
+{
+	size_t w = cfg->detect.window > 0 ? (size_t)cfg->detect.window : 20;
+	size_t l = cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 4;
+
+	return 4 * (w + l) > 200 ? 4 * (w + l) : 200;
+}
+
 int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int all)
 {
 	noise_st s = { .out = out, .json = json, .all = all };
@@ -131,6 +135,7 @@ int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json,
 				.head = lines[l].head,
 				.job = pairs[p].job,
 				.host = pairs[p].host,
+				.limit = reach(cfg),
 			};
 			kreg_changes ch;
 

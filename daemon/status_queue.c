@@ -208,15 +208,6 @@ static void queue_text(const queue_st *q, FILE *out, double left)
 	}
 }
 
-static void jnum(FILE *f, const char *key, double v)
-{
-	fprintf(f, ", \"%s\": ", key);
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
-}
-
 int kreg_status__queue(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 {
 	queue_st q = { .cfg = cfg, .building = -1, .lab_mean = NAN };
@@ -245,10 +236,10 @@ int kreg_status__queue(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 	}
 	fprintf(out, ",\n  \"estimate\": {\"clean_builds\": %d, \"incremental_builds\": %d",
 		q.clean, q.incremental);
-	jnum(out, "clean_build_s", q.bt.clean);
-	jnum(out, "incremental_build_s", q.bt.incremental);
+	kreg_status__jnum(out, "clean_build_s", q.bt.clean);
+	kreg_status__jnum(out, "incremental_build_s", q.bt.incremental);
 	fprintf(out, ", \"runs\": %d, \"bisect_steps\": %d", runs, steps);
-	jnum(out, "run_s", q.lab_mean);
+	kreg_status__jnum(out, "run_s", q.lab_mean);
 	fprintf(out, ", \"building_s\": %lld, \"untimed\": %d, \"seconds_left\": %lld}",
 		(long long)q.building, q.untimed, llround(left));
 done:

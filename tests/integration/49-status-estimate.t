@@ -12,20 +12,7 @@ plan 11
 
 ROOT=$(up_init)
 write_atom job.yaml
-cat > kreg.yaml <<YAML
-$(lab_yaml)
-hosts:
-  - name: simhost
-    backend: sim
-    capacity: 2
-    metrics:
-      - { metric: fio.read_iops, base: 10000, noise: 5% }
-  - name: vm
-    backend: qemu
-jobs:
-  - file: job.yaml
-    runs: 3
-YAML
+sim_lab_yaml 7 2 5% 3 "  - { name: vm, backend: qemu }" > kreg.yaml
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 run_kreg db init
 is "$RC" 0 "db init"

@@ -11,6 +11,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/esc.h"
+#include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/compare.h"
@@ -794,6 +795,31 @@ const char *kreg_report_figure_what(const kreg_report_regression *r)
 		return "the culprit against its parent";
 	return r->culprit.id ? "the culprit against the last good commit" :
 	       "the bad commit against the last good one";
+}
+
+void kreg_report_regression_figure(kreg_report_fig *out, kreg_db *db, const kreg_config *cfg,
+				   int64_t regression_id, double detected)
+{
+	kreg_report_regression *r = NULL;
+	kreg_buf b = KREG_BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	if (kreg_report_regression_load(&r, db, cfg, regression_id, 0) < 0) {
+		log_warn("regression %lld: %s", (long long)regression_id, kreg_error_last());
+		kreg_error_clear();
+		out->change = detected;
+		snprintf(out->text, sizeof(out->text), "%+.1f%%", 100 * detected);
+		out->what = "the bad head against the detector's baseline";
+		return;
+	}
+	kreg_report_figure(&b, r);
+	snprintf(out->text, sizeof(out->text), "%s", b.len ? kreg_buf_cstr(&b) : "?");
+	out->change = r->change;
+	out->what = kreg_report_figure_what(r);
+	out->of_culprit = r->change_from_table && r->table.ncols &&
+			  !strcmp(r->table.roles[0], "parent");
+	kreg_buf_release(&b);
+	kreg_report_regression_free(r);
 }
 
 void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)

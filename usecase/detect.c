@@ -200,6 +200,72 @@ static int refute_here(kreg_detect_outcome *o, kreg_db *db, kreg_db_regression *
 	return 0;
 }
 
+/* A change called at det.index: suspected, with confirmation runs of its
+ * bad commit asked, then confirmed when it is called again once they are
+ * in; a change the detector calls settled (stats/detect.h: the sides far
+ * apart) is confirmed at once, with no runs. A confirmed regression is
+ * queued in *tb for its bisection. */
+static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_db *db,
+		     const kreg_db_history *h, const kreg_stats_detection *det, const where *at,
+		     int64_t repo_id, int step_runs)
+{
+	int64_t bad_id = h->commit_ids[det->index], base_id = h->commit_ids[det->prev];
+	kreg_db_regression reg;
+	int error;
+
+	memset(&reg, 0, sizeof(reg));
+	error = kreg_db_regression_find(db, &reg, at->job_id, at->host_id, at->metric_id, bad_id);
+	if (error == KREG_ENOTFOUND) {
+		kreg_db_regression r = { .repo_id = repo_id, .job_id = at->job_id,
+					 .host_id = at->host_id, .metric_id = at->metric_id,
+					 .base_commit_id = base_id, .bad_commit_id = bad_id,
+					 .change = det->change, .base_mean = det->before,
+					 .bad_mean = det->after, .pvalue = det->pvalue };
+
+		if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
+			goto done;
+		o->suspected++;
+		if (!det->settled) {
+			ask_more(o, bad_id, step_runs);
+			say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); "
+			    "%d confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
+			    100 * det->change, h->shas[det->index], det->reason, step_runs);
+			goto done;
+		}
+		say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); settled: "
+		    "no confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
+		    100 * det->change, h->shas[det->index], det->reason);
+		error = kreg_db_regression_find(db, &reg, at->job_id, at->host_id, at->metric_id,
+						bad_id);
+	} else if (error == 0 && (strcmp(reg.state, "suspected") ||
+				  (bad_id != at->commit_id && !det->settled))) {
+		goto done;	/* decided already, or its confirmation runs are not all in */
+	}
+	if (error < 0)
+		goto done;
+	reg.base_commit_id = base_id;
+	reg.change = det->change;
+	reg.base_mean = det->before;
+	reg.bad_mean = det->after;
+	reg.pvalue = det->pvalue;
+	snprintf(reg.state, sizeof(reg.state), "confirmed");
+	if ((error = kreg_db_regression_update(db, &reg)) < 0)
+		goto done;
+	o->confirmed++;
+	say(at->progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", at->metric,
+	    kreg_stats_verdict_name(det->verdict), 100 * det->change, h->shas[det->index],
+	    det->pvalue);
+	if (det->verdict == KREG_VERDICT_REGRESSION) {
+		*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
+		(*tb)[*ntb] = (to_bisect){ reg.id, base_id, bad_id, det->change,
+					   kreg_strdup(at->metric) };
+		(*ntb)++;
+	}
+done:
+	kreg_db_regression_release(&reg);
+	return error;
+}
+
 static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 			 const kreg_config *cfg, kreg_db *db, int64_t repo_id, const char *head,
 			 int64_t commit_id, int64_t job_id, int64_t host_id, const char *metric,
@@ -212,7 +278,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_stats_drift drift;
 	kreg_db_regression reg;
 	kreg_stats_opts so;
-	int64_t metric_id, bad_id, base_id;
+	int64_t metric_id;
 	int error, step_runs = cfg->detect.step_runs;	/* >= 1: config's schema */
 	where at = { job_id, host_id, 0, commit_id, metric, head, progress };
 
@@ -269,50 +335,13 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 		break;
 	case KREG_DETECT_MORE_RUNS:
 		ask_more(o, h.commit_ids[det.index], det.runs > 0 ? det.runs : step_runs);
+		if (det.base_runs_more > 0)
+			ask_more(o, h.commit_ids[det.base_index], det.base_runs_more);
 		say(progress, "detect: %s: %s", metric, det.reason);
 		break;
 	case KREG_DETECT_CHANGE:
-		bad_id = h.commit_ids[det.index];
-		base_id = h.commit_ids[det.prev];
-		error = kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, bad_id);
-		if (error == KREG_ENOTFOUND) {
-			kreg_db_regression r = { .repo_id = repo_id, .job_id = job_id,
-						 .host_id = host_id, .metric_id = metric_id,
-						 .base_commit_id = base_id, .bad_commit_id = bad_id,
-						 .change = det.change, .base_mean = det.before,
-						 .bad_mean = det.after, .pvalue = det.pvalue };
-
-			if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
-				goto done;
-			ask_more(o, bad_id, step_runs);
-			o->suspected++;
-			say(progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); %d confirmation runs",
-			    metric, kreg_stats_verdict_name(det.verdict), 100 * det.change,
-			    h.shas[det.index], det.reason, step_runs);
-			break;
-		}
-		if (error < 0)
+		if ((error = on_change(o, tb, ntb, db, &h, &det, &at, repo_id, step_runs)) < 0)
 			goto done;
-		if (strcmp(reg.state, "suspected") || bad_id != commit_id)
-			break;	/* decided already, or its confirmation runs are not all in */
-		reg.base_commit_id = base_id;
-		reg.change = det.change;
-		reg.base_mean = det.before;
-		reg.bad_mean = det.after;
-		reg.pvalue = det.pvalue;
-		snprintf(reg.state, sizeof(reg.state), "confirmed");
-		if ((error = kreg_db_regression_update(db, &reg)) < 0)
-			goto done;
-		o->confirmed++;
-		say(progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", metric,
-		    kreg_stats_verdict_name(det.verdict), 100 * det.change, h.shas[det.index],
-		    det.pvalue);
-		if (det.verdict == KREG_VERDICT_REGRESSION) {
-			*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
-			(*tb)[*ntb] = (to_bisect){ reg.id, base_id, bad_id, det.change,
-						   kreg_strdup(metric) };
-			(*ntb)++;
-		}
 		break;
 	}
 	error = 0;
@@ -407,8 +436,12 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 						       tb[i].bad_id)) < 0)
 			goto done;
 		if (shared) {
-			/* An earlier detection bisects this range already. */
-			if ((error = kreg_db_regression_join(db, tb[i].regression_id, shared)) < 0)
+			/* An earlier detection bisects this range already (a
+			 * change settled at once started it while this one
+			 * waited for its confirmation runs); when it is over,
+			 * its outcome is taken at once. */
+			if ((error = kreg_db_regression_join(db, tb[i].regression_id, shared)) < 0 ||
+			    (error = kreg_db_regressions_follow(db, shared)) < 0)
 				goto done;
 			say(progress, "detect: %s rides on bisection %lld", tb[i].metric,
 			    (long long)shared);

@@ -34,6 +34,9 @@ for c in range(13):
           if n else '')
 PY
 stored_lab 12 line.txt
+# the host draws the latency too: a change of it far beyond the noise is
+# confirmed at once and bisected on it
+sed -i 's|^      - { metric: fio.read_iops, base: 10000, noise: 4% }$|&\n      - { metric: fio.read_clat_mean_us, base: 2, noise: 2% }|' kreg.yaml
 # the regression at the head c11, bisected to c9
 sql "INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
 	culprit_commit_id, change, state, created, updated) VALUES (1, 1, 1, 1, 1, 8, 12, 10, -0.3, 'bisected', 0, 0);

@@ -3,6 +3,7 @@
 #include "usecase/bisect_driver.h"
 #include "usecase/judge_opts.h"
 
+#include "db/bisect.h"
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/regressions.h"
@@ -408,6 +409,50 @@ done:
 	return error;
 }
 
+/* The bisection of (job, host) whose range (good, bad] holds the commit
+ * strictly before its bad end (running, found or inconclusive), in *id; 0
+ * when none. There the bisection places the steps: a detection there (a
+ * group of runs ending after the bisection started, of a head pushed
+ * before the one bisected) would judge the commits it measured against the
+ * level before the range and ask them runs of its own. The bad end itself
+ * is judged (level_start: its level starts there). */
+static int inside_bisected_range(kreg_db *db, int64_t *id, int64_t repo_id, int64_t commit_id,
+				 int64_t job_id, int64_t host_id)
+{
+	kreg_db_bisection *b = NULL;
+	size_t n = 0;
+	int error;
+
+	*id = 0;
+	if ((error = kreg_db_bisection_list(db, &b, &n)) < 0)
+		return error;
+	for (size_t i = 0; i < n && !*id && !error; i++) {
+		kreg_db_history line;
+		long at = -1, good = -1;
+
+		if (b[i].repo_id != repo_id || b[i].job_id != job_id || b[i].host_id != host_id ||
+		    b[i].bad_commit_id == commit_id ||
+		    (strcmp(b[i].state, "running") && strcmp(b[i].state, "found") &&
+		     strcmp(b[i].state, "inconclusive")))
+			continue;
+		memset(&line, 0, sizeof(line));
+		if ((error = kreg_db_history_load(db, &line, repo_id, b[i].bad_sha, MAX_LINE, job_id,
+						  host_id, b[i].metric)) < 0)
+			break;
+		for (size_t k = 0; k < line.ncommits; k++) {
+			if (line.commit_ids[k] == commit_id)
+				at = (long)k;
+			if (line.commit_ids[k] == b[i].good_commit_id)
+				good = (long)k;
+		}
+		if (at >= 0 && at > good)
+			*id = b[i].id;
+		kreg_db_history_release(&line);
+	}
+	kreg_db_bisection_list_free(b, n);
+	return error;
+}
+
 int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *db,
 		     int64_t commit_id, int64_t job_id, int64_t host_id, const char *kconfig,
 		     FILE *progress)
@@ -416,14 +461,20 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 	char **metrics = NULL;
 	size_t nmetrics = 0, ntb = 0;
 	to_bisect *tb = NULL;
+	int64_t inside = 0;
 	int error;
 
 	memset(out, 0, sizeof(*out));
 	if ((error = kreg_db_work_names(db, &names, job_id, host_id, commit_id)) < 0)
 		return error;
-	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0)
+	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0 ||
+	    (error = inside_bisected_range(db, &inside, names.repo_id, commit_id, job_id,
+					   host_id)) < 0)
 		goto done;
-	for (size_t i = 0; i < nmetrics; i++)
+	for (size_t i = 0; i < nmetrics && inside; i++)
+		say(progress, "detect: %s at %.12s: none: inside the range bisection %lld holds",
+		    metrics[i], names.sha, (long long)inside);
+	for (size_t i = 0; i < nmetrics && !inside; i++)
 		if ((error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
 					   commit_id, job_id, host_id, metrics[i], progress)) < 0)
 			goto done;

@@ -28,7 +28,17 @@ typedef struct {
 	int64_t regression_id, base_id, bad_id;
 	double change;
 	char *metric;
+	int at_once;		/* confirmed settled, with no confirmation runs */
+	int waiting;		/* not to bisect: suspected, its confirmation runs asked */
 } to_bisect;
+
+static void to_bisect_add(to_bisect **tb, size_t *ntb, int64_t regression_id, int64_t base_id,
+			  int64_t bad_id, double change, const char *metric, int at_once, int waiting)
+{
+	*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
+	(*tb)[(*ntb)++] = (to_bisect){ regression_id, base_id, bad_id, change, kreg_strdup(metric),
+				       at_once, waiting };
+}
 
 static void say(FILE *progress, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -202,15 +212,18 @@ static int refute_here(kreg_detect_outcome *o, kreg_db *db, kreg_db_regression *
 }
 
 /* A change called at det.index: suspected, with confirmation runs of its
- * bad commit asked, then confirmed when it is called again once they are
- * in; a change the detector calls settled (stats/detect.h: the sides far
- * apart) is confirmed at once, with no runs. A confirmed regression is
- * queued in *tb for its bisection. */
+ * bad commit asked, then confirmed when it is called again there once they
+ * are in; a change at the commit judged that the detector calls settled
+ * (stats/detect.h: the sides far apart) is confirmed at once, with no
+ * runs. A confirmed regression is queued in *tb for its bisection. */
 static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_db *db,
 		     const kreg_db_history *h, const kreg_stats_detection *det, const where *at,
 		     int64_t repo_id, int step_runs)
 {
 	int64_t bad_id = h->commit_ids[det->index], base_id = h->commit_ids[det->prev];
+	/* settled at the commit judged; a step found behind it is confirmed
+	 * by its own detection, once its confirmation runs are in */
+	int settled = det->settled && bad_id == at->commit_id;
 	kreg_db_regression reg;
 	int error;
 
@@ -226,8 +239,9 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 		if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
 			goto done;
 		o->suspected++;
-		if (!det->settled) {
+		if (!settled) {
 			ask_more(o, bad_id, step_runs);
+			to_bisect_add(tb, ntb, r.id, base_id, bad_id, det->change, at->metric, 0, 1);
 			say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); "
 			    "%d confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
 			    100 * det->change, h->shas[det->index], det->reason, step_runs);
@@ -238,8 +252,7 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 		    100 * det->change, h->shas[det->index], det->reason);
 		error = kreg_db_regression_find(db, &reg, at->job_id, at->host_id, at->metric_id,
 						bad_id);
-	} else if (error == 0 && (strcmp(reg.state, "suspected") ||
-				  (bad_id != at->commit_id && !det->settled))) {
+	} else if (error == 0 && (strcmp(reg.state, "suspected") || bad_id != at->commit_id)) {
 		goto done;	/* decided already, or its confirmation runs are not all in */
 	}
 	if (error < 0)
@@ -256,12 +269,8 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 	say(at->progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", at->metric,
 	    kreg_stats_verdict_name(det->verdict), 100 * det->change, h->shas[det->index],
 	    det->pvalue);
-	if (det->verdict == KREG_VERDICT_REGRESSION) {
-		*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
-		(*tb)[*ntb] = (to_bisect){ reg.id, base_id, bad_id, det->change,
-					   kreg_strdup(at->metric) };
-		(*ntb)++;
-	}
+	if (det->verdict == KREG_VERDICT_REGRESSION)
+		to_bisect_add(tb, ntb, reg.id, base_id, bad_id, det->change, at->metric, settled, 0);
 done:
 	kreg_db_regression_release(&reg);
 	return error;
@@ -375,7 +384,8 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 	int error;
 
 	for (size_t i = first; i < ntb; i++)
-		if (tb[i].base_id == tb[first].base_id && tb[i].bad_id == tb[first].bad_id &&
+		if (!tb[i].waiting && tb[i].base_id == tb[first].base_id &&
+		    tb[i].bad_id == tb[first].bad_id &&
 		    bigger(&tb[i], &tb[big]))
 			big = i;
 	if ((error = kreg_db_work_names(db, &base, 0, 0, tb[big].base_id)) < 0 ||
@@ -395,7 +405,8 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 	say(progress, "detect: bisection %lld of %.12s..%.12s on %s (%+.1f%%)", (long long)bid,
 	    base.sha, bad.sha, tb[big].metric, 100 * tb[big].change);
 	for (size_t i = first; i < ntb; i++) {
-		if (tb[i].base_id != tb[first].base_id || tb[i].bad_id != tb[first].bad_id)
+		if (tb[i].waiting || tb[i].base_id != tb[first].base_id ||
+		    tb[i].bad_id != tb[first].bad_id)
 			continue;
 		if ((error = kreg_db_regression_join(db, tb[i].regression_id, bid)) < 0)
 			goto done;
@@ -453,6 +464,41 @@ static int inside_bisected_range(kreg_db *db, int64_t *id, int64_t repo_id, int6
 	return error;
 }
 
+/* A change settled at once waits, suspected again, while another metric
+ * suspected at the same commit in this step waits for its confirmation
+ * runs: confirmed together once they are in, the metrics that moved share
+ * one bisection (run on the biggest change) and one mail, as they did when
+ * every change was run again. Its entry in tb is dropped (bad_id -1). */
+static int wait_for_siblings(kreg_detect_outcome *o, kreg_db *db, to_bisect *tb, size_t ntb,
+			     int64_t job_id, int64_t host_id, FILE *progress)
+{
+	for (size_t i = 0; i < ntb; i++) {
+		kreg_db_regression reg;
+		int64_t metric_id;
+		int sibling = 0, error;
+
+		for (size_t k = 0; k < ntb && tb[i].at_once && !sibling; k++)
+			sibling = tb[k].waiting && tb[k].bad_id == tb[i].bad_id;
+		if (!sibling)
+			continue;
+		memset(&reg, 0, sizeof(reg));
+		if ((error = kreg_db_metric_id(db, &metric_id, tb[i].metric)) < 0 ||
+		    (error = kreg_db_regression_find(db, &reg, job_id, host_id, metric_id,
+						     tb[i].bad_id)) < 0)
+			return error;
+		snprintf(reg.state, sizeof(reg.state), "suspected");
+		error = kreg_db_regression_update(db, &reg);
+		kreg_db_regression_release(&reg);
+		if (error < 0)
+			return error;
+		o->confirmed--;
+		say(progress, "detect: %s: waits for the confirmation runs of the other metrics "
+		    "suspected at the same commit, to share their bisection", tb[i].metric);
+		tb[i].bad_id = -1;
+	}
+	return 0;
+}
+
 int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *db,
 		     int64_t commit_id, int64_t job_id, int64_t host_id, const char *kconfig,
 		     FILE *progress)
@@ -478,10 +524,12 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 		if ((error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
 					   commit_id, job_id, host_id, metrics[i], progress)) < 0)
 			goto done;
+	if ((error = wait_for_siblings(out, db, tb, ntb, job_id, host_id, progress)) < 0)
+		goto done;
 	for (size_t i = 0; i < ntb; i++) {
 		int64_t shared = 0;
 
-		if (tb[i].bad_id < 0)
+		if (tb[i].bad_id < 0 || tb[i].waiting)
 			continue;
 		if ((error = kreg_db_regression_shared(db, &shared, job_id, host_id, tb[i].base_id,
 						       tb[i].bad_id)) < 0)

@@ -36,6 +36,7 @@ static const struct {
 	{ "export", cmd_export, "the lab's results as a KCIDB document" },
 	{ "mail", cmd_mail, "write and send regression reports" },
 	{ "regression", cmd_regression, "list, show and triage regressions" },
+	{ "try", cmd_try, "does a patch or commit fix a regression?" },
 	{ "demo", cmd_demo, "run kreg's main job on its built-in default" },
 };
 

@@ -6,6 +6,7 @@
 
 #include "db/commits.h"
 #include "db/regressions.h"
+#include "db/tries.h"
 #include "lib/err.h"
 #include "lib/esc.h"
 #include "lib/util.h"
@@ -26,7 +27,8 @@ static const char usage[] =
 	"\n"
 	"list    the open regressions (found by kreg, not fixed, refuted or closed by a\n"
 	"        person), newest first; --closed the others, --all every one\n"
-	"show    one regression: what kreg found, and every mark with who and why\n"
+	"show    one regression: what kreg found, every mark with who and why, and\n"
+	"        the fixes tried (kreg try, the daemon) with their verdicts\n"
 	"mark    close a regression as invalid, noise or a duplicate of regression N,\n"
 	"        or fixed by a commit (a sha or unique prefix of a stored commit, or a\n"
 	"        full sha); reopen undoes the marks since it was last opened. Invalid\n"
@@ -79,6 +81,29 @@ static void put_time(int64_t at)
 	printf("%s", buf);
 }
 
+/* The fixes tried (kreg try, the daemon), oldest first. */
+static int show_tries(kreg_db *db, int64_t id)
+{
+	kreg_db_try *t = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = kreg_db_tries_list(db, &t, &n, id)) < 0)
+		return error;
+	printf("tries:%s\n", n ? "" : "    none");
+	for (size_t i = 0; i < n; i++) {
+		printf("  ");
+		put_time(t[i].created);
+		printf(" %s %.12s %s", t[i].source, t[i].fix_sha[0] ? t[i].fix_sha : "-",
+		       t[i].verdict);
+		if (isfinite(t[i].share))
+			printf(" (%.0f%% recovered)", 100 * t[i].share);
+		printf("\n");
+	}
+	kreg_db_tries_free(t, n);
+	return 0;
+}
+
 static int show(kreg_db *db, int64_t id)
 {
 	kreg_db_regression r;
@@ -112,6 +137,7 @@ static int show(kreg_db *db, int64_t id)
 				 m[i].triage_before[0] ? m[i].triage_before : m[i].state_before,
 				 m[i].note ? ": " : "", m[i].note ? m[i].note : "");
 	}
+	error = show_tries(db, id);
 done:
 	kreg_db_regression_marks_free(m, n);
 	kreg_db_regression_release(&r);

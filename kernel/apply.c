@@ -149,3 +149,48 @@ done:
 	git_diff_free(diff);
 	return error;
 }
+
+int kreg_repo_fetch_branch(kreg_repo *r, char *sha, const char *url, const char *branch)
+{
+	git_repository *git = kreg_repo_git(r);
+	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	git_reference *ref = NULL;
+	git_object *obj = NULL;
+	char *head = kreg_asprintf("refs/heads/%s", branch);
+	char *local = kreg_asprintf("refs/kreg/try/%s", branch);
+	char *spec = kreg_asprintf("+%s:%s", head, local);
+	git_strarray specs = { &spec, 1 };
+	int valid = 0, error = KREG_ERROR;
+
+	if (git_reference_name_is_valid(&valid, head) < 0 || !valid) {
+		kreg_error_set("'%s' is not a branch name", branch);
+		error = KREG_EINVAL;
+		goto done;
+	}
+	opts.update_fetchhead = 0;
+	if (git_remote_create_anonymous(&remote, git, url) < 0 ||
+	    git_remote_fetch(remote, &specs, &opts, "kreg try") < 0) {
+		kreg_git_error("cannot fetch branch '%s' of %s", branch, url);
+		goto done;
+	}
+	if (git_reference_lookup(&ref, git, local) < 0) {
+		kreg_git_error("%s has no branch '%s'", url, branch);
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0) {
+		kreg_git_error("branch '%s' of %s is not a commit", branch, url);
+		goto done;
+	}
+	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, git_object_id(obj));
+	error = 0;
+done:
+	git_object_free(obj);
+	git_reference_free(ref);
+	git_remote_free(remote);
+	free(spec);
+	free(local);
+	free(head);
+	return error;
+}

@@ -63,6 +63,11 @@ int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *o
  * commit makes the same id (kernel/apply.c). 0 with sha set; 1 when it is
  * not a patch or does not apply (the message says why); <0 on failure. */
 int kreg_repo_apply(kreg_repo *r, char *sha, const char *patch, size_t len, const char *onto);
+/* Fetch branch of the repository at url (a URL or a path) into the mirror,
+ * as refs/kreg/try/<branch> (kept from a gc, on no branch kreg watches),
+ * for `kreg try --branch`; sha its head. KREG_ENOTFOUND when url has no
+ * such branch (kernel/apply.c). */
+int kreg_repo_fetch_branch(kreg_repo *r, char *sha, const char *url, const char *branch);
 
 /* Reading a tree: nothing is made or fetched, the repository is only read. */
 

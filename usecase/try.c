@@ -4,6 +4,7 @@
 #include "usecase/try.h"
 
 #include "db/bisect.h"
+#include "db/tries.h"
 #include "db/regressions.h"
 #include "db/results.h"
 #include "hosts/host.h"
@@ -17,6 +18,7 @@
 #include "usecase/judge_opts.h"
 #include "usecase/run.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -170,6 +172,13 @@ static int make_fix(try_ctx *t, kreg_try_result *out, const kreg_try_spec *spec)
 {
 	int rc;
 
+	if (spec->branch) {
+		const kreg_repo_cfg *named = kreg_config_repo(t->cfg, spec->branch_repo);
+
+		say(t, "fix: the head of branch %s of %s", spec->branch, spec->branch_repo);
+		return kreg_repo_fetch_branch(t->repo, t->s[FIX].sha, named ? named->url : spec->branch_repo,
+					      spec->branch);
+	}
 	if (spec->commit) {
 		/* a commit the mirror has not fetched yet: fetch, then look again */
 		if (kreg_repo_resolve(t->repo, t->s[FIX].sha, spec->commit) == 0)
@@ -443,6 +452,7 @@ done:
 	memcpy(out->good, t.s[GOOD].sha, sizeof(out->good));
 	memcpy(out->culprit, t.s[CULPRIT].sha, sizeof(out->culprit));
 	memcpy(out->fix, t.s[FIX].sha, sizeof(out->fix));
+	out->fix_id = t.s[FIX].id;
 	try_close(&t);
 	return error;
 }
@@ -455,4 +465,77 @@ void kreg_try_result_release(kreg_try_result *r)
 	free(r->table);
 	free(r->why);
 	memset(r, 0, sizeof(*r));
+}
+
+const char *kreg_try_verdict_key(kreg_try_verdict v)
+{
+	switch (v) {
+	case KREG_TRY_FIXED: return "fixed";
+	case KREG_TRY_PARTLY: return "partly";
+	case KREG_TRY_NOT_FIXED: return "not_fixed";
+	case KREG_TRY_NO_APPLY: return "no_apply";
+	case KREG_TRY_NO_BUILD: return "no_build";
+	}
+	return "not_fixed";
+}
+
+int kreg_try_store(kreg_db *db, int64_t *id, int64_t regression_id, const kreg_try_result *r,
+		   const char *source)
+{
+	kreg_db_try t = { .regression_id = regression_id, .fix_commit_id = r->fix_id,
+			  .share = r->verdict <= KREG_TRY_NOT_FIXED ? r->share : NAN,
+			  .why = r->why };
+
+	snprintf(t.source, sizeof(t.source), "%s", source);
+	snprintf(t.verdict, sizeof(t.verdict), "%s", kreg_try_verdict_key(r->verdict));
+	return kreg_db_try_add(db, id, &t);
+}
+
+/* The hex digits at p (at most 40), as a lower-case prefix; its length. */
+static size_t hex_at(char *out, const char *p)
+{
+	size_t n = 0;
+
+	while (n < 40 && isxdigit((unsigned char)p[n])) {
+		out[n] = (char)tolower((unsigned char)p[n]);
+		n++;
+	}
+	out[n] = '\0';
+	return isxdigit((unsigned char)p[n]) ? 0 : n;
+}
+
+int kreg_try_names_culprit(const char **source, const char *message, const char *culprit)
+{
+	static const struct {
+		const char *tag, *source;
+		size_t min;
+	} tags[] = {
+		{ "Fixes:", "fixes", 8 },
+		{ "This reverts commit ", "revert", 40 },
+	};
+	char hex[41];
+
+	for (const char *line = message; line && *line;) {
+		const char *p = line, *nl = strchr(line, '\n');
+
+		line = nl ? nl + 1 : NULL;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+			size_t len = strlen(tags[i].tag), n;
+
+			if (strncasecmp(p, tags[i].tag, len))
+				continue;
+			p += len;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			n = hex_at(hex, p);
+			if (n >= tags[i].min && !strncmp(hex, culprit, n)) {
+				*source = tags[i].source;
+				return 1;
+			}
+		}
+	}
+	return 0;
 }

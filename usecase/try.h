@@ -21,6 +21,8 @@ typedef struct {
 	const char *patch;		/* a patch's text (format-patch mail or a diff) */
 	size_t patch_len;
 	const char *commit;		/* a commit the regression's repo resolves */
+	const char *branch_repo;	/* with branch: a configured repo's name, a URL or a path */
+	const char *branch;		/* its branch's head, fetched into the mirror */
 } kreg_try_spec;
 
 typedef enum {
@@ -39,6 +41,7 @@ typedef struct {
 	char *table;			/* the three-column table ("" when no runs) */
 	char *why;			/* one line: why this verdict */
 	unsigned fix_runs;		/* OK runs of the fix */
+	int64_t fix_id;			/* the fix's commit row; 0 when none */
 } kreg_try_result;
 
 /* Try the fix of spec on its regression, a progress line per stage to
@@ -48,6 +51,19 @@ typedef struct {
 int kreg_try(kreg_try_result *out, const kreg_config *cfg, kreg_db *db, const kreg_try_spec *spec,
 	     FILE *progress);
 void kreg_try_result_release(kreg_try_result *r);
+
+/* Store r as a try of regression id (db/tries.h), source "patch",
+ * "commit", "branch", "fixes" or "revert"; in the caller's transaction. */
+int kreg_try_store(kreg_db *db, int64_t *id, int64_t regression_id, const kreg_try_result *r,
+		   const char *source);
+/* The try's verdict as stored: fixed, partly, not_fixed, no_apply, no_build. */
+const char *kreg_try_verdict_key(kreg_try_verdict v);
+
+/* The commit message of a commit of the regression's repo names the
+ * culprit as what it fixes: "Fixes: <culprit sha or prefix of 8 or more
+ * digits>", or it reverts it ("This reverts commit <culprit sha>.").
+ * *source: "fixes" or "revert". 1 when it does, else 0. */
+int kreg_try_names_culprit(const char **source, const char *message, const char *culprit);
 
 /* The one rule (docs/try.md): from the last good against the fix and the
  * culprit against the fix, and the means of the three. *share is the part

@@ -4,12 +4,13 @@
 # applied on the culprit, brings the level back: the three-column table
 # (last good, culprit, culprit plus fix) and "fixed". A patch that recovers
 # half is "partly fixed" with the share, one that changes nothing "not
-# fixed"; --commit takes a commit of the repo. A patch that does not apply,
-# a fix that does not build, an unknown regression and one without a
-# culprit exit 1 naming why.
+# fixed"; --commit takes a commit of the repo, --branch REPO:BRANCH a
+# branch's head. Every try is stored and `kreg regression show` lists it.
+# A patch that does not apply, a fix that does not build, an unknown
+# regression and one without a culprit exit 1 naming why.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 30
+plan 38
 
 TRAILERS_20="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"
@@ -89,6 +90,14 @@ run_kreg try 1 --commit fixed
 is "$RC" 0 "try --commit: exit 0" 
 like "$OUT" "^regression 1: fixed by ${REVERT_ON_BAD:0:12}$" "a commit reverting the culprit on the branch: fixed"
 
+git -C dev branch -q fixbranch fix~1	# the revert
+run_kreg try 1 --branch "$SCRATCH/dev:fixbranch"
+is "$RC" 0 "try --branch REPO:BRANCH (a path): exit 0"
+like "$OUT" "^regression 1: fixed by $(git -C dev rev-parse --short=12 fixbranch)$" "the branch's head: fixed"
+run_kreg try 1 --branch "$SCRATCH/dev:nosuch"
+is "$RC" 1 "a branch that is not there: exit 1"
+like "$ERR" "has no branch 'nosuch'|cannot fetch branch 'nosuch'" "it says so"
+
 run_kreg try 1 --patch late.patch
 is "$RC" 1 "a patch that does not apply: exit 1"
 like "$ERR" "late.patch: the patch on culprit ${SHA_20:0:12} does not apply|late.patch: the patch does not apply on culprit ${SHA_20:0:12}" \
@@ -99,6 +108,13 @@ like "$ERR" "not a patch" "it says it is not a patch"
 run_kreg try 1 --patch broken.patch
 is "$RC" 1 "a fix that does not build: exit 1"
 like "$ERR" "fix [0-9a-f]{12} does not build" "it says so"
+
+run_kreg regression show 1
+like "$OUT" "^  [0-9-]+ [0-9:]+ patch ${FIX:0:12} fixed \([0-9]+% recovered\)$" "regression show lists the tries"
+like "$OUT" "^  [0-9-]+ [0-9:]+ commit ${REVERT_ON_BAD:0:12} fixed " "the commit tried too"
+like "$OUT" "^  [0-9-]+ [0-9:]+ patch - no_apply$" "and the patch that did not apply"
+is "$(sql "SELECT group_concat(verdict, ' ') FROM (SELECT verdict FROM tries ORDER BY id)")" \
+	"fixed fixed partly not_fixed fixed fixed no_apply no_apply no_build" "every try is stored with its verdict"
 
 run_kreg try 7 --patch revert.patch
 is "$RC" 1 "an unknown regression: exit 1"

@@ -7,6 +7,7 @@
 #include "db/commits.h"
 #include "db/regressions.h"
 #include "db/tries.h"
+#include "usecase/try.h"
 #include "lib/err.h"
 #include "lib/esc.h"
 #include "lib/util.h"
@@ -22,6 +23,7 @@
 static const char usage[] =
 	"usage: kreg regression list [--all | --closed]\n"
 	"       kreg regression show ID\n"
+	"       kreg regression retest ID\n"
 	"       kreg regression mark ID (invalid | noise | duplicate-of N | fixed-by SHA | reopen)\n"
 	"                            [--note TEXT] [--by NAME]\n"
 	"\n"
@@ -29,6 +31,8 @@ static const char usage[] =
 	"        person), newest first; --closed the others, --all every one\n"
 	"show    one regression: what kreg found, every mark with who and why, and\n"
 	"        the fixes tried (kreg try, the daemon) with their verdicts\n"
+	"retest  run the culprit and its parent again (fresh runs, as many as the\n"
+	"        comparison needs) and say whether the regression is still there\n"
 	"mark    close a regression as invalid, noise or a duplicate of regression N,\n"
 	"        or fixed by a commit (a sha or unique prefix of a stored commit, or a\n"
 	"        full sha); reopen undoes the marks since it was last opened. Invalid\n"
@@ -79,6 +83,24 @@ static void put_time(int64_t at)
 
 	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
 	printf("%s", buf);
+}
+
+/* The culprit and its parent again: is the regression still there? */
+static int retest(const kreg_config *cfg, kreg_db *db, int64_t id)
+{
+	kreg_try_retest_result r;
+	int error;
+
+	if ((error = kreg_try_retest(&r, cfg, db, id, kreg_opts.quiet ? NULL : stdout)) == 0) {
+		kreg_fprintf_esc(stdout, "regression %lld: %s: %s %+.1f%% (last good %.12s %g, culprit "
+				 "%.12s %g; %zu and %zu fresh runs): %s\n", (long long)id,
+				 r.reproduced ? "reproduced" : r.cmp.verdict == KREG_VERDICT_UNKNOWN ?
+				 "not settled" : "not reproduced", r.metric, 100 * r.cmp.change,
+				 r.good, r.cmp.base.mean, r.culprit, r.cmp.cur.mean, r.cmp.base.n,
+				 r.cmp.cur.n, r.cmp.reason);
+	}
+	kreg_try_retest_release(&r);
+	return error;
 }
 
 /* The fixes tried (kreg try, the daemon), oldest first. */
@@ -263,17 +285,26 @@ int cmd_regression(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark"))
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark") &&
+	    strcmp(sub, "retest"))
 		return kreg_cmd_usage(usage, "regression: unknown subcommand '%s'", sub);
 	if ((!strcmp(sub, "list") && argc) || (!strcmp(sub, "show") && argc != 1) ||
+	    (!strcmp(sub, "retest") && argc != 1) ||
 	    (!strcmp(sub, "mark") && argc < 2))
 		return kreg_cmd_usage(usage, "regression %s: wrong arguments", sub);
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	if (kreg_cmd_open_db(&db, cfg, strcmp(sub, "mark") ? KREG_DB_READONLY : 0) < 0)
+	if (kreg_cmd_open_db(&db, cfg, strcmp(sub, "mark") && strcmp(sub, "retest") ?
+			     KREG_DB_READONLY : 0) < 0)
 		goto done;
 	if (!strcmp(sub, "list")) {
 		error = list(db, which);
+	} else if (!strcmp(sub, "retest")) {
+		int64_t id;
+
+		error = parse_id(&id, argv[0]);
+		if (!error)
+			error = retest(cfg, db, id);
 	} else if (!strcmp(sub, "show")) {
 		int64_t id;
 

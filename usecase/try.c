@@ -539,3 +539,91 @@ int kreg_try_names_culprit(const char **source, const char *message, const char 
 	}
 	return 0;
 }
+
+/* The fresh runs of the two until their comparison settles. */
+static int retest_runs(try_ctx *t, kreg_stats_cmp *c)
+{
+	unsigned min = t->sopts.min_runs > 0 ? (unsigned)t->sopts.min_runs : 3;
+	unsigned max = t->sopts.max_runs > 0 ? (unsigned)t->sopts.max_runs : 10;
+	size_t stored[2];
+	int error;
+
+	for (int i = 0; i < 2; i++) {
+		if ((error = load_samples(t, &t->s[i])) < 0)
+			return error;
+		stored[i] = t->s[i].n;
+		t->s[i].want = (unsigned)stored[i] + min;
+	}
+	for (;;) {
+		unsigned target;
+		int grew = 0;
+
+		for (int i = 0; i < 2; i++) {
+			if ((error = run_side(t, &t->s[i])) < 0)
+				return error;
+			if (t->s[i].failed) {
+				kreg_error_set("%s", t->s[i].why);
+				return KREG_ERROR;
+			}
+		}
+		if ((error = kreg_stats_compare(c, &t->sopts, t->reg.metric, t->s[GOOD].v + stored[0],
+						t->s[GOOD].n - stored[0], t->s[CULPRIT].v + stored[1],
+						t->s[CULPRIT].n - stored[1])) < 0)
+			return error;
+		if (c->verdict != KREG_VERDICT_UNKNOWN)
+			return 0;
+		target = c->runs_needed > 0 ? (unsigned)c->runs_needed :
+			 (unsigned)(t->s[CULPRIT].n - stored[1]) + 2;
+		if (target > max)
+			target = max;
+		for (int i = 0; i < 2; i++)
+			if (stored[i] + target > t->s[i].want) {
+				t->s[i].want = (unsigned)stored[i] + target;
+				grew = 1;
+			}
+		if (!grew)
+			return 0;
+		say(t, "not settled yet: more runs");
+	}
+}
+
+int kreg_try_retest(kreg_try_retest_result *out, const kreg_config *cfg, kreg_db *db,
+		    int64_t regression_id, FILE *progress)
+{
+	try_ctx t;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	memset(&t, 0, sizeof(t));
+	t.cfg = cfg;
+	t.db = db;
+	t.progress = progress;
+	t.s[GOOD].role = "last good";
+	t.s[CULPRIT].role = "culprit";
+	kreg_judge_stats_opts(&t.sopts, cfg);
+	if ((error = open_regression(&t, regression_id)) < 0)
+		goto done;
+	out->metric = kreg_strdup(t.reg.metric);
+	memcpy(out->good, t.s[GOOD].sha, sizeof(out->good));
+	memcpy(out->culprit, t.s[CULPRIT].sha, sizeof(out->culprit));
+	say(&t, "regression %lld: %s of %s on %s: culprit %.12s and last good %.12s again",
+	    (long long)t.reg.id, t.reg.metric, t.reg.job, t.reg.host, t.s[CULPRIT].sha,
+	    t.s[GOOD].sha);
+	for (int i = 0; i < 2; i++)
+		if ((error = kreg_repo_record(t.repo, db, &t.s[i].id, t.s[i].sha)) < 0)
+			goto done;
+	if ((error = retest_runs(&t, &out->cmp)) < 0)
+		goto done;
+	out->reproduced = out->cmp.verdict == KREG_VERDICT_REGRESSION;
+done:
+	try_close(&t);
+	return error;
+}
+
+void kreg_try_retest_release(kreg_try_retest_result *r)
+{
+	if (!r)
+		return;
+	free(r->metric);
+	memset(r, 0, sizeof(*r));
+}

@@ -65,6 +65,19 @@ const char *kreg_try_verdict_key(kreg_try_verdict v);
  * *source: "fixes" or "revert". 1 when it does, else 0. */
 int kreg_try_names_culprit(const char **source, const char *message, const char *culprit);
 
+/* `kreg regression retest`: the culprit and its parent run again (fresh
+ * runs, stored ones not counted), as many as the comparison needs, and
+ * compared: is the regression still there? */
+typedef struct {
+	char good[41], culprit[41];
+	char *metric;
+	kreg_stats_cmp cmp;		/* the fresh runs: last good against culprit */
+	int reproduced;			/* a regression again (cmp's verdict) */
+} kreg_try_retest_result;
+int kreg_try_retest(kreg_try_retest_result *out, const kreg_config *cfg, kreg_db *db,
+		    int64_t regression_id, FILE *progress);
+void kreg_try_retest_release(kreg_try_retest_result *r);
+
 /* The one rule (docs/try.md): from the last good against the fix and the
  * culprit against the fix, and the means of the three. *share is the part
  * of the regression the fix recovered. */

@@ -7,10 +7,11 @@
 # fixed"; --commit takes a commit of the repo, --branch REPO:BRANCH a
 # branch's head. Every try is stored and `kreg regression show` lists it.
 # A patch that does not apply, a fix that does not build, an unknown
-# regression and one without a culprit exit 1 naming why.
+# regression and one without a culprit exit 1 naming why. kreg regression
+# retest runs the culprit and its parent again and sees the drop again.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 38
+plan 42
 
 TRAILERS_20="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"
@@ -127,5 +128,16 @@ is "$RC" 1 "a regression without a culprit: exit 1"
 like "$ERR" "regression 2 has no culprit \(state confirmed\)" "it says so"
 run_kreg try 1
 is "$RC" 2 "neither --patch nor --commit: usage"
+
+# retest: the culprit and its parent run again, fresh runs
+BEFORE=$(sql "SELECT count(*) FROM runs")
+run_kreg regression retest 1
+is "$RC" 0 "regression retest: exit 0"
+like "$OUT" "^regression 1: reproduced: $METRIC -[12][0-9]\.[0-9]% \(last good ${PARENT:0:12} [0-9.]+, culprit ${SHA_20:0:12} [0-9.]+; ([3-9]|10) and ([3-9]|10) fresh runs\)" \
+	"the regression is seen again in fresh runs"
+AFTER=$(sql "SELECT count(*) FROM runs")
+ok "fresh runs were made ($BEFORE -> $AFTER)" test "$AFTER" -ge $((BEFORE + 6))
+run_kreg regression retest 2
+is "$RC" 1 "retest of a regression without a culprit: exit 1"
 no_sanitizer_report "no sanitizer report"
 done_testing

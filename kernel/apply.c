@@ -2,6 +2,7 @@
  * top of the culprit, in the mirror's object database (on no branch), with
  * the patch's own message when it is a `git format-patch` mail. */
 #include "kernel/repo.h"
+#include "kernel/repo_internal.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -85,15 +86,45 @@ static void mail_message(kreg_buf *msg, const char *text, size_t len)
 	kreg_buf_putc(msg, '\n');
 }
 
+int kreg_repo__commit_index(git_repository *git, char *sha, git_index *index, git_commit *onto,
+			    const char *author, const char *msg, const char *what)
+{
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_id, out;
+	int error = KREG_ERROR;
+
+	if (git_index_write_tree_to(&tree_id, index, git) < 0 ||
+	    git_tree_lookup(&tree, git, &tree_id) < 0) {
+		kreg_git_error("cannot write the %s tree", what);
+		goto done;
+	}
+	if (git_signature_new(&sig, author, "kreg@localhost", git_commit_time(onto),
+			      git_commit_time_offset(onto)) < 0) {
+		kreg_git_error("cannot make a signature");
+		goto done;
+	}
+	if (git_commit_create(&out, git, NULL, sig, sig, NULL, msg, tree, 1,
+			      (const git_commit **)&onto) < 0) {
+		kreg_git_error("cannot write the %s commit", what);
+		goto done;
+	}
+	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &out);
+	error = 0;
+done:
+	git_signature_free(sig);
+	git_tree_free(tree);
+	return error;
+}
+
 int kreg_repo_apply(kreg_repo *r, char *sha, const char *patch, size_t len, const char *onto)
 {
 	git_repository *git = kreg_repo_git(r);
 	git_diff *diff = NULL;
 	git_commit *o = NULL;
-	git_tree *base = NULL, *tree = NULL;
+	git_tree *base = NULL;
 	git_index *index = NULL;
-	git_signature *sig = NULL;
-	git_oid id, tree_id, out;
+	git_oid id;
 	kreg_buf msg = KREG_BUF_INIT;
 	int error = KREG_ERROR;
 
@@ -117,32 +148,14 @@ int kreg_repo_apply(kreg_repo *r, char *sha, const char *patch, size_t len, cons
 		error = 1;
 		goto done;
 	}
-	if (git_index_write_tree_to(&tree_id, index, git) < 0 ||
-	    git_tree_lookup(&tree, git, &tree_id) < 0) {
-		kreg_git_error("cannot write the patched tree");
-		goto done;
-	}
-	/* kreg's name and onto's time: the same patch on the same commit is
-	 * the same commit, and the runs it had are found again. */
-	if (git_signature_new(&sig, "kreg try", "kreg@localhost", git_commit_time(o),
-			      git_commit_time_offset(o)) < 0) {
-		kreg_git_error("cannot make a signature");
-		goto done;
-	}
 	mail_message(&msg, patch, len);
 	if (!msg.len)
 		kreg_buf_printf(&msg, "kreg try: a patch on %.12s\n", onto);
-	if (git_commit_create(&out, git, NULL, sig, sig, NULL, msg.ptr, tree, 1,
-			      (const git_commit **)&o) < 0) {
-		kreg_git_error("cannot write the patched commit");
-		goto done;
-	}
-	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &out);
-	error = 0;
+	/* kreg's name and onto's time: the same patch on the same commit is
+	 * the same commit, and the runs it had are found again. */
+	error = kreg_repo__commit_index(git, sha, index, o, "kreg try", msg.ptr, "patched");
 done:
 	kreg_buf_release(&msg);
-	git_signature_free(sig);
-	git_tree_free(tree);
 	git_index_free(index);
 	git_tree_free(base);
 	git_commit_free(o);

@@ -167,12 +167,14 @@ static int fixable(kreg_db *db, kreg_db_regression **out, size_t *n, const char 
 	return 0;
 }
 
-/* A new commit that reverts a culprit of regs or says it fixes it
- * ("Fixes: <sha>"): a try item, which tests it against the regression
+/* A new commit that reverts a culprit of regs, says it fixes it ("Fixes:
+ * <sha>") or closes its report ("Closes: <its page>"): a try item, which tests it against the regression
  * (daemon/work_try.c), on the regression's host. */
-static int queue_tries(kreg_repo *r, kreg_db *db, const kreg_db_regression *regs, size_t nregs,
-		       int64_t id, const char *sha)
+static int queue_tries(const kreg_config *cfg, kreg_repo *r, kreg_db *db,
+		       const kreg_db_regression *regs, size_t nregs, int64_t id, const char *sha)
 {
+	const char *base = cfg->web.base_url;
+	size_t blen = base ? strlen(base) : 0;
 	kreg_repo_commit c;
 	int error = 0;
 
@@ -182,15 +184,23 @@ static int queue_tries(kreg_repo *r, kreg_db *db, const kreg_db_regression *regs
 		return error;
 	for (size_t i = 0; i < nregs && !error; i++) {
 		const char *source = NULL;
+		/* the Closes: tag the report asks a fix for (mail/message.c) */
+		char *url = blen ? kreg_asprintf("%s%sregression-r%lld.html", base,
+						  base[blen - 1] == '/' ? "" : "/",
+						  (long long)regs[i].id) : NULL;
 		char *key;
+		int names = c.message && kreg_try_names_culprit(&source, c.message,
+								regs[i].culprit_sha, url);
 
-		if (!c.message || !kreg_try_names_culprit(&source, c.message, regs[i].culprit_sha))
+		free(url);
+		if (!names)
 			continue;
 		key = kreg_work_key_try(regs[i].id, id);
 		{
 			kreg_work_new w = { .kind = KREG_WORK_TRY, .key = key, .commit_id = id,
 					    .host_id = regs[i].host_id, .regression_id = regs[i].id,
-					    .seq = !strcmp(source, "revert"),
+					    .seq = !strcmp(source, "revert") ? 1 :
+						   !strcmp(source, "link") ? 2 : 0,
 					    .priority = KREG_PRIO_BISECT };
 			int added = 0;
 
@@ -198,7 +208,9 @@ static int queue_tries(kreg_repo *r, kreg_db *db, const kreg_db_regression *regs
 			if (!error && added)
 				log_info("repo %s: %.12s %s culprit %.12s of regression %lld: tried",
 					 kreg_repo_config(r)->name, sha,
-					 source[0] == 'r' ? "reverts" : "fixes", regs[i].culprit_sha,
+					 !strcmp(source, "revert") ? "reverts" :
+					 !strcmp(source, "link") ? "closes the report of" : "fixes",
+					 regs[i].culprit_sha,
 					 (long long)regs[i].id);
 		}
 		free(key);
@@ -211,8 +223,8 @@ static int queue_tries(kreg_repo *r, kreg_db *db, const kreg_db_regression *regs
  * first-parent line when hide is NULL), so histories and bisections walk
  * the commits table; each batch is committed on its own (a push cut short
  * is walked again at the next poll: a commit recorded twice is one row). */
-static int record_new(kreg_repo *r, kreg_db *db, const char *new_sha, const char *hide,
-		      const char *branch)
+static int record_new(const kreg_config *cfg, kreg_repo *r, kreg_db *db, const char *new_sha,
+		      const char *hide, const char *branch)
 {
 	const char *name = kreg_repo_config(r)->name;
 	kreg_repo_walk *walk = NULL;
@@ -235,7 +247,7 @@ static int record_new(kreg_repo *r, kreg_db *db, const char *new_sha, const char
 			break;
 		open = 1;
 		if ((error = kreg_repo_record(r, db, &id, sha)) < 0 ||
-		    (error = queue_tries(r, db, regs, nregs, id, sha)) < 0)
+		    (error = queue_tries(cfg, r, db, regs, nregs, id, sha)) < 0)
 			break;
 		if (++n % BATCH == 0) {
 			open = 0;
@@ -277,7 +289,7 @@ static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64
 		goto done;
 	if (old && (error = kreg_repo_push(r, &forced, base_sha, sha, old)) < 0)
 		goto done;
-	if ((error = record_new(r, db, sha, !old ? NULL : forced && base_sha[0] ? base_sha :
+	if ((error = record_new(cfg, r, db, sha, !old ? NULL : forced && base_sha[0] ? base_sha :
 				forced ? NULL : old, branch)) < 0 ||
 	    (error = kreg_db_begin(db)) < 0)
 		goto done;

@@ -62,9 +62,10 @@ int kreg_worker_try(kreg_work_item *j)
 		 r.why ? r.why : "");
 	if ((error = kreg_db_begin(j->db)) < 0)
 		goto out;
-	/* seq: 1 when the commit reverts the culprit, 0 when it says Fixes: */
+	/* seq: 1 when the commit reverts the culprit, 2 when it closes the
+	 * report (Closes: its page), 0 when it says Fixes: */
 	if ((error = kreg_try_store(j->db, NULL, j->w.regression_id, &r,
-				    j->w.seq ? "revert" : "fixes")) < 0 ||
+				    j->w.seq == 1 ? "revert" : j->w.seq == 2 ? "link" : "fixes")) < 0 ||
 	    (r.verdict == KREG_TRY_FIXED && (error = mark_fixed(j, &r)) < 0) ||
 	    (error = kreg_worker_queue_site(j)) < 0 ||
 	    (error = kreg_worker_finish(j, "done", NULL)) < 0) {

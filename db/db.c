@@ -366,7 +366,7 @@ static const char *const migrations[] = {
 	"  id INTEGER PRIMARY KEY,"
 	"  regression_id INTEGER NOT NULL REFERENCES regressions(id),"
 	"  fix_commit_id INTEGER REFERENCES commits(id),"	/* NULL: a patch that did not apply */
-	"  source TEXT NOT NULL CHECK (source IN ('patch','commit','branch','fixes','revert')),"
+	"  source TEXT NOT NULL CHECK (source IN ('patch','commit','branch','fixes','revert','link')),"
 	"  verdict TEXT NOT NULL CHECK (verdict IN ('fixed','partly','not_fixed','no_apply',"
 	"    'no_build')),"
 	"  share REAL,"

@@ -504,7 +504,27 @@ static size_t hex_at(char *out, const char *p)
 	return isxdigit((unsigned char)p[n]) ? 0 : n;
 }
 
-int kreg_try_names_culprit(const char **source, const char *message, const char *culprit)
+/* "Closes: URL" or "Link: URL" at p, URL the report's. */
+static int links_report(const char *p, const char *url)
+{
+	static const char *const tags[] = { "Closes:", "Link:" };
+	size_t n = url ? strlen(url) : 0;
+
+	for (size_t i = 0; n && i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t len = strlen(tags[i]);
+
+		if (strncasecmp(p, tags[i], len))
+			continue;
+		p += len;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return !strncmp(p, url, n) && (!p[n] || isspace((unsigned char)p[n]));
+	}
+	return 0;
+}
+
+int kreg_try_names_culprit(const char **source, const char *message, const char *culprit,
+			   const char *report_url)
 {
 	static const struct {
 		const char *tag, *source;
@@ -519,18 +539,21 @@ int kreg_try_names_culprit(const char **source, const char *message, const char 
 		const char *p = line, *nl = strchr(line, '\n');
 
 		line = nl ? nl + 1 : NULL;
-
 		while (*p == ' ' || *p == '\t')
 			p++;
+		if (links_report(p, report_url)) {
+			*source = "link";
+			return 1;
+		}
 		for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
 			size_t len = strlen(tags[i].tag), n;
+			const char *v = p + len;
 
 			if (strncasecmp(p, tags[i].tag, len))
 				continue;
-			p += len;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			n = hex_at(hex, p);
+			while (*v == ' ' || *v == '\t')
+				v++;
+			n = hex_at(hex, v);
 			if (n >= tags[i].min && !strncmp(hex, culprit, n)) {
 				*source = tags[i].source;
 				return 1;

@@ -53,7 +53,8 @@ int kreg_try(kreg_try_result *out, const kreg_config *cfg, kreg_db *db, const kr
 void kreg_try_result_release(kreg_try_result *r);
 
 /* Store r as a try of regression id (db/tries.h), source "patch",
- * "commit", "branch", "fixes" or "revert"; in the caller's transaction. */
+ * "commit", "branch", "fixes", "revert" or "link"; in the caller's
+ * transaction. */
 int kreg_try_store(kreg_db *db, int64_t *id, int64_t regression_id, const kreg_try_result *r,
 		   const char *source);
 /* The try's verdict as stored: fixed, partly, not_fixed, no_apply, no_build. */
@@ -61,9 +62,12 @@ const char *kreg_try_verdict_key(kreg_try_verdict v);
 
 /* The commit message of a commit of the regression's repo names the
  * culprit as what it fixes: "Fixes: <culprit sha or prefix of 8 or more
- * digits>", or it reverts it ("This reverts commit <culprit sha>.").
- * *source: "fixes" or "revert". 1 when it does, else 0. */
-int kreg_try_names_culprit(const char **source, const char *message, const char *culprit);
+ * digits>", or it reverts it ("This reverts commit <culprit sha>."), or
+ * it carries the tag the report asks a fix for, "Closes: <report_url>"
+ * (or "Link:"; report_url may be NULL: none). *source: "fixes", "revert"
+ * or "link". 1 when it does, else 0. */
+int kreg_try_names_culprit(const char **source, const char *message, const char *culprit,
+			   const char *report_url);
 
 /* `kreg regression retest`: the culprit and its parent run again (fresh
  * runs, stored ones not counted), as many as the comparison needs, and

@@ -79,21 +79,31 @@ static void messages_that_name_the_culprit(void **state)
 
 	(void)state;
 	assert_int_equal(kreg_try_names_culprit(&src, "blk: fix it\n\nFixes: cb2ac2912a9c (\"block: "
-						"reduce\")\nSigned-off-by: A <a@b>\n", culprit), 1);
+						"reduce\")\nSigned-off-by: A <a@b>\n", culprit, NULL), 1);
 	assert_string_equal(src, "fixes");
-	assert_int_equal(kreg_try_names_culprit(&src, "x\n\n  fixes: CB2AC2912A\n", culprit), 1);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\n  fixes: CB2AC2912A\n", culprit, NULL), 1);
 	assert_int_equal(kreg_try_names_culprit(&src, "Revert \"block: reduce\"\n\nThis reverts "
 						"commit cb2ac2912a9ca7d3d26291c5119e2d6fd8cf44ca.\n",
-						culprit), 1);
+						culprit, NULL), 1);
 	assert_string_equal(src, "revert");
 	/* too short a prefix, another commit, a longer hex, a prefix in a revert */
-	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac29\n", culprit), 0);
-	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac2912b\n", culprit), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac29\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac2912b\n", culprit, NULL), 0);
 	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac2912a9ca7d3d26291c5119e2d6fd8cf44caa\n",
-						culprit), 0);
-	assert_int_equal(kreg_try_names_culprit(&src, "This reverts commit cb2ac2912a9c.\n", culprit), 0);
-	assert_int_equal(kreg_try_names_culprit(&src, "mentions cb2ac2912a9ca7d3 in passing\n", culprit), 0);
-	assert_int_equal(kreg_try_names_culprit(&src, "", culprit), 0);
+						culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "This reverts commit cb2ac2912a9c.\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "mentions cb2ac2912a9ca7d3 in passing\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "", culprit, NULL), 0);
+	/* the tag the report asks a fix to carry */
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nCloses: https://kreg.example.org/regression-r3.html\n",
+						culprit, "https://kreg.example.org/regression-r3.html"), 1);
+	assert_string_equal(src, "link");
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nLink: https://kreg.example.org/regression-r3.html\n",
+						culprit, "https://kreg.example.org/regression-r3.html"), 1);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nCloses: https://kreg.example.org/regression-r33.html\n",
+						culprit, "https://kreg.example.org/regression-r3.html"), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nCloses: https://kreg.example.org/regression-r3.html\n",
+						culprit, NULL), 0);
 }
 
 int main(void)

@@ -37,6 +37,7 @@ static const struct {
 	{ "mail", cmd_mail, "write and send regression reports" },
 	{ "regression", cmd_regression, "list, show and triage regressions" },
 	{ "reproduce", cmd_reproduce, "the materials to reproduce a regression without kreg" },
+	{ "try", cmd_try, "does a patch or commit fix a regression?" },
 	{ "demo", cmd_demo, "run kreg's main job on its built-in default" },
 };
 

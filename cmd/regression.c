@@ -6,6 +6,8 @@
 
 #include "db/commits.h"
 #include "db/regressions.h"
+#include "db/tries.h"
+#include "usecase/try.h"
 #include "lib/err.h"
 #include "lib/esc.h"
 #include "lib/util.h"
@@ -22,12 +24,16 @@
 static const char usage[] =
 	"usage: kreg regression list [--all | --closed]\n"
 	"       kreg regression show ID\n"
+	"       kreg regression retest ID\n"
 	"       kreg regression mark ID (invalid | noise | duplicate-of N | fixed-by SHA | reopen)\n"
 	"                            [--note TEXT] [--by NAME]\n"
 	"\n"
 	"list    the open regressions (found by kreg, not fixed, refuted or closed by a\n"
 	"        person), newest first; --closed the others, --all every one\n"
-	"show    one regression: what kreg found, and every mark with who and why\n"
+	"show    one regression: what kreg found, every mark with who and why, and\n"
+	"        the fixes tried (kreg try, the daemon) with their verdicts\n"
+	"retest  run the culprit and its parent again (fresh runs, as many as the\n"
+	"        comparison needs) and say whether the regression is still there\n"
 	"mark    close a regression as invalid, noise or a duplicate of regression N,\n"
 	"        or fixed by a commit (a sha or unique prefix of a stored commit, or a\n"
 	"        full sha); reopen undoes the marks since it was last opened. Invalid\n"
@@ -87,6 +93,47 @@ static void put_time(int64_t at)
 	printf("%s", buf);
 }
 
+/* The culprit and its parent again: is the regression still there? */
+static int retest(const kreg_config *cfg, kreg_db *db, int64_t id)
+{
+	kreg_try_retest_result r;
+	int error;
+
+	if ((error = kreg_try_retest(&r, cfg, db, id, kreg_opts.quiet ? NULL : stdout)) == 0) {
+		kreg_fprintf_esc(stdout, "regression %lld: %s: %s %+.1f%% (last good %.12s %g, culprit "
+				 "%.12s %g; %zu and %zu fresh runs): %s\n", (long long)id,
+				 r.reproduced ? "reproduced" : r.cmp.verdict == KREG_VERDICT_UNKNOWN ?
+				 "not settled" : "not reproduced", r.metric, 100 * r.cmp.change,
+				 r.good, r.cmp.base.mean, r.culprit, r.cmp.cur.mean, r.cmp.base.n,
+				 r.cmp.cur.n, r.cmp.reason);
+	}
+	kreg_try_retest_release(&r);
+	return error;
+}
+
+/* The fixes tried (kreg try, the daemon), oldest first. */
+static int show_tries(kreg_db *db, int64_t id)
+{
+	kreg_db_try *t = NULL;
+	size_t n = 0;
+	int error;
+
+	if ((error = kreg_db_tries_list(db, &t, &n, id)) < 0)
+		return error;
+	printf("tries:%s\n", n ? "" : "    none");
+	for (size_t i = 0; i < n; i++) {
+		printf("  ");
+		put_time(t[i].created);
+		printf(" %s %.12s %s", t[i].source, t[i].fix_sha[0] ? t[i].fix_sha : "-",
+		       t[i].verdict);
+		if (isfinite(t[i].share))
+			printf(" (%.0f%% recovered)", 100 * t[i].share);
+		printf("\n");
+	}
+	kreg_db_tries_free(t, n);
+	return 0;
+}
+
 static int show(kreg_db *db, const kreg_config *cfg, int64_t id)
 {
 	kreg_db_regression r;
@@ -123,6 +170,7 @@ static int show(kreg_db *db, const kreg_config *cfg, int64_t id)
 				 m[i].triage_before[0] ? m[i].triage_before : m[i].state_before,
 				 m[i].note ? ": " : "", m[i].note ? m[i].note : "");
 	}
+	error = show_tries(db, id);
 done:
 	kreg_db_regression_marks_free(m, n);
 	kreg_db_regression_release(&r);
@@ -248,17 +296,26 @@ int cmd_regression(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark"))
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark") &&
+	    strcmp(sub, "retest"))
 		return kreg_cmd_usage(usage, "regression: unknown subcommand '%s'", sub);
 	if ((!strcmp(sub, "list") && argc) || (!strcmp(sub, "show") && argc != 1) ||
+	    (!strcmp(sub, "retest") && argc != 1) ||
 	    (!strcmp(sub, "mark") && argc < 2))
 		return kreg_cmd_usage(usage, "regression %s: wrong arguments", sub);
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	if (kreg_cmd_open_db(&db, cfg, strcmp(sub, "mark") ? KREG_DB_READONLY : 0) < 0)
+	if (kreg_cmd_open_db(&db, cfg, strcmp(sub, "mark") && strcmp(sub, "retest") ?
+			     KREG_DB_READONLY : 0) < 0)
 		goto done;
 	if (!strcmp(sub, "list")) {
 		error = list(db, cfg, which);
+	} else if (!strcmp(sub, "retest")) {
+		int64_t id;
+
+		error = parse_id(&id, argv[0]);
+		if (!error)
+			error = retest(cfg, db, id);
 	} else if (!strcmp(sub, "show")) {
 		int64_t id;
 

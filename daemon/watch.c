@@ -3,6 +3,7 @@
 #include "daemon/daemon.h"
 
 #include "db/commits.h"
+#include "db/regressions.h"
 #include "db/results.h"
 #include "db/watch.h"
 #include "db/work.h"
@@ -13,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/try.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -135,28 +137,117 @@ static int branch_names(kreg_repo *r, char ***names, size_t *n)
 #define BATCH 2000
 #define FIRST_LINE 200
 
+/* The regressions of the repo a new commit may fix: with a culprit, not
+ * fixed, refuted or closed by a person. */
+static int fixable(kreg_db *db, kreg_db_regression **out, size_t *n, const char *repo)
+{
+	kreg_db_regression *v = NULL;
+	size_t nv = 0, k = 0;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = kreg_db_regression_list(db, &v, &nv, 0)) < 0)
+		return error;
+	for (size_t i = 0; i < nv; i++) {
+		kreg_db_regression *g = &v[i];
+
+		if (g->culprit_sha[0] && !g->triage[0] && strcmp(g->state, "fixed") &&
+		    strcmp(g->state, "not_reproduced") && g->repo && !strcmp(g->repo, repo)) {
+			kreg_db_regression t = v[k];
+
+			v[k++] = *g;
+			*g = t;
+		}
+	}
+	*out = v;
+	*n = k;
+	for (size_t i = k; i < nv; i++)
+		kreg_db_regression_release(&v[i]);
+	return 0;
+}
+
+/* A new commit that reverts a culprit of regs, says it fixes it ("Fixes:
+ * <sha>") or closes its report ("Closes: <its page>"): a try item, which tests it against the regression
+ * (daemon/work_try.c), on the regression's host. */
+static int queue_tries(const kreg_config *cfg, kreg_repo *r, kreg_db *db,
+		       const kreg_db_regression *regs, size_t nregs, int64_t id, const char *sha)
+{
+	const char *base = cfg->web.base_url;
+	size_t blen = base ? strlen(base) : 0;
+	kreg_repo_commit c;
+	int error = 0;
+
+	if (!nregs)
+		return 0;
+	if ((error = kreg_repo_commit_read(r, &c, sha)) < 0)
+		return error;
+	for (size_t i = 0; i < nregs && !error; i++) {
+		const char *source = NULL;
+		/* the Closes: tag the report asks a fix for (mail/message.c) */
+		char *url = blen ? kreg_asprintf("%s%sregression-r%lld.html", base,
+						  base[blen - 1] == '/' ? "" : "/",
+						  (long long)regs[i].id) : NULL;
+		char *key;
+		int names = c.message && kreg_try_names_culprit(&source, c.message,
+								regs[i].culprit_sha, url);
+
+		free(url);
+		if (!names)
+			continue;
+		key = kreg_work_key_try(regs[i].id, id);
+		{
+			kreg_work_new w = { .kind = KREG_WORK_TRY, .key = key, .commit_id = id,
+					    .host_id = regs[i].host_id, .regression_id = regs[i].id,
+					    .seq = !strcmp(source, "revert") ? 1 :
+						   !strcmp(source, "link") ? 2 : 0,
+					    .priority = KREG_PRIO_BISECT };
+			int added = 0;
+
+			error = kreg_db_work_add(db, NULL, &added, &w);
+			if (!error && added)
+				log_info("repo %s: %.12s %s culprit %.12s of regression %lld: tried",
+					 kreg_repo_config(r)->name, sha,
+					 !strcmp(source, "revert") ? "reverts" :
+					 !strcmp(source, "link") ? "closes the report of" : "fixes",
+					 regs[i].culprit_sha,
+					 (long long)regs[i].id);
+		}
+		free(key);
+	}
+	kreg_repo_commit_release(&c);
+	return error;
+}
+
 /* Record the commits new brings (those not reachable from hide, or its
  * first-parent line when hide is NULL), so histories and bisections walk
  * the commits table; each batch is committed on its own (a push cut short
  * is walked again at the next poll: a commit recorded twice is one row). */
-static int record_new(kreg_repo *r, kreg_db *db, const char *new_sha, const char *hide,
-		      const char *branch)
+static int record_new(const kreg_config *cfg, kreg_repo *r, kreg_db *db, const char *new_sha,
+		      const char *hide, const char *branch)
 {
 	const char *name = kreg_repo_config(r)->name;
 	kreg_repo_walk *walk = NULL;
+	kreg_db_regression *regs = NULL;
+	size_t nregs = 0;
 	char sha[KREG_REPO_SHA_SIZE];
 	int64_t id;
 	int error = 0, n = 0, open = 0;
 
+	/* the first head seen brings old history, not fixes */
+	if (hide && (error = fixable(db, &regs, &nregs, name)) < 0)
+		return error;
 	if (kreg_repo_walk_new(&walk, r, new_sha, hide, !hide) < 0) {
 		kreg_error_set("repo '%s': cannot walk the new commits", name);
+		kreg_db_regression_list_free(regs, nregs);
 		return KREG_ERROR;
 	}
 	while (!error && (hide || n < FIRST_LINE) && kreg_repo_walk_next(walk, sha) == 1) {
 		if (!open && (error = kreg_db_begin(db)) < 0)
 			break;
 		open = 1;
-		if ((error = kreg_repo_record(r, db, &id, sha)) < 0)
+		if ((error = kreg_repo_record(r, db, &id, sha)) < 0 ||
+		    (error = queue_tries(cfg, r, db, regs, nregs, id, sha)) < 0)
 			break;
 		if (++n % BATCH == 0) {
 			open = 0;
@@ -170,6 +261,7 @@ static int record_new(kreg_repo *r, kreg_db *db, const char *new_sha, const char
 	else if (open)
 		kreg_db_rollback(db);
 	kreg_repo_walk_free(walk);
+	kreg_db_regression_list_free(regs, nregs);
 	if (!error && n >= BATCH)
 		log_warn("repo %s: %s: a push of %d commits, all recorded", name, branch, n);
 	return error;
@@ -197,7 +289,7 @@ static int watch_branch(const kreg_config *cfg, kreg_db *db, kreg_repo *r, int64
 		goto done;
 	if (old && (error = kreg_repo_push(r, &forced, base_sha, sha, old)) < 0)
 		goto done;
-	if ((error = record_new(r, db, sha, !old ? NULL : forced && base_sha[0] ? base_sha :
+	if ((error = record_new(cfg, r, db, sha, !old ? NULL : forced && base_sha[0] ? base_sha :
 				forced ? NULL : old, branch)) < 0 ||
 	    (error = kreg_db_begin(db)) < 0)
 		goto done;

@@ -358,6 +358,52 @@ static const char *const migrations[] = {
 	"  at INTEGER NOT NULL"
 	");"
 	"CREATE INDEX regression_marks_regression ON regression_marks(regression_id);",
+	/* 9 -> 10: fixes tried (kreg try, and the daemon's 'try' items for
+	 * a commit of a watched branch that reverts a culprit or says it
+	 * fixes it): each try's fix, where it came from, its verdict and the
+	 * share of the regression it recovered; the work kind 'try'. */
+	"CREATE TABLE tries ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER NOT NULL REFERENCES regressions(id),"
+	"  fix_commit_id INTEGER REFERENCES commits(id),"	/* NULL: a patch that did not apply */
+	"  source TEXT NOT NULL CHECK (source IN ('patch','commit','branch','fixes','revert','link')),"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('fixed','partly','not_fixed','no_apply',"
+	"    'no_build')),"
+	"  share REAL,"
+	"  why TEXT,"
+	"  created INTEGER NOT NULL"
+	");"
+	"CREATE INDEX tries_regression ON tries(regression_id);"
+	"CREATE TABLE work10 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','site','mail','try')),"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  commit_id INTEGER REFERENCES commits(id),"
+	"  job_id INTEGER REFERENCES jobs(id),"
+	"  host_id INTEGER REFERENCES hosts(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  config_name TEXT,"
+	"  seq INTEGER NOT NULL DEFAULT 0,"
+	"  after_id INTEGER,"
+	"  priority INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed')),"
+	"  lease_owner TEXT, lease_expires INTEGER,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  not_before INTEGER NOT NULL DEFAULT 0,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL,"
+	"  judge_commit_id INTEGER REFERENCES commits(id)"
+	");"
+	"INSERT INTO work10 SELECT id, kind, key, commit_id, job_id, host_id, bisection_id,"
+	"  regression_id, config_name, seq, after_id, priority, state, lease_owner, lease_expires,"
+	"  attempts, not_before, run_id, error, created, updated, judge_commit_id FROM work;"
+	"DROP TABLE work;"
+	"ALTER TABLE work10 RENAME TO work;"
+	"CREATE INDEX work_lane ON work (state, host_id, priority DESC, id);"
+	"CREATE INDEX work_kind ON work (state, kind, priority DESC, id);"
+	"CREATE INDEX work_group ON work (commit_id, job_id, host_id, kind);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -24,6 +24,7 @@ static const char *const kind_names[KREG_WORK_NKINDS] = {
 	[KREG_WORK_BISECT] = "bisect",
 	[KREG_WORK_SITE] = "site",
 	[KREG_WORK_MAIL] = "mail",
+	[KREG_WORK_TRY] = "try",
 };
 
 const char *kreg_work_kind_name(kreg_work_kind kind)
@@ -67,6 +68,11 @@ char *kreg_work_key_mail_confirmed(int64_t detect_id)
 char *kreg_work_key_mail_culprit(int64_t bisection_id)
 {
 	return kreg_asprintf("mail:%lld", (long long)bisection_id);
+}
+
+char *kreg_work_key_try(int64_t regression_id, int64_t commit_id)
+{
+	return kreg_asprintf("try:%lld:%lld", (long long)regression_id, (long long)commit_id);
 }
 
 static void read_work(kreg_work *w, sqlite3_stmt *st)

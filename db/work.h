@@ -25,6 +25,7 @@ typedef enum {
 	KREG_WORK_BISECT,	/* one step of a bisection */
 	KREG_WORK_SITE,		/* the web site written again */
 	KREG_WORK_MAIL,		/* the outbox written and sent */
+	KREG_WORK_TRY,		/* a fix of a regression tried (usecase/try.h) */
 	KREG_WORK_NKINDS
 } kreg_work_kind;
 
@@ -44,6 +45,8 @@ char *kreg_work_key_bisect(int64_t bisection_id, int step);
 char *kreg_work_key_mail_confirmed(int64_t detect_id);
 /* The mail of a bisection's culprit. */
 char *kreg_work_key_mail_culprit(int64_t bisection_id);
+/* A commit tried as the fix of a regression. */
+char *kreg_work_key_try(int64_t regression_id, int64_t commit_id);
 
 /* The retry policy: an item that failed for a reason worth retrying waits
  * its kind's base seconds (KREG_WORK_RETRY_BASE, or KREG_WORK_RETRY_SLOW

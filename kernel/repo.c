@@ -1,5 +1,6 @@
 /* Kernel trees: a bare mirror per configured repo, fetched with libgit2. */
 #include "kernel/repo.h"
+#include "kernel/repo_internal.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -856,12 +857,9 @@ int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *o
 {
 	git_commit *c = NULL, *o = NULL;
 	git_index *index = NULL;
-	git_tree *tree = NULL;
-	git_signature *sig = NULL;
 	git_merge_options mopts = GIT_MERGE_OPTIONS_INIT;
 	kreg_buf msg = KREG_BUF_INIT;
 	const char *subject;
-	git_oid tree_id, out;
 	int error = KREG_ERROR;
 
 	if (commit_of(r, &c, culprit) < 0 || commit_of(r, &o, onto) < 0) {
@@ -877,30 +875,12 @@ int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *o
 		error = 1;
 		goto done;
 	}
-	if (git_index_write_tree_to(&tree_id, index, r->git) < 0 ||
-	    git_tree_lookup(&tree, r->git, &tree_id) < 0) {
-		kreg_git_error("cannot write the reverted tree");
-		goto done;
-	}
-	if (git_signature_new(&sig, "kreg bisect", "kreg@localhost",
-			      git_commit_time(o), git_commit_time_offset(o)) < 0) {
-		kreg_git_error("cannot make a signature");
-		goto done;
-	}
 	subject = git_commit_summary(c);
 	kreg_buf_printf(&msg, "Revert \"%s\"\n\nThis reverts commit %s.\n", subject ? subject : "",
 			culprit);
-	if (git_commit_create(&out, r->git, NULL, sig, sig, NULL, msg.ptr, tree, 1,
-			      (const git_commit **)&o) < 0) {
-		kreg_git_error("cannot write the revert commit");
-		goto done;
-	}
-	git_oid_tostr(sha, KREG_REPO_SHA_SIZE, &out);
-	error = 0;
+	error = kreg_repo__commit_index(r->git, sha, index, o, "kreg bisect", msg.ptr, "revert");
 done:
 	kreg_buf_release(&msg);
-	git_signature_free(sig);
-	git_tree_free(tree);
 	git_index_free(index);
 	git_commit_free(o);
 	git_commit_free(c);

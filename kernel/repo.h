@@ -56,6 +56,19 @@ int kreg_repo_record_commit(kreg_db *db, int64_t *id, const char *repo, const ch
  * revert does not apply cleanly (conflicts), <0 on failure. */
 int kreg_repo_revert(kreg_repo *r, char *sha, const char *culprit, const char *onto);
 
+/* Make in the object database (on no branch) the commit of patch (a
+ * `git format-patch` mail, or a bare diff) applied to onto, for `kreg try`:
+ * the mail's subject and body as its message (a bare diff gets one naming
+ * onto), a fixed author and onto's time, so the same patch on the same
+ * commit makes the same id (kernel/apply.c). 0 with sha set; 1 when it is
+ * not a patch or does not apply (the message says why); <0 on failure. */
+int kreg_repo_apply(kreg_repo *r, char *sha, const char *patch, size_t len, const char *onto);
+/* Fetch branch of the repository at url (a URL or a path) into the mirror,
+ * as refs/kreg/try/<branch> (kept from a gc, on no branch kreg watches),
+ * for `kreg try --branch`; sha its head. KREG_ENOTFOUND when url has no
+ * such branch (kernel/apply.c). */
+int kreg_repo_fetch_branch(kreg_repo *r, char *sha, const char *url, const char *branch);
+
 /* Reading a tree: nothing is made or fetched, the repository is only read. */
 
 /* The mirror of the repo named name (a repo of the database, configured or

@@ -17,6 +17,9 @@
 #   daemon_stop             SIGTERM, wait (bounded); $DRC is its exit status
 #   wait_for SECONDS DESC CMD...   retry CMD each 0.2 s; fail the test when it never holds
 #   idle_at SHA             the branch head is SHA and nothing is queued or running
+#   tested_heads ROOT N     the daemon tests ROOT (its first head), then N heads
+#                           pushed one by one ("commit 1".."commit N"): a history
+#                           for the detector's window; 1 + N tests
 
 UP="$SCRATCH/up"
 DATA_DIR="$SCRATCH/data"
@@ -126,6 +129,16 @@ wait_for() {
 idle_at() {
 	[ "$(sql "SELECT head FROM branches WHERE name = 'main'")" = "$1" ] &&
 	[ "$(sql "SELECT count(*) FROM work WHERE state IN ('queued', 'running')")" = 0 ]
+}
+
+tested_heads() {
+	local root=$1 n=$2 i sha
+	wait_for 300 "the daemon tests the first head it sees" idle_at "$root"
+	for i in $(seq 1 "$n"); do
+		sha=$(up_commit "$i")
+		up_push
+		wait_for 300 "head $i pushed: tested" idle_at "$sha"
+	done
 }
 
 # sanitizer reports of the daemon and of every worker

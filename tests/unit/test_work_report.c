@@ -144,8 +144,9 @@ static void migration_renames_report_items(void **state)
 		"  ('report', 'report:site:1', 'done', 10, 1, 1),"
 		"  ('mail', 'mail:1', 'done', 10, 1, 1),"
 		"  ('report', 'report:site:3', 'queued', 10, 1, 1);"
-		/* the regressions table of version 7: before the triage of 8 -> 9 */
-		"DROP TABLE regression_marks; DROP TABLE regressions;"
+		/* the regressions table of version 7: before the triage of 8 -> 9
+		 * and the tries of 9 -> 10 */
+		"DROP TABLE tries; DROP TABLE regression_marks; DROP TABLE regressions;"
 		"CREATE TABLE regressions (id INTEGER PRIMARY KEY, repo_id INTEGER,"
 		"  job_id INTEGER NOT NULL, host_id INTEGER NOT NULL, metric_id INTEGER NOT NULL,"
 		"  base_commit_id INTEGER NOT NULL, bad_commit_id INTEGER NOT NULL,"

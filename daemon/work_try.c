@@ -1,0 +1,79 @@
+/* The try item: a commit of a watched branch that reverts a regression's
+ * culprit or says it fixes it (daemon/watch.c queues it) is tried as the
+ * fix (usecase/try.h); the try is stored, and a fix that fixes marks the
+ * regression fixed by kreg, with its figure, which the mail item then
+ * follows up in the regression's thread (mail/outbox.h). */
+#include "daemon/work_internal.h"
+
+#include "db/commits.h"
+#include "db/regressions.h"
+#include "db/work.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "usecase/try.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The mark of a fix that fixed it, and the mail that tells the thread. */
+static int mark_fixed(kreg_work_item *j, const kreg_try_result *r)
+{
+	char *note = kreg_asprintf("tried by kreg: %.0f%% of the regression recovered (%s)",
+				   r->share * 100, r->why ? r->why : "");
+	char *key = kreg_asprintf("mail:try:%lld", (long long)j->w.id);
+	kreg_work_new m = { .kind = KREG_WORK_MAIL, .key = key,
+			    .regression_id = j->w.regression_id,
+			    .priority = kreg_work_table[KREG_WORK_MAIL].priority };
+	int changed = 0, error;
+
+	error = kreg_db_regression_mark(j->db, &changed, j->w.regression_id, "fixed", r->fix, note,
+					"kreg");
+	if (!error)
+		error = kreg_db_work_add(j->db, NULL, NULL, &m);
+	free(key);
+	free(note);
+	return error;
+}
+
+int kreg_worker_try(kreg_work_item *j)
+{
+	kreg_commit_row c;
+	kreg_try_spec spec = { .regression_id = j->w.regression_id };
+	kreg_try_result r;
+	int error;
+
+	if ((error = kreg_db_commit_get(j->db, &c, j->w.commit_id)) < 0)
+		return error;
+	spec.commit = c.sha;
+	error = kreg_try(&r, j->cfg, j->db, &spec, stderr);
+	kreg_db_commit_release(&c);
+	if (error < 0) {
+		char *msg = kreg_asprintf("try: %s", kreg_error_last());
+
+		kreg_error_clear();
+		kreg_try_result_release(&r);
+		error = kreg_worker_retry(j, msg);
+		free(msg);
+		return error;
+	}
+	log_info("work %lld: regression %lld: %.12s %s: %s", (long long)j->w.id,
+		 (long long)j->w.regression_id, r.fix, kreg_try_verdict_name(r.verdict),
+		 r.why ? r.why : "");
+	if ((error = kreg_db_begin(j->db)) < 0)
+		goto out;
+	/* seq: 1 when the commit reverts the culprit, 2 when it closes the
+	 * report (Closes: its page), 0 when it says Fixes: */
+	if ((error = kreg_try_store(j->db, NULL, j->w.regression_id, &r,
+				    j->w.seq == 1 ? "revert" : j->w.seq == 2 ? "link" : "fixes")) < 0 ||
+	    (r.verdict == KREG_TRY_FIXED && (error = mark_fixed(j, &r)) < 0) ||
+	    (error = kreg_worker_queue_site(j)) < 0 ||
+	    (error = kreg_worker_finish(j, "done", NULL)) < 0) {
+		kreg_db_rollback(j->db);
+		goto out;
+	}
+	error = kreg_db_commit(j->db);
+out:
+	kreg_try_result_release(&r);
+	return error;
+}

@@ -1,0 +1,118 @@
+/* usecase/try.h: the verdict rule on a fix (fixed, partly fixed, not fixed)
+ * with the 0-day seed's figures, and which commit messages name a culprit
+ * as what they fix. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "stats/compare.h"
+#include "usecase/try.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The two comparisons of a fix from the three means and the verdicts. */
+static void cmps(kreg_stats_cmp *gf, kreg_stats_cmp *cf, double good, double culprit, double fix,
+		 kreg_verdict vgf, kreg_verdict vcf)
+{
+	memset(gf, 0, sizeof(*gf));
+	memset(cf, 0, sizeof(*cf));
+	gf->base.mean = good;
+	gf->cur.mean = fix;
+	gf->verdict = vgf;
+	cf->base.mean = culprit;
+	cf->cur.mean = fix;
+	cf->verdict = vcf;
+}
+
+static void seed_fix_check_is_fixed(void **state)
+{
+	kreg_stats_cmp gf, cf;
+	double share;
+
+	(void)state;
+	/* 0-day's reply: 573.42, -66.0% 194.68, -0.6% 570.11 */
+	cmps(&gf, &cf, 573.42, 194.68, 570.11, KREG_VERDICT_NO_CHANGE, KREG_VERDICT_IMPROVEMENT);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_FIXED);
+	assert_float_equal(share, (570.11 - 194.68) / (573.42 - 194.68), 1e-9);
+	/* told apart from the last good, but 99% back: fixed too */
+	cmps(&gf, &cf, 573.42, 194.68, 570.11, KREG_VERDICT_REGRESSION, KREG_VERDICT_IMPROVEMENT);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_FIXED);
+}
+
+static void partly_and_not_fixed(void **state)
+{
+	kreg_stats_cmp gf, cf;
+	double share;
+
+	(void)state;
+	/* half way back, told apart from both ends */
+	cmps(&gf, &cf, 10000, 8000, 9000, KREG_VERDICT_REGRESSION, KREG_VERDICT_IMPROVEMENT);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_PARTLY);
+	assert_float_equal(share, 0.5, 1e-9);
+	/* 30% back and not told apart from the last good (a noisy metric):
+	 * under half, not fixed; told apart from the culprit: partly */
+	cmps(&gf, &cf, 10000, 8000, 8600, KREG_VERDICT_NO_CHANGE, KREG_VERDICT_IMPROVEMENT);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_PARTLY);
+	/* at the culprit's level */
+	cmps(&gf, &cf, 10000, 8000, 8050, KREG_VERDICT_REGRESSION, KREG_VERDICT_NO_CHANGE);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_NOT_FIXED);
+	/* worse than the culprit: no share */
+	cmps(&gf, &cf, 10000, 8000, 7000, KREG_VERDICT_REGRESSION, KREG_VERDICT_REGRESSION);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_NOT_FIXED);
+	assert_true(share < 0);
+	/* lower is better (a latency): the share the same way */
+	cmps(&gf, &cf, 100, 150, 105, KREG_VERDICT_REGRESSION, KREG_VERDICT_IMPROVEMENT);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_FIXED);
+	assert_float_equal(share, 0.9, 1e-9);
+	/* no regression to recover (equal means): not fixed, share 0 */
+	cmps(&gf, &cf, 100, 100, 100, KREG_VERDICT_NO_CHANGE, KREG_VERDICT_NO_CHANGE);
+	assert_int_equal(kreg_try_judge(&share, &gf, &cf), KREG_TRY_NOT_FIXED);
+	assert_float_equal(share, 0, 0);
+}
+
+static void messages_that_name_the_culprit(void **state)
+{
+	const char *culprit = "cb2ac2912a9ca7d3d26291c5119e2d6fd8cf44ca", *src = NULL;
+
+	(void)state;
+	assert_int_equal(kreg_try_names_culprit(&src, "blk: fix it\n\nFixes: cb2ac2912a9c (\"block: "
+						"reduce\")\nSigned-off-by: A <a@b>\n", culprit, NULL), 1);
+	assert_string_equal(src, "fixes");
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\n  fixes: CB2AC2912A\n", culprit, NULL), 1);
+	assert_int_equal(kreg_try_names_culprit(&src, "Revert \"block: reduce\"\n\nThis reverts "
+						"commit cb2ac2912a9ca7d3d26291c5119e2d6fd8cf44ca.\n",
+						culprit, NULL), 1);
+	assert_string_equal(src, "revert");
+	/* too short a prefix, another commit, a longer hex, a prefix in a revert */
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac29\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac2912b\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nFixes: cb2ac2912a9ca7d3d26291c5119e2d6fd8cf44caa\n",
+						culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "This reverts commit cb2ac2912a9c.\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "mentions cb2ac2912a9ca7d3 in passing\n", culprit, NULL), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "", culprit, NULL), 0);
+	/* the tag the report asks a fix to carry */
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nCloses: https://kreg.example.org/regression-r3.html\n",
+						culprit, "https://kreg.example.org/regression-r3.html"), 1);
+	assert_string_equal(src, "link");
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nLink: https://kreg.example.org/regression-r3.html\n",
+						culprit, "https://kreg.example.org/regression-r3.html"), 1);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nCloses: https://kreg.example.org/regression-r33.html\n",
+						culprit, "https://kreg.example.org/regression-r3.html"), 0);
+	assert_int_equal(kreg_try_names_culprit(&src, "x\n\nCloses: https://kreg.example.org/regression-r3.html\n",
+						culprit, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(seed_fix_check_is_fixed),
+		cmocka_unit_test(partly_and_not_fixed),
+		cmocka_unit_test(messages_that_name_the_culprit),
+	};
+
+	return cmocka_run_group_tests_name("try", tests, NULL, NULL);
+}

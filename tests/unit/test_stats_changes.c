@@ -377,6 +377,38 @@ static void detector_never_judges_a_share(void **state)
 	free(l);
 }
 
+/* The monitors (jobs/monitors.h) step with the culprit but only explain
+ * it: never judged on their own, whatever their name looks like
+ * (vmstat.cpu.us ends like a latency in microseconds), and with no good
+ * side. */
+static void detector_never_judges_a_monitor(void **state)
+{
+	double *l = levels(60, 30, 0.8, 60, 1);
+	kreg_stats_detection d;
+	kreg_stats_detect_opts o = { 0 };
+	hist h;
+
+	(void)state;
+	seed_state = 41;
+	hist_make(&h, 60, 3, 0.03, l);
+	kreg_stats_history v = view(&h, 33);
+	for (const char *const *m = (const char *const[]){ "proc-vmstat.pgfault", "vmstat.cpu.us",
+							     "iostat.vda.r_await", "interrupts.LOC:Local_timer_interrupts",
+							     "softirqs.BLOCK", "meminfo.MemFree", NULL };
+	     *m; m++) {
+		assert_true(kreg_stats_metric_is_monitor(*m));
+		assert_int_equal(kreg_stats_direction(NULL, *m), KREG_DIR_UNKNOWN);
+		assert_int_equal(kreg_stats_detect(&d, NULL, *m, &v, &o), 0);
+		assert_int_equal(d.action, KREG_DETECT_NONE);
+		assert_int_equal(d.runs, 0);
+		assert_non_null(strstr(d.reason, "a monitor"));
+	}
+	assert_false(kreg_stats_metric_is_monitor("fio.read_iops"));
+	assert_false(kreg_stats_metric_is_monitor("dbench.throughput_MB/s"));
+	hist_free(&h);
+	free(l);
+}
+
 /* A lab's first push on the defaults: one baseline commit with the job's
  * 3 runs, then a head at -25% (3% noise) with its 3. Three runs against
  * three can never reach the confirm level; the detector asks the
@@ -570,6 +602,7 @@ int main(void)
 		cmocka_unit_test(detector_is_not_moved_by_one_outlier_run),
 		cmocka_unit_test(detector_runs_the_commit_that_places_the_step),
 		cmocka_unit_test(detector_never_judges_a_share),
+		cmocka_unit_test(detector_never_judges_a_monitor),
 	};
 
 	return cmocka_run_group_tests_name("stats_changes", tests, NULL, NULL);

@@ -18,6 +18,7 @@
 static const char script[] =
 	"# kreg monitors (written by kreg for each run): a snapshot of the\n"
 	"# kernel's counters appended to FILE: sh kreg-monitors.sh MARK FILE\n"
+	"[ \"$1\" = begin ] && : > \"$2\"\n"
 	"{\n"
 	"\techo \"KREG-MONITOR $1 $(cut -d' ' -f1 /proc/uptime)\"\n"
 	"\tfor f in vmstat diskstats interrupts softirqs meminfo stat schedstat; do\n"

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "helper_fixture.h"
+
 #include "hosts/qemu_console.h"
 #include "jobs/parse.h"
 #include "lib/buf.h"
@@ -17,13 +19,7 @@
 
 static char *fixture(const char *name)
 {
-	const char *src = getenv("KREG_SRC");
-	kreg_buf path = KREG_BUF_INIT, b = KREG_BUF_INIT;
-
-	kreg_buf_printf(&path, "%s/tests/fixtures/qemu/%s", src ? src : ".", name);
-	assert_int_equal(kreg_buf_read_file(&b, path.ptr), 0);
-	kreg_buf_release(&path);
-	return kreg_buf_detach(&b);
+	return test_fixture("qemu", name);
 }
 
 /* Parse a fixture and give the verdict for qemu ending as r says. */

@@ -184,7 +184,7 @@ above "keeping it busy" iostat.vda.util 1 100
 above "its page cache took pages in" proc-vmstat.pgpgin 1 1e12
 above "page faults were counted" proc-vmstat.pgfault 100 1e12
 above "the timer ticked" interrupts.LOC:Local_timer_interrupts 10 1e9
-above "the block softirq ran" softirqs.BLOCK 100 1e9
+above "the timer softirq ran" softirqs.TIMER 10 1e9
 above "context switches per second" vmstat.system.cs 10 1e8
 above "the guest's memory is about 1 GiB" meminfo.MemTotal 500000 1100000
 above "CPU shares add up" mpstat.cpu.all.idle% 0 100

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 91
+plan 92
 
 # A monitor the culprit moves with fio.read_iops: the page's detail table.
 MONITOR=iostat.vda.r/s
@@ -48,6 +48,9 @@ detail=$(sed -n '/<h2 id="detail">/,/<\/pre>/p' "$REG")
 like "$detail" "[0-9] +\+[4-5][0-9]\.[0-9]% +[0-9]+.* iostat\.vda\.r/s" \
 	"the detail table: the monitor that moved with the culprit, 0-day's attachment"
 like "$detail" "fio\.read_iops" "beside the job's metric"
+mon_id=$(sqlite3 "$LAB/data/kreg.db" "SELECT id FROM metrics WHERE name = 'iostat.vda.r/s'")
+is "${mon_id:+id}:$(ls "$SITE" | grep -c "^trend-.*-$mon_id\.html\$")" "id:0" \
+	"a monitor has no trend page of its own"
 ok "the job's own table leaves the monitors out" \
 	bash -c "! sed -n '/<h2>Comparison/,/<\/pre>/p' '$REG' | grep -q iostat"
 like "$CHECK_OUT" "kreg bisect start --repo src --good $ROOT --bad $HEAD_SHA --job $ATOM --host simhost" \

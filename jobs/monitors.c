@@ -326,7 +326,12 @@ static double round2(double x)
 
 static void put(const run *r, const char *prefix, const char *key, double v)
 {
-	char *name = kreg_asprintf("%s%s", prefix, key);
+	char *name;
+
+	/* counters near DBL_MAX overflow a difference or a sum: never stored */
+	if (!isfinite(v))
+		return;
+	name = kreg_asprintf("%s%s", prefix, key);
 
 	kreg_samples_set(r->out, name, v);
 	free(name);

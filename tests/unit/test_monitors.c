@@ -121,12 +121,31 @@ static void half_a_run_is_an_error(void **state)
 	free(text);
 }
 
+/* Counters near DBL_MAX: a mean or a change that overflows is no sample
+ * (no inf is ever stored); the others are kept. */
+static void overflow_is_not_stored(void **state)
+{
+	const char *text = "KREG-MONITOR begin 1.00\nKREG-PROC vmstat\nnr_free_pages 1.7e308\n"
+			   "pgfault 10\nKREG-MONITOR end 2.00\nKREG-PROC vmstat\n"
+			   "nr_free_pages 1.7e308\npgfault 25\n";
+	kreg_samples s = KREG_SAMPLES_INIT;
+
+	(void)state;
+	assert_int_equal(kreg_parse_monitors(&s, text, strlen(text), "m.txt"), 0);
+	assert_null(kreg_samples_get(&s, "proc-vmstat.nr_free_pages"));
+	near(value(&s, "proc-vmstat.pgfault"), 15);
+	for (size_t i = 0; i < s.count; i++)
+		assert_true(isfinite(s.items[i].value));
+	kreg_samples_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(local_snapshot_gives_lkp_metrics),
 		cmocka_unit_test(parser_by_name),
 		cmocka_unit_test(half_a_run_is_an_error),
+		cmocka_unit_test(overflow_is_not_stored),
 	};
 
 	return cmocka_run_group_tests_name("monitors", tests, NULL, NULL);

@@ -704,9 +704,9 @@ int kreg_db_work_running(kreg_db *db, kreg_db_work_running_cb cb, void *arg)
 		kreg_work w;
 
 		read_work(&w, st);
-		error = cb(&w, (const char *)sqlite3_column_text(st, 19),
-			   (const char *)sqlite3_column_text(st, 20),
-			   (const char *)sqlite3_column_text(st, 21), arg);
+		error = cb(&w, (const char *)sqlite3_column_text(st, 20),
+			   (const char *)sqlite3_column_text(st, 21),
+			   (const char *)sqlite3_column_text(st, 22), arg);
 		kreg_work_release(&w);
 	}
 	if (!error && rc != SQLITE_DONE)

@@ -5,6 +5,7 @@
 #include "jobs/job.h"
 #include "jobs/parse.h"
 #include "jobs/plan.h"
+#include "stats/stats.h"
 #include "lib/esc.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -22,7 +23,7 @@
 static const char usage[] =
 	"usage: kreg job split FILE... [-o DIR] [--host NAME]\n"
 	"       kreg job plan ATOM.yaml [--host NAME] [--target PATH]\n"
-	"       kreg job parse fio|dbench|fxmark FILE\n"
+	"       kreg job parse fio|dbench|fxmark|monitors FILE\n"
 	"       kreg job run ATOM.yaml --host NAME [--runs N] [--repo R --commit C]\n"
 	"                    [--timeout DURATION] [--keep-output all|failed]\n"
 	"\n"
@@ -202,11 +203,16 @@ failed:
 static void print_summary(const kreg_run_job_report *r)
 {
 	kreg_run_job_metric *v;
-	size_t n;
+	size_t n, nmon = 0;
 	char mean[64];
 
 	kreg_run_job_summary(&v, &n, r);
 	for (size_t m = 0; m < n; m++) {
+		/* the monitors are hundreds: counted, and shown by kreg compare */
+		if (kreg_stats_metric_is_monitor(v[m].metric)) {
+			nmon++;
+			continue;
+		}
 		/* six significant digits, whole numbers from a million up */
 		snprintf(mean, sizeof(mean), fabs(v[m].mean) >= 1e6 ? "%.0f" : "%.6g", v[m].mean);
 		if (v[m].n > 1 && v[m].mean != 0)
@@ -215,6 +221,8 @@ static void print_summary(const kreg_run_job_report *r)
 		else
 			kreg_fprintf_esc(stdout, "%s: %s\n", v[m].metric, mean);
 	}
+	if (nmon)
+		printf("monitors: %zu metrics stored (kreg compare shows those that changed)\n", nmon);
 	free(v);
 }
 

@@ -14,6 +14,7 @@ static char *qemu_fragments[] = {
 	"config/kernel/fio-dbench.config",
 	"config/kernel/ext4.config",
 	"config/kernel/f2fs.config",
+	"config/kernel/monitors.config",
 };
 static char *ssh_fragments[] = {
 	"config/kernel/qemu-guest.config",
@@ -21,6 +22,7 @@ static char *ssh_fragments[] = {
 	"config/kernel/fio-dbench.config",
 	"config/kernel/ext4.config",
 	"config/kernel/f2fs.config",
+	"config/kernel/monitors.config",
 };
 #define NFRAG(a) (sizeof(a) / sizeof((a)[0]))
 static const kreg_kconfig_cfg builtin_kconfigs[] = {

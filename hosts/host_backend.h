@@ -58,4 +58,15 @@ char *kreg_host__file_last_line(const char *path);
 int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom,
 			 kreg_plan_opts *po, const char *dev, const char *mnt);
 
+/* The monitors (jobs/monitors.h) of a run whose plan wants them
+ * (plan->monitors), hosts/monitors.c: the snapshot snippet run here, in
+ * dir, before (mark "begin") and after ("end") the program (the local
+ * host; a guest and an ssh machine run the same snippet themselves); and
+ * the snapshots in out_dir parsed into out's samples after the job's own
+ * when the run is OK. A monitor that fails costs its samples (a warning),
+ * never the run's. */
+void kreg_host__monitors_snap(const kreg_plan *plan, const char *dir, const char *mark);
+void kreg_host__monitors_parse(kreg_host_result *out, const kreg_plan *plan, const char *out_dir,
+			       const char *host);
+
 #endif

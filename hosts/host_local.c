@@ -125,7 +125,9 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 		     plan.seconds * 2 + 60;
 	log_debug("host %s: running %s in %s (timeout %.0f s)", hc->name, plan.argv[0],
 		  req->out_dir, ro.timeout);
+	kreg_host__monitors_snap(&plan, req->out_dir, "begin");
 	error = kreg_spawn(&rr, &ro);
+	kreg_host__monitors_snap(&plan, req->out_dir, "end");
 	if (error < 0) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
 		goto done;
@@ -150,6 +152,7 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 		goto done;
 	}
 	out->status = KREG_RUN_OK;
+	kreg_host__monitors_parse(out, &plan, req->out_dir, hc->name);
 done:
 	out->seconds = kreg_now_mono() - t0;
 	free(parse_path);

@@ -11,6 +11,7 @@
 #include "hosts/qemu_console.h"
 #include "db/db.h"
 #include "jobs/job.h"
+#include "jobs/monitors.h"
 #include "jobs/needs.h"
 #include "jobs/parse.h"
 #include "jobs/plan.h"
@@ -265,6 +266,9 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 	if (c.log && strcmp(plan->stdout_name, plan->parse_name) &&
 	    (error = write_run_file(out_dir, plan->stdout_name, c.log, strlen(c.log))) < 0)
 		goto done;
+	if (c.monitors && plan->monitors &&
+	    (error = write_run_file(out_dir, plan->monitors, c.monitors, strlen(c.monitors))) < 0)
+		goto done;
 	free(out->error);
 	out->error = NULL;
 	out->status = kreg_qemu_verdict(&out->error, &c, r, kreg_buf_cstr(&qlog), where,
@@ -277,6 +281,7 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 			kreg_error_clear();
 		}
 		free(path);
+		kreg_host__monitors_parse(out, plan, out_dir, h->hc->name);
 	}
 done:
 	kreg_qemu_console_release(&c);
@@ -291,7 +296,7 @@ done:
 static int job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
 		     const kreg_plan *plan, const char *fs, int have_disk)
 {
-	kreg_image_file *f = kreg_calloc(plan->nfiles + 4, sizeof(*f));
+	kreg_image_file *f = kreg_calloc(plan->nfiles + 6, sizeof(*f));
 	size_t k = 0;
 
 	for (size_t i = 0; i < plan->argc; i++) {
@@ -310,6 +315,14 @@ static int job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg
 	if (have_disk) {
 		kreg_buf_printf(disk, "%s %s %s\n", GUEST_DISK, fs ? fs : "raw", fs ? GUEST_MNT : "-");
 		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/disk"), disk->ptr, disk->len, 0644 };
+	}
+	if (plan->monitors) {
+		/* the snippet where kernel/image.c's /init runs it */
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/monitors"), plan->monitors,
+					    strlen(plan->monitors), 0644 };
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/run/" KREG_MONITORS_SCRIPT),
+					    kreg_monitors_script(), strlen(kreg_monitors_script()),
+					    0755 };
 	}
 	for (size_t i = 0; i < plan->nfiles; i++)
 		f[k++] = (kreg_image_file){ kreg_asprintf("/kreg/run/%s", plan->files[i].name),

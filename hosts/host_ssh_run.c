@@ -4,6 +4,7 @@
  * parsed; a job that loses the machine ends as a kernel failure. */
 #include "hosts/host_ssh_internal.h"
 
+#include "jobs/monitors.h"
 #include "jobs/parse.h"
 #include "kernel/image.h"
 #include "lib/buf.h"
@@ -43,10 +44,15 @@ static const char run_script[] =
 	"set --\n"
 	"while IFS= read -r a || [ -n \"$a\" ]; do set -- \"$@\" \"$a\"; done < argv\n"
 	"[ -d ../bin ] && PATH=$(cd ../bin && pwd):$PATH && export PATH\n"
+	"# kreg-monitors: where the monitors' snapshots go (jobs/monitors.h)\n"
+	"mon=\n"
+	"[ -f kreg-monitors ] && mon=$(cat kreg-monitors)\n"
+	"[ -n \"$mon\" ] && sh " KREG_MONITORS_SCRIPT " begin \"$mon\"\n"
 	"\"$@\" > \"$out\" 2>&1 &\n"
 	"echo $! > kreg-pgid\n"
 	"wait $!\n"
 	"rc=$?\n"
+	"[ -n \"$mon\" ] && sh " KREG_MONITORS_SCRIPT " end \"$mon\"\n"
 	"[ -n \"$mnt\" ] && umount \"$mnt\" 2>/dev/null\n"
 	"echo $rc > kreg-exit\n"
 	"exit $rc\n";
@@ -322,6 +328,12 @@ static int write_job(const kreg_host_cfg *hc, kreg_host_result *out, const kreg_
 		if ((error = write_file(req->out_dir, plan->files[i].name, plan->files[i].content,
 					plan->files[i].len, paths, npaths)) < 0)
 			goto done;
+	if (plan->monitors &&
+	    ((error = write_file(req->out_dir, "kreg-monitors", plan->monitors,
+				 strlen(plan->monitors), paths, npaths)) < 0 ||
+	     (error = write_file(req->out_dir, KREG_MONITORS_SCRIPT, kreg_monitors_script(),
+				 strlen(kreg_monitors_script()), paths, npaths)) < 0))
+		goto done;
 	script = kreg_asprintf("#!/bin/sh\n%s%s", kreg_image_disk_setup_script(), run_script);
 	if ((error = write_file(req->out_dir, "argv", argv_text.ptr, argv_text.len, paths, npaths)) < 0 ||
 	    (error = write_file(req->out_dir, "kreg-stdout", plan->stdout_name,
@@ -485,6 +497,24 @@ done:
 	return error;
 }
 
+/* The monitors' snapshots fetched into out_dir; a machine that does not
+ * give them costs the run its monitors (a warning), not its result. */
+static int fetch_monitors(ssh_host *st, const kreg_host_request *req, const kreg_plan *plan,
+			  const char *run_dir)
+{
+	char *remote = kreg_path_join(run_dir, plan->monitors);
+	char *local = kreg_path_join(req->out_dir, plan->monitors);
+	kreg_ssh_result g = { 0 };
+	int error = kreg_ssh_get(&st->ssh, &g, remote, local, COPY_TIMEOUT);
+
+	if (error == 0 && g.status != KREG_SSH_OK)
+		log_warn("cannot fetch %s: %s", plan->monitors, g.error);
+	kreg_ssh_result_release(&g);
+	free(local);
+	free(remote);
+	return error;
+}
+
 /* The atom's plan on the machine: its files written and sent, run, its
  * raw output fetched and parsed. */
 int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_config *cfg,
@@ -525,6 +555,9 @@ int kreg_host_ssh__run_job(ssh_host *st, const kreg_host_cfg *hc, const kreg_con
 			kreg_error_clear();
 		}
 		free(path);
+		if (plan.monitors && (error = fetch_monitors(st, req, &plan, run_dir)) < 0)
+			goto done;
+		kreg_host__monitors_parse(out, &plan, req->out_dir, hc->name);
 	}
 done:
 	for (size_t i = 0; i < npaths; i++)

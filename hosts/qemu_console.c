@@ -96,9 +96,9 @@ static char *failure_line(const char *l, const char *const *pats, size_t anywher
 void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 {
 	char *copy = kreg_strdup(text ? text : ""), *p = copy;
-	kreg_buf output = KREG_BUF_INIT, log = KREG_BUF_INIT;
-	enum { NONE, OUTPUT, LOG } in = NONE;
-	int have_output = 0, have_log = 0;
+	kreg_buf output = KREG_BUF_INIT, log = KREG_BUF_INIT, mon = KREG_BUF_INIT;
+	enum { NONE, OUTPUT, LOG, MON } in = NONE;
+	int have_output = 0, have_log = 0, have_mon = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->exit_status = -1;
@@ -120,14 +120,15 @@ void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 			out->last_line = kreg_strdup(line);
 		}
 		if (in != NONE) {
-			const char *end = in == OUTPUT ? KREG_GUEST_OUT_END : KREG_GUEST_LOG_END;
+			const char *end = in == OUTPUT ? KREG_GUEST_OUT_END :
+					  in == LOG ? KREG_GUEST_LOG_END : KREG_GUEST_MON_END;
 
 			if (starts(line, end)) {
 				if (in == OUTPUT)
 					out->output_complete = 1;
 				in = NONE;
 			} else if (!is_kernel_line(line)) {
-				kreg_buf *b = in == OUTPUT ? &output : &log;
+				kreg_buf *b = in == OUTPUT ? &output : in == LOG ? &log : &mon;
 
 				kreg_buf_printf(b, "%s\n", line);
 			}
@@ -159,6 +160,9 @@ void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 		} else if (starts(line, KREG_GUEST_LOG_BEGIN) && !have_log) {
 			in = LOG;
 			have_log = 1;
+		} else if (starts(line, KREG_GUEST_MON_BEGIN) && !have_mon) {
+			in = MON;
+			have_mon = 1;
 		} else if (starts(line, KREG_GUEST_EXIT) && !out->exited) {
 			long long rc;
 
@@ -175,6 +179,9 @@ void kreg_qemu_console_parse(kreg_qemu_console *out, const char *text)
 		out->output = kreg_strdup(kreg_buf_cstr(&output));
 	if (have_log)
 		out->log = kreg_strdup(kreg_buf_cstr(&log));
+	if (have_mon)
+		out->monitors = kreg_strdup(kreg_buf_cstr(&mon));
+	kreg_buf_release(&mon);
 	kreg_buf_release(&log);
 	kreg_buf_release(&output);
 	free(copy);
@@ -190,6 +197,7 @@ void kreg_qemu_console_release(kreg_qemu_console *c)
 	free(c->clock_failure);
 	free(c->output);
 	free(c->log);
+	free(c->monitors);
 	free(c->last_line);
 	memset(c, 0, sizeof(*c));
 }

@@ -23,6 +23,7 @@ typedef struct {
 	char *output;			/* between the output markers (kernel lines left out) */
 	int output_complete;		/* the end marker was seen */
 	char *log;			/* between the log markers */
+	char *monitors;			/* between the monitors' markers (jobs/monitors.h) */
 	double job_start, poweroff;	/* guest uptime at those markers; <0: not seen */
 	char *last_line;		/* the last non-empty line */
 } kreg_qemu_console;

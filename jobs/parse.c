@@ -2,6 +2,8 @@
  * giving the metrics LKP's programs/<name>/parse gives. */
 #include "jobs/parse.h"
 
+#include "jobs/monitors.h"
+
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -910,7 +912,9 @@ int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, s
 		return kreg_parse_dbench(out, data, len, name);
 	if (!strcmp(parser, "fxmark"))
 		return kreg_parse_fxmark(out, data, len, name);
-	kreg_error_set("no parser named '%s' (there are fio, dbench, fxmark)", parser);
+	if (!strcmp(parser, "monitors"))
+		return kreg_parse_monitors(out, data, len, name);
+	kreg_error_set("no parser named '%s' (there are fio, dbench, fxmark, monitors)", parser);
 	return KREG_ENOTFOUND;
 }
 

@@ -2,6 +2,8 @@
  * setup and run scripts would make, without a shell. */
 #include "jobs/plan.h"
 
+#include "jobs/monitors.h"
+
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -70,6 +72,7 @@ void kreg_plan_release(kreg_plan *p)
 	free(p->parser);
 	free(p->parse_name);
 	free(p->target);
+	free(p->monitors);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -695,6 +698,11 @@ int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 		return error;
 	}
 	out->target = o->target ? kreg_strdup(o->target) : NULL;
+	if ((error = kreg_monitors_wanted(a)) < 0) {
+		kreg_plan_release(out);
+		return error;
+	}
+	out->monitors = error ? kreg_strdup(KREG_MONITORS_OUTPUT) : NULL;
 	return 0;
 }
 
@@ -711,6 +719,7 @@ char *kreg_plan_describe(const kreg_plan *p)
 	kreg_buf_printf(&b, "output: %s\n", p->stdout_name);
 	kreg_buf_printf(&b, "parse: %s %s\n", p->parser, p->parse_name);
 	kreg_buf_printf(&b, "seconds: %.0f\n", p->seconds);
+	kreg_buf_printf(&b, "monitors: %s\n", p->monitors ? p->monitors : "off");
 	for (size_t i = 0; i < p->nfiles; i++) {
 		kreg_buf_printf(&b, "--- %s\n", p->files[i].name);
 		kreg_buf_put(&b, p->files[i].content, p->files[i].len);

@@ -41,6 +41,9 @@ typedef struct {
 	char *parse_name;	/* the file (in the run directory) it reads */
 	char *target;		/* the directory or file the test writes */
 	double seconds;		/* how long the program should take (for timeouts) */
+	char *monitors;		/* where the monitors' snapshots go (jobs/monitors.h:
+				 * the host runs KREG_MONITORS_SCRIPT before and
+				 * after argv); NULL: `monitors: false` */
 } kreg_plan;
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include "kcidb/kcidb.h"
 
 #include "db/kcidb.h"
+#include "stats/stats.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -286,7 +287,7 @@ static const char *test_status(const char *status)
 	return "ERROR";
 }
 
-static int test_one(const kreg_db_kcidb_test *t, void *arg)
+static int test_put(const kreg_db_kcidb_test *t, void *arg)
 {
 	exporter *x = arg;
 	json_t *o = json_object(), *misc = json_object(), *env = json_object(),
@@ -340,6 +341,15 @@ static int test_one(const kreg_db_kcidb_test *t, void *arg)
 	put(x, o);
 	x->stats.tests++;
 	return 0;
+}
+
+static int test_one(const kreg_db_kcidb_test *t, void *arg)
+{
+	/* the monitors (jobs/monitors.h) explain a run's results, they are
+	 * not tests of their own: hundreds a run */
+	if (t->metric && kreg_stats_metric_is_monitor(t->metric))
+		return 0;
+	return test_put(t, arg);
 }
 
 static int tests(exporter *x, kreg_db *db)

@@ -13,6 +13,10 @@
  *   /kreg/job/stdout   name of the file (in /kreg/run) stdout+stderr go to
  *   /kreg/job/parse    name of the file (in /kreg/run) printed as the output
  *   /kreg/job/disk     "DEV FS MOUNTPOINT" (FS "raw": not formatted), optional
+ *   /kreg/job/monitors name of the file (in /kreg/run) the monitors' snapshots
+ *                      go to, optional: /kreg/run/kreg-monitors.sh runs before
+ *                      and after the program (jobs/monitors.h), and the file
+ *                      is printed between the monitors' markers
  *   /kreg/run/...      the plan's files; the program runs in /kreg/run */
 #ifndef KREG_IMAGE_H
 #define KREG_IMAGE_H
@@ -29,6 +33,8 @@
 #define KREG_GUEST_OUT_END	"KREG-OUTPUT-END"
 #define KREG_GUEST_LOG_BEGIN	"KREG-LOG-BEGIN"
 #define KREG_GUEST_LOG_END	"KREG-LOG-END"
+#define KREG_GUEST_MON_BEGIN	"KREG-MONITORS-BEGIN"
+#define KREG_GUEST_MON_END	"KREG-MONITORS-END"
 #define KREG_GUEST_EXIT		"KREG-GUEST: exit"	/* + " <status>" */
 #define KREG_GUEST_POWEROFF	"KREG-GUEST: poweroff"	/* + " <uptime>" */
 

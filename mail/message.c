@@ -379,6 +379,10 @@ static void put_comparison(kreg_buf *b, const kreg_report_regression *r)
 	}
 	kreg_buf_putc(b, '\n');
 	put_indented(b, t->text, "");
+	if (t->detail)
+		kreg_buf_printf(b, "\nThe kernel's own counters (LKP's monitors: vmstat, iostat, interrupts,\n"
+				"...) that moved with it, %zu of them, are in the attached detail.txt.\n",
+				t->detail_monitors);
 	if (r->change_from_table) {
 		kreg_buf_puts(b, "\nkreg's figure, ");
 		kreg_report_figure(b, r);
@@ -459,6 +463,79 @@ static void put_crlf(kreg_buf *out, const char *body)
 		kreg_buf_puts(out, "\r\n");
 }
 
+/* The detail table as the attachment carries it: each line printable
+ * (a metric's name comes from the tested machine). NULL: none. */
+static char *detail_text(const kreg_report_regression *r)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	const char *p = r->table.detail;
+
+	if (!p || !*p)
+		return NULL;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		char *line = kreg_strndup(p, len), *clean = kreg_report_printable(line, 0);
+
+		kreg_buf_printf(&b, "%s\n", clean);
+		free(clean);
+		free(line);
+		p += len + (p[len] == '\n');
+	}
+	return kreg_buf_detach(&b);
+}
+
+/* A MIME boundary in neither part (their text is partly untrusted). */
+static char *mime_boundary(const char *body, const char *detail)
+{
+	for (unsigned n = 0;; n++) {
+		char *b = kreg_asprintf("kreg-detail-%u-%zx", n, strlen(body) ^ strlen(detail));
+
+		if (!strstr(body, b) && !strstr(detail, b))
+			return b;
+		free(b);
+	}
+}
+
+/* The body's Content-Type: with a detail table (*detail), multipart/mixed
+ * (*boundary), else plain text. */
+static void put_content_type(kreg_buf *h, char **detail, char **boundary,
+			     const kreg_report_regression *r, const char *body)
+{
+	char *v;
+
+	*detail = detail_text(r);
+	*boundary = *detail ? mime_boundary(body, *detail) : NULL;
+	if (!*boundary) {
+		kreg_mail_header_raw(h, "Content-Type", "text/plain; charset=utf-8");
+		kreg_mail_header_raw(h, "Content-Transfer-Encoding", "8bit");
+		return;
+	}
+	v = kreg_asprintf("multipart/mixed; boundary=\"%s\"", *boundary);
+	kreg_mail_header_raw(h, "Content-Type", v);
+	free(v);
+}
+
+/* The body; with a detail table, 0-day's multipart/mixed: the text, then
+ * the table as the attachment detail.txt. */
+static void put_mime_body(kreg_buf *h, const char *body, const char *detail,
+			  const char *boundary)
+{
+	if (!boundary) {
+		put_crlf(h, body);
+		return;
+	}
+	kreg_buf_printf(h, "This is a multi-part message in MIME format.\r\n\r\n--%s\r\n"
+			"Content-Type: text/plain; charset=utf-8\r\n"
+			"Content-Transfer-Encoding: 8bit\r\n\r\n", boundary);
+	put_crlf(h, body);
+	kreg_buf_printf(h, "\r\n--%s\r\n"
+			"Content-Type: text/plain; charset=utf-8; name=\"detail.txt\"\r\n"
+			"Content-Disposition: attachment; filename=\"detail.txt\"\r\n"
+			"Content-Transfer-Encoding: 8bit\r\n\r\n", boundary);
+	put_crlf(h, detail);
+	kreg_buf_printf(h, "\r\n--%s--\r\n", boundary);
+}
+
 static void rfc5322_date(kreg_buf *out, int64_t when)
 {
 	time_t t = (time_t)when;
@@ -478,7 +555,7 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 	kreg_buf h = KREG_BUF_INIT, body = KREG_BUF_INIT, v = KREG_BUF_INIT;
 	char **to = NULL, **cc = NULL;
 	size_t nto = 0, ncc = 0;
-	char *fname = NULL, *faddr = NULL, key[64];
+	char *fname = NULL, *faddr = NULL, *detail = NULL, *boundary = NULL, key[64];
 	int error = KREG_ERROR;
 
 	memset(out, 0, sizeof(*out));
@@ -558,8 +635,7 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		kreg_mail_header_raw(&h, "References", thread);
 	}
 	kreg_mail_header_raw(&h, "MIME-Version", "1.0");
-	kreg_mail_header_raw(&h, "Content-Type", "text/plain; charset=utf-8");
-	kreg_mail_header_raw(&h, "Content-Transfer-Encoding", "8bit");
+	put_content_type(&h, &detail, &boundary, r, out->body);
 	kreg_mail_header_raw(&h, "X-Kreg-Regression", key);
 	if (mc->override_to && *mc->override_to && rcpts->count) {
 		kreg_buf_clear(&v);
@@ -568,7 +644,7 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		kreg_mail_header_raw(&h, "X-Kreg-Recipients", v.ptr);
 	}
 	kreg_buf_puts(&h, "\r\n");
-	put_crlf(&h, out->body);
+	put_mime_body(&h, out->body, detail, boundary);
 	out->message = kreg_buf_detach(&h);
 	error = 0;
 done:
@@ -580,6 +656,8 @@ done:
 	free(cc);
 	free(fname);
 	free(faddr);
+	free(boundary);
+	free(detail);
 	kreg_buf_release(&v);
 	kreg_buf_release(&body);
 	kreg_buf_release(&h);

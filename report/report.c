@@ -279,6 +279,28 @@ static char *table_dress(const kreg_report_table *t, kreg_buf *text)
 	return kreg_buf_detach(&out);
 }
 
+/* The detail table: every metric that changed, the monitors among them;
+ * none when no monitor changed. */
+static int table_detail(kreg_report_table *t, kreg_stats_matrix *const *cols, size_t n,
+			const kreg_stats_opts *so)
+{
+	kreg_stats_table_opts opts = { .stats = so, .monitors = 1 };
+	kreg_buf text = KREG_BUF_INIT;
+	int error;
+
+	if ((error = kreg_stats_table(&text, &t->detail_monitors, cols, n, &opts)) < 0 ||
+	    !t->detail_monitors)
+		goto done;
+	kreg_buf_clear(&text);
+	opts.monitors = 0;
+	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
+		goto done;
+	t->detail = table_dress(t, &text);
+done:
+	kreg_buf_release(&text);
+	return error;
+}
+
 /* Columns: the culprit's parent (else the base), the culprit (else the
  * bad commit), and the bad commit when it is a third commit; only
  * commits with runs. No table when an end has no runs. */
@@ -341,6 +363,7 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 	}
 	if ((error = table_rows(t, cols, &so)) < 0)
 		goto done;
+	opts.monitors = -1;
 	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
 		goto done;
 	t->text = table_dress(t, &text);
@@ -348,6 +371,8 @@ static int table_load(kreg_report_regression *r, kreg_db *db, const kreg_config 
 	if ((error = kreg_stats_table(&text, NULL, cols, n, &opts)) < 0)
 		goto done;
 	t->text_all = table_dress(t, &text);
+	if ((error = table_detail(t, cols, n, &so)) < 0)
+		goto done;
 done:
 	free(parent_subject);
 	kreg_judge_stats_opts_release(&so);
@@ -374,6 +399,7 @@ static void table_free(kreg_report_table *t)
 	free(t->rows);
 	free(t->text);
 	free(t->text_all);
+	free(t->detail);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -77,6 +77,12 @@ typedef struct {
 					 * prints, each column's role above its sha and 0-day's
 					 * `\ | \` line under the header */
 	char *text_all;			/* the same with every metric (--all) */
+	/* text and text_all leave the monitors out (jobs/monitors.h); the
+	 * detail table is 0-day's attachment: every metric that changed, the
+	 * monitors that moved with the job's metric among them; NULL when no
+	 * monitor changed */
+	char *detail;
+	size_t detail_monitors;		/* the monitors it lists */
 } kreg_report_table;
 
 typedef struct {

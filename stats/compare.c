@@ -384,6 +384,10 @@ static int judge_rows(row *rows, size_t nrows, size_t ncols, const kreg_stats_ta
 		row *r = &rows[i];
 
 		r->shown = o && o->all;
+		if (o && o->monitors && (o->monitors > 0) != !!kreg_stats_metric_is_monitor(r->metric)) {
+			r->shown = 0;
+			continue;
+		}
 		for (size_t c = 1; c < ncols; c++) {
 			const kreg_stats_series *b = r->s[0], *s = r->s[c];
 

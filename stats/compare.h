@@ -89,6 +89,8 @@ const char *kreg_stats_direction_phrase(kreg_direction d);
 typedef struct {
 	const kreg_stats_opts *stats;	/* may be NULL */
 	int all;			/* every metric, not only the changed ones */
+	int monitors;			/* 0: every metric; -1: leave the monitors out
+					 * (kreg_stats_metric_is_monitor); 1: only them */
 } kreg_stats_table_opts;
 
 /* The mark of an unsettled change in the table, after its %change. */

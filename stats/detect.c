@@ -366,11 +366,12 @@ int kreg_stats_detect(kreg_stats_detection *out, const kreg_stats_opts *cfg, con
 	out->pvalue = 1;
 	if ((error = check_history(h)) < 0)
 		return error;
-	if (kreg_stats_metric_is_share(metric)) {
+	if (kreg_stats_metric_is_share(metric) || kreg_stats_metric_is_monitor(metric)) {
 		/* shown beside the metrics that carry a regression, never one
 		 * of its own, and never worth runs of their own */
-		snprintf(out->reason, sizeof(out->reason),
-			 "a share in percent: compared in tables, never a regression of its own");
+		snprintf(out->reason, sizeof(out->reason), "%s: compared in tables, never a "
+			 "regression of its own", kreg_stats_metric_is_monitor(metric) ?
+			 "a monitor" : "a share in percent");
 		return 0;
 	}
 	x.dc = kreg_malloc((h->ncommits + 1) * sizeof(*x.dc));

@@ -419,10 +419,27 @@ static const char *last_token(const char *metric)
 	return p;
 }
 
+int kreg_stats_metric_is_monitor(const char *metric)
+{
+	static const char *const prefixes[] = {
+		"proc-vmstat.", "vmstat.", "mpstat.", "iostat.", "interrupts.", "softirqs.",
+		"meminfo.", "schedstat.", "perf-stat.", "perf-profile.",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(metric, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
 static kreg_direction default_direction(const char *metric)
 {
 	const char *last = last_token(metric);
 	size_t len = strlen(metric);
+
+	/* the monitors have no good side: vmstat.cpu.us is not a latency */
+	if (kreg_stats_metric_is_monitor(metric))
+		return KREG_DIR_UNKNOWN;
 
 	/* fio's latency histogram: the share of I/Os in a bucket has no good side */
 	if (len && metric[len - 1] == '%' && strcasestr(metric, "lat"))

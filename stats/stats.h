@@ -78,6 +78,12 @@ kreg_direction kreg_stats_direction(const kreg_stats_opts *opts, const char *met
  * and never a regression of its own: such a share moves with the metrics
  * that matter, which carry the regression, and is shown beside them. */
 int kreg_stats_metric_is_share(const char *metric);
+/* 1 when metric is one of LKP's monitors (jobs/monitors.h: proc-vmstat.*,
+ * vmstat.*, mpstat.*, iostat.*, interrupts.*, softirqs.*, meminfo.*,
+ * schedstat.*, perf-stat.*, perf-profile.*): it tells why a job's metric
+ * moved, has no good side (unless a configured rule gives it one) and is
+ * never a regression of its own: compared in the full table only. */
+int kreg_stats_metric_is_monitor(const char *metric);
 /* The smallest relative change worth a verdict for metric: the matching
  * rule's floor, else opts->threshold, else 5%. */
 double kreg_stats_floor(const kreg_stats_opts *opts, const char *metric);

@@ -518,10 +518,14 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 					   host_id)) < 0)
 		goto done;
 	for (size_t i = 0; i < nmetrics && inside; i++)
-		say(progress, "detect: %s at %.12s: none: inside the range bisection %lld holds",
-		    metrics[i], names.sha, (long long)inside);
+		if (!kreg_stats_metric_is_monitor(metrics[i]))
+			say(progress, "detect: %s at %.12s: none: inside the range bisection %lld holds",
+			    metrics[i], names.sha, (long long)inside);
 	for (size_t i = 0; i < nmetrics && !inside; i++)
-		if ((error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
+		/* the monitors only explain (kreg_stats_detect would say so for
+		 * each, after reading its history: hundreds of them a run) */
+		if (!kreg_stats_metric_is_monitor(metrics[i]) &&
+		    (error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
 					   commit_id, job_id, host_id, metrics[i], progress)) < 0)
 			goto done;
 	if ((error = wait_for_siblings(out, db, tb, ntb, job_id, host_id, progress)) < 0)

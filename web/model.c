@@ -7,6 +7,7 @@
 #include "db/history.h"
 #include "db/report.h"
 #include "kernel/repo.h"
+#include "stats/stats.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
@@ -214,6 +215,10 @@ static int load_pairs(web_site *s)
 
 				if (m >= 0 && (size_t)m < s->nmetric_names && !seen[m]) {
 					seen[m] = 1;
+					/* the monitors: on a regression's page, no
+					 * trend of their own (hundreds a job) */
+					if (kreg_stats_metric_is_monitor(web_metric_name(s, m)))
+						continue;
 					p->metrics = kreg_reallocarray(p->metrics, p->nmetrics + 1,
 								       sizeof(*p->metrics));
 					p->metrics[p->nmetrics++] = m;

@@ -317,6 +317,23 @@ static void reg_comparison(kreg_buf *b, const web_site *s, const kreg_report_reg
 	}
 }
 
+/* 0-day's detail table: the metrics that changed with the kernel's own
+ * counters (the monitors, jobs/monitors.h) among them, as the mail
+ * attaches it. */
+static void reg_detail(kreg_buf *b, const kreg_report_regression *r)
+{
+	const kreg_report_table *t = &r->table;
+
+	if (!t->detail)
+		return;
+	kreg_buf_printf(b, "<h2 id=\"detail\">Detail</h2>\n<p class=\"sub\">Every metric that "
+			"changed, with the %zu of the kernel's counters (LKP's monitors: vmstat, "
+			"iostat, interrupts, ...) that moved with it; the mail attaches this table "
+			"as <code>detail.txt</code>.</p>\n<pre class=\"table\">", t->detail_monitors);
+	web_esc(b, t->detail, 0);
+	kreg_buf_puts(b, "</pre>\n");
+}
+
 /* The test: the job, the host, the kernel config, the atom. */
 static void reg_test(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
 {
@@ -445,6 +462,7 @@ int web_write_regression(web_site *s, const kreg_report_regression *r)
 	reg_culprit(&b, s, r);
 	reg_facts(&b, s, r);
 	reg_comparison(&b, s, r);
+	reg_detail(&b, r);
 	regression_chart(&b, s, r, repo_id_of(s, r));
 	reg_test(&b, s, r);
 	reg_bisection(&b, s, r);

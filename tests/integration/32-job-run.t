@@ -12,7 +12,7 @@ command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 run_kreg job split --host local -o atoms "$KREG_SRC/jobs/fio-quick.yaml" "$KREG_SRC/jobs/dbench-quick.yaml"
 fio_atom=$(printf '%s\n' "$OUT" | grep randread)
 dbench_atom=$(printf '%s\n' "$OUT" | grep dbench)
-plan 33
+plan 42
 
 q() { sqlite3 data/kreg.db "$1"; }
 
@@ -31,6 +31,31 @@ ok "the raw fio JSON is kept in the run's folder" test -s "$run_dir/fio.json"
 ok "with the atom as run" test -s "$run_dir/atom.yaml"
 ok "fio wrote its file in the host's target, made under data_dir" test -f data/scratch/fio_testfile
 is "$(q "SELECT count(*) FROM jobs WHERE name = '$(basename "$fio_atom" .yaml)'")" 1 "the atom is a job row, by its name"
+
+# The monitors (jobs/monitors.h), taken on this machine around each run,
+# stored with LKP's names beside fio's metrics.
+like "$OUT" "^monitors: [0-9]{3} metrics stored" "kreg job run counts the monitors it stored"
+mon() {  # the smallest sample of metric over the runs
+	q "SELECT min(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id WHERE m.name = '$1'"
+}
+positive() {  # what metric
+	local v; v=$(mon "$2")
+	ok "$1: $2 = ${v:-none}" awk -v v="$v" 'BEGIN { exit !(v != "" && v + 0 > 0) }'
+}
+positive "fio faulted pages in" proc-vmstat.pgfault
+positive "the local timer ticked" interrupts.LOC:Local_timer_interrupts
+positive "the scheduler switched tasks" vmstat.system.cs
+is "$(mon meminfo.MemTotal | cut -d. -f1)" "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" \
+	"meminfo.MemTotal is this machine's"
+ok "the snapshots are kept in the run's folder" grep -q '^KREG-MONITOR end ' "$run_dir/monitors.txt"
+sed 's/^testcase:/monitors: false\ntestcase:/' "$fio_atom" > quiet.yaml
+run_kreg job run quiet.yaml --host local
+is "$RC" 0 "a job with monitors: false runs"
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'proc-vmstat.%'"):$(q "SELECT count(*)
+	 FROM samples s JOIN metrics m ON m.id = s.metric_id WHERE s.run_id = (SELECT max(id) FROM runs)
+	 AND m.name = 'fio.read_iops'")" "0:1" "with fio's metrics and no monitors"
+ok "and no snapshots" test ! -e "$(q "SELECT output FROM runs ORDER BY id DESC LIMIT 1")/monitors.txt"
 
 run_kreg job run "$dbench_atom" --host local
 is "$RC" 0 "kreg job run dbench-quick exits 0"

@@ -12,7 +12,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 62
+plan 74
 # This test is of the build itself: it only adds to the suite's shared cache
 # of built kernels (kernel/build.c, $KREG_BUILD_CACHE), never takes from it.
 export KREG_BUILD_CACHE_MODE=fill
@@ -47,6 +47,7 @@ build:
         - $KREG_SRC/config/kernel/fio-dbench.config
         - $KREG_SRC/config/kernel/ext4.config
         - $KREG_SRC/config/kernel/f2fs.config
+        - $KREG_SRC/config/kernel/monitors.config
     - name: bad
       base: tinyconfig
       fragments:
@@ -165,6 +166,33 @@ ok "the raw fio output too" grep -q '"jobs"' "$out/fio.json"
 ok "the guest booted kreg's kernel" grep -q 'Linux version 6.1' "$out/console.log"
 is "$(stat -c %s disks/vm1.img)" $((256 * 1024 * 1024)) "the test disk was made with the configured size"
 ok "the per-run initramfs is removed" test ! -e "$out/initrd.cpio"
+# The monitors (jobs/monitors.h), taken in the guest around fio, stored with
+# LKP's names beside fio's metrics: each with a value a 3 s random read of
+# the virtio disk vda gives.
+mon() {  # metric -> its value in the last run
+	q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
+	   WHERE m.name = '$1' AND s.run_id = (SELECT max(id) FROM runs)"
+}
+above() {  # what metric min max
+	local v; v=$(mon "$2")
+	ok "$1: $2 = ${v:-none}" awk -v v="$v" -v lo="$3" -v hi="$4" \
+		'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }'
+}
+ok "the guest's snapshots are kept in the run's directory" grep -q '^KREG-PROC diskstats' "$out/monitors.txt"
+above "the guest read the test disk in 4 KiB pieces" iostat.vda.r/s 100 1e9
+above "keeping it busy" iostat.vda.util 1 100
+above "its page cache took pages in" proc-vmstat.pgpgin 1 1e12
+above "page faults were counted" proc-vmstat.pgfault 100 1e12
+above "the timer ticked" interrupts.LOC:Local_timer_interrupts 10 1e9
+above "the timer softirq ran" softirqs.TIMER 10 1e9
+above "context switches per second" vmstat.system.cs 10 1e8
+above "the guest's memory is about 1 GiB" meminfo.MemTotal 500000 1100000
+above "CPU shares add up" mpstat.cpu.all.idle% 0 100
+above "the scheduler's statistics: run queue time" schedstat.cpu.rq_cpu_time 1 1e15
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'proc-vmstat.%'")" \
+	"$(awk '/^KREG-/ { p = $1 == "KREG-PROC" && $2 == "vmstat" && !seen++; next } p' "$out/monitors.txt" | grep -c .)" \
+	"every line of the guest's /proc/vmstat is a proc-vmstat sample"
 
 # 4b. dbench, from the shipped job file (no file system named: ext4).
 run_kreg job run "$KREG_SRC/jobs/dbench-quick.yaml" --host vm1 --repo linux --commit master

@@ -8,7 +8,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 "$PY" -c 'import jsonschema' 2>/dev/null || skip_all "python3-jsonschema is not installed (make deps)"
-plan 39
+plan 40
 
 SCHEMA=$KREG_SRC/tests/fixtures/kcidb/v05_03.schema.json
 check() { CHECK=$("$PY" "$KREG_SRC/tests/integration/kcidb-check.py" "$@" 2>&1); }
@@ -28,6 +28,7 @@ is "$CHECK" "{'major': 5, 'minor': 3}" "of KCIDB 5.3"
 CULPRIT_SUBJECT=$(printf 'block: "quoted" \\ back\001slash \033[31mred\t\377\376 %s' "'s'")
 CULPRIT_AUTHOR=$(printf 'Mal "Q" \002%s \376\377' "'x'")
 CULPRIT_ENCODING=ISO-8859-1
+MONITOR=iostat.vda.r/s		# a monitor the sim host draws: not a test of KCIDB
 make_lab "$SCRATCH/lab"
 ok "the lab is filled, its regression bisected" test -n "$CULPRIT"
 DB=$LAB/data/kreg.db
@@ -59,6 +60,9 @@ like "$?:$CHECK" "^0:[0-9]+ references$" "every build, test and incident names a
 check numbers full.json "$DB"
 like "$?:$CHECK" "^0:[0-9]+ numbers are the stored samples$" \
 	"each test's number is its stored sample, and every sample is there"
+check get full.json 'len([t for t in d["tests"] if "iostat" in t["misc"].get("metric", "")])'
+is "$CHECK:$(sqlite3 "$DB" "SELECT count(*) > 0 FROM samples s JOIN metrics m ON m.id = s.metric_id
+	WHERE m.name = 'iostat.vda.r/s'")" "0:1" "the monitors' samples are kept in kreg, not exported as tests"
 check get full.json 'sorted({o["id"].split(":")[0] for n in ("checkouts","builds","tests","issues","incidents") for o in d[n]})'
 is "$CHECK" "['test_lab']" "every id starts with kcidb.origin"
 

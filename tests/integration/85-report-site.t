@@ -9,8 +9,10 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 90
+plan 94
 
+# A monitor the culprit moves with fio.read_iops: the page's detail table.
+MONITOR=iostat.vda.r/s
 make_lab "$SCRATCH/lab"
 CULPRIT_PARENT=$(git -C "$LAB/src" rev-parse "$CULPRIT^")
 ok "the lab is filled through kreg job run and kreg bisect start" test -n "$CULPRIT"
@@ -42,6 +44,15 @@ like "$CHECK_OUT" "$CULPRIT" "its full sha"
 like "$CHECK_OUT" "Bart Demo <a16@example.org>" "its author"
 like "$CHECK_OUT" "-[12][0-9]\.[0-9]% +[0-9]+( ± +[0-9]+%)? +-[12][0-9]\.[0-9]% .*fio.read_iops" \
 	"the 0-day comparison table: culprit's parent, culprit and head"
+detail=$(sed -n '/<h2 id="detail">/,/<\/pre>/p' "$REG")
+like "$detail" "[0-9] +\+[4-5][0-9]\.[0-9]% +[0-9]+.* iostat\.vda\.r/s" \
+	"the detail table: the monitor that moved with the culprit, 0-day's attachment"
+like "$detail" "fio\.read_iops" "beside the job's metric"
+mon_id=$(sqlite3 "$LAB/data/kreg.db" "SELECT id FROM metrics WHERE name = 'iostat.vda.r/s'")
+is "${mon_id:+id}:$(ls "$SITE" | grep -c "^trend-.*-$mon_id\.html\$")" "id:0" \
+	"a monitor has no trend page of its own"
+ok "the job's own table leaves the monitors out" \
+	bash -c "! sed -n '/<h2>Comparison/,/<\/pre>/p' '$REG' | grep -q iostat"
 like "$CHECK_OUT" "kreg bisect start --repo src --good $ROOT --bad $HEAD_SHA --job $ATOM --host simhost" \
 	"how to reproduce it with kreg commands"
 like "$CHECK_OUT" "verify-parent" "the bisection's steps"

@@ -54,6 +54,11 @@ def linked(doc_path):
     print('%d references' % n)
 
 
+# kreg's monitors (stats/stats.c kreg_stats_metric_is_monitor): not exported
+MONITORS = ('proc-vmstat.', 'vmstat.', 'mpstat.', 'iostat.', 'interrupts.', 'softirqs.',
+            'meminfo.', 'schedstat.', 'perf-stat.', 'perf-profile.')
+
+
 def numbers(doc_path, db_path):
     d = load(doc_path)
     db = sqlite3.connect(db_path)
@@ -62,7 +67,8 @@ def numbers(doc_path, db_path):
             "SELECT s.run_id, m.name, s.value FROM samples s JOIN metrics m ON m.id = s.metric_id "
             "JOIN runs u ON u.id = s.run_id WHERE u.status != 'running' "
             "AND u.commit_id IS NOT NULL"):
-        stored[(run, metric)] = value
+        if not metric.startswith(MONITORS):
+            stored[(run, metric)] = value
     seen = 0
     for t in d['tests']:
         if 'number' not in t:

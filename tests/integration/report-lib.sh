@@ -3,7 +3,8 @@
 #   make_lab DIR
 #     a git repository DIR/src (branch main, 24 commits, a topic branch of
 #     two commits merged at commit 12); commit 16 costs fio.read_iops 20%
-#     (a Sim-Effect trailer) and carries $CULPRIT_SUBJECT by
+#     (a Sim-Effect trailer; and the monitor $MONITOR +50% when set: the
+#     sim host draws it too) and carries $CULPRIT_SUBJECT by
 #     $CULPRIT_AUTHOR when set (stored as they are when $CULPRIT_ENCODING
 #     names a legacy encoding: git converts bytes that are not UTF-8 in a
 #     commit it takes for UTF-8); DIR/kreg.yaml with a sim host "simhost", a
@@ -58,7 +59,8 @@ make_lab() {
 		if [ "$n" = 16 ]; then
 			COMMIT_ENCODING=${CULPRIT_ENCODING:-UTF-8} lab_commit 16 "${CULPRIT_SUBJECT:-block: reduce kblockd_mod_delayed_work_on() CPU consumption}
 
-Sim-Effect: $METRIC -20%" "${CULPRIT_AUTHOR:-Bart Demo}"
+Sim-Effect: $METRIC -20%${MONITOR:+
+Sim-Effect: $MONITOR +50%}" "${CULPRIT_AUTHOR:-Bart Demo}"
 			CULPRIT=$(git -C "$LAB/src" rev-parse HEAD)
 			continue
 		fi
@@ -72,6 +74,10 @@ Sim-Effect: $METRIC -20%" "${CULPRIT_AUTHOR:-Bart Demo}"
 	NEXT_SHA=$(git -C "$LAB/src" rev-parse HEAD)
 	git -C "$LAB/src" checkout -q main
 
+	# $MONITOR: a monitor (jobs/monitors.h) the sim host draws too, moved
+	# +50% by the culprit: its regression page and mail get a detail table
+	local mon_line=
+	[ -z "${MONITOR:-}" ] || mon_line="      - { metric: \"$MONITOR\", base: 3000, noise: 2% }"
 	cat > "$LAB/kreg.yaml" <<YAML
 data_dir: $LAB/data
 repos:
@@ -86,6 +92,7 @@ hosts:
     metrics:
       - { metric: $METRIC, base: 10000, noise: 3% }
       - { metric: fio.write_iops, base: 8000, noise: 3% }
+$mon_line
   - name: flaky
     backend: sim
     seed: 3

@@ -13,6 +13,7 @@
 #include "mail/message.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,6 +287,34 @@ static void message_has_0day_layout(void **state)
 	r.bad_mean = 4.5;
 	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
 	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: fio.latency_10ms% +3.0 points regression");
+	assert_non_null(strstr(m.message, "\r\nContent-Type: text/plain; charset=utf-8\r\n"));
+	kreg_mail_message_release(&m);
+
+	/* 0-day's detail table, the monitors that moved among the metrics:
+	 * attached as detail.txt (multipart/mixed), its text made printable
+	 * (a name from the tested machine), the body saying so */
+	r.table.detail = (char *)"          parent                     culprit\n"
+				 "     10380           -22.8%       8013        fio.read_iops\n"
+				 "     51234           -21.0%      40475        iostat.vda.r/s\n"
+				 "      1200           +80.0%       2160        interrupts.24:PCI-MSI.x\x1b[31m\n";
+	r.table.detail_monitors = 2;
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	const char *ct = strstr(m.message, "\r\nContent-Type: multipart/mixed; boundary=\"");
+	assert_non_null(ct);
+	char boundary[80];
+	const char *bs = ct + strlen("\r\nContent-Type: multipart/mixed; boundary=\"");
+	size_t blen = strcspn(bs, "\"");
+	assert_true(blen > 8 && blen < sizeof(boundary) - 3);
+	snprintf(boundary, sizeof(boundary), "--%.*s", (int)blen, bs);
+	size_t parts = 0;
+	for (const char *q = m.message; (q = strstr(q, boundary)); q += strlen(boundary))
+		parts++;
+	assert_int_equal(parts, 3);		/* the text, the attachment, the end */
+	assert_non_null(strstr(m.message, "Content-Disposition: attachment; filename=\"detail.txt\"\r\n"));
+	assert_non_null(strstr(m.message, "iostat.vda.r/s\r\n"));
+	assert_null(strstr(m.message, "\x1b"));
+	assert_non_null(strstr(m.body, "2 of them, are in the attached detail.txt"));
+	assert_null(strstr(m.body, "iostat.vda"));	/* only in the attachment */
 	kreg_mail_message_release(&m);
 }
 

@@ -50,6 +50,9 @@ static void add_runs(fixture *f, int64_t commit_id, double level)
 
 		kreg_samples_set(&s, METRIC, level * (1 + 0.01 * (i - 1)));
 		kreg_samples_set(&s, "fio.write_iops", 500 + i);
+		/* monitors: one moves with the metric, one does not */
+		kreg_samples_set(&s, "proc-vmstat.pgfault", 30 * level * (1 - 0.01 * (i - 1)));
+		kreg_samples_set(&s, "meminfo.MemTotal", 1000000 + i);
 		assert_int_equal(kreg_db_run_start(f->db, &run, &key), 0);
 		assert_int_equal(kreg_db_run_finish(f->db, run, "ok", NULL, &s), 0);
 		kreg_samples_release(&s);
@@ -177,13 +180,23 @@ static void bisection_alone(void **state)
 	assert_string_equal(r->table.labels[0], f->shas[1]);
 	assert_string_equal(r->table.labels[1], f->shas[2]);
 	assert_string_equal(r->table.labels[2], f->shas[4]);
-	assert_int_equal(r->table.nrows, 2);
+	assert_int_equal(r->table.nrows, 4);
 	assert_string_equal(r->table.rows[0].metric, METRIC);
 	assert_int_equal(r->table.rows[0].cmp[0].verdict, KREG_VERDICT_REGRESSION);
 	assert_non_null(strstr(r->table.text, "%change"));
 	assert_non_null(strstr(r->table.text, METRIC));
 	assert_null(strstr(r->table.text, "fio.write_iops"));
 	assert_non_null(strstr(r->table.text_all, "fio.write_iops"));
+	/* the monitors: not in the job's table, in the detail table when
+	 * they moved (0-day's attachment), with the job's metric */
+	assert_null(strstr(r->table.text, "proc-vmstat"));
+	assert_null(strstr(r->table.text_all, "meminfo"));
+	assert_non_null(r->table.detail);
+	assert_int_equal(r->table.detail_monitors, 1);
+	assert_non_null(strstr(r->table.detail, "proc-vmstat.pgfault\n"));
+	assert_non_null(strstr(r->table.detail, METRIC));
+	assert_null(strstr(r->table.detail, "meminfo.MemTotal"));
+	assert_true(!strncmp(r->table.detail, "          parent ", 17));
 	/* each column's role and commit subject; the role above its sha, 0-day's
 	 * `\ | \` line under the header */
 	assert_string_equal(r->table.roles[0], "parent");

@@ -347,9 +347,10 @@ static void detector_waits_and_respects_since(void **state)
 	free(l);
 }
 
-/* A share in percent (fio's latency buckets, perf-profile) that steps as
- * plainly as fio.read_iops above is never judged on its own: no change, no
- * runs asked; the same history under a throughput's name is a change. */
+/* A share in percent (fio's latency buckets, perf-profile) or a monitor
+ * that steps as plainly as fio.read_iops above is never judged on its own:
+ * no change, no runs asked; the same history under a throughput's name is
+ * a change. */
 static void detector_never_judges_a_share(void **state)
 {
 	double *l = levels(60, 30, 0.8, 60, 1);
@@ -373,6 +374,22 @@ static void detector_never_judges_a_share(void **state)
 	}
 	assert_false(kreg_stats_metric_is_share("fio.read_iops"));
 	assert_false(kreg_stats_metric_is_share("fio.read_clat_mean_us"));
+	/* nor a monitor (jobs/monitors.h): they step with the culprit but
+	 * only explain it, whatever their name looks like (vmstat.cpu.us ends
+	 * like a latency in microseconds), and have no good side */
+	for (const char *const *m = (const char *const[]){ "proc-vmstat.pgfault", "vmstat.cpu.us",
+							     "iostat.vda.r_await", "interrupts.LOC:Local_timer_interrupts",
+							     "softirqs.BLOCK", "meminfo.MemFree", NULL };
+	     *m; m++) {
+		assert_true(kreg_stats_metric_is_monitor(*m));
+		assert_int_equal(kreg_stats_direction(NULL, *m), KREG_DIR_UNKNOWN);
+		assert_int_equal(kreg_stats_detect(&d, NULL, *m, &v, &o), 0);
+		assert_int_equal(d.action, KREG_DETECT_NONE);
+		assert_int_equal(d.runs, 0);
+		assert_non_null(strstr(d.reason, "a monitor"));
+	}
+	assert_false(kreg_stats_metric_is_monitor("fio.read_iops"));
+	assert_false(kreg_stats_metric_is_monitor("dbench.throughput_MB/s"));
 	hist_free(&h);
 	free(l);
 }

@@ -1,0 +1,67 @@
+/* The monitors of a run (jobs/monitors.h) as the hosts take them: the
+ * snippet run here for the local host, and the snapshots parsed for all. */
+#include "hosts/host_backend.h"
+
+#include "jobs/monitors.h"
+#include "jobs/parse.h"
+#include "lib/err.h"
+#include "lib/log.h"
+#include "lib/mem.h"
+#include "lib/spawn.h"
+#include "lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SNAP_TIMEOUT 60.0
+
+void kreg_host__monitors_snap(const kreg_plan *plan, const char *dir, const char *mark)
+{
+	char *script, *log;
+	const char *argv[] = { "sh", KREG_MONITORS_SCRIPT, mark, plan->monitors, NULL };
+	kreg_spawn_opts o = { 0 };
+	kreg_spawn_result r;
+
+	if (!plan->monitors)
+		return;
+	script = kreg_path_join(dir, KREG_MONITORS_SCRIPT);
+	log = kreg_path_join(dir, "monitors.log");
+	if (!strcmp(mark, "begin") &&
+	    kreg_write_file_atomic(script, kreg_monitors_script(), strlen(kreg_monitors_script())) < 0)
+		goto fail;
+	o.argv = argv;
+	o.cwd = dir;
+	o.out_path = log;
+	o.append = 1;
+	o.timeout = SNAP_TIMEOUT;
+	if (kreg_spawn(&r, &o) < 0)
+		goto fail;
+	goto done;
+fail:
+	log_warn("monitors: %s", kreg_error_last());
+	kreg_error_clear();
+done:
+	free(log);
+	free(script);
+}
+
+void kreg_host__monitors_parse(kreg_host_result *out, const kreg_plan *plan, const char *out_dir,
+			       const char *host)
+{
+	kreg_samples m = KREG_SAMPLES_INIT;
+	char *path;
+
+	if (!plan->monitors || out->status != KREG_RUN_OK)
+		return;
+	path = kreg_path_join(out_dir, plan->monitors);
+	if (kreg_parse_file(&m, "monitors", path) < 0) {
+		log_warn("host %s: no monitors for this run: %s", host, kreg_error_last());
+		kreg_error_clear();
+	}
+	for (size_t i = 0; i < m.count; i++)
+		if (!kreg_samples_get(&out->samples, m.items[i].metric))
+			kreg_samples_set(&out->samples, m.items[i].metric, m.items[i].value);
+	kreg_samples_release(&m);
+	free(path);
+}

@@ -215,6 +215,21 @@ static int find_head(kreg_changes *out, const kreg_config *cfg, kreg_db *db, int
 	return 0;
 }
 
+/* The job's own metrics: the monitors (hundreds a run) only explain a
+ * change, as on the trend pages; one asked by name is still followed. */
+static void drop_monitors(char **names, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (kreg_stats_metric_is_monitor(names[i]))
+			free(names[i]);
+		else
+			names[k++] = names[i];
+	}
+	*n = k;
+}
+
 int kreg_changes_load(kreg_changes *out, const kreg_config *cfg, kreg_db *db,
 		      const kreg_changes_spec *spec)
 {
@@ -257,6 +272,7 @@ int kreg_changes_load(kreg_changes *out, const kreg_config *cfg, kreg_db *db,
 	} else {
 		if ((error = kreg_db_history_metrics(db, &names, &nnames, job_id, host_id)) < 0)
 			goto done;
+		drop_monitors(names, &nnames);
 		if (!nnames) {
 			kreg_error_set("job '%s' on '%s' has no samples", spec->job, spec->host);
 			error = KREG_ENOTFOUND;

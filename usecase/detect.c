@@ -397,7 +397,22 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 					    .metric = tb[big].metric, .kconfig = kconfig,
 					    .regression_id = tb[big].regression_id };
 
-		if ((error = kreg_bisect_driver_start(&bid, cfg, db, &req)) < 0)
+		if ((error = kreg_bisect_driver_start(&bid, cfg, db, &req)) == KREG_EINVAL) {
+			/* a range it cannot bisect (more commits than the graph
+			 * holds, good not an ancestor of bad): the regression stays
+			 * confirmed, with the reason, rather than the detection
+			 * failing and taking it with it */
+			say(progress, "detect: %s confirmed at %.12s, not bisected: %s",
+			    tb[big].metric, bad.sha, kreg_error_last());
+			kreg_error_clear();
+			error = 0;
+			for (size_t i = first; i < ntb; i++)
+				if (!tb[i].waiting && tb[i].base_id == tb[first].base_id &&
+				    tb[i].bad_id == tb[first].bad_id)
+					tb[i].bad_id = -1;	/* handled */
+			goto done;
+		}
+		if (error < 0)
 			goto done;
 	}
 	o->bisections = kreg_reallocarray(o->bisections, o->nbisections + 1, sizeof(int64_t));

@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/build.h"
 #include "usecase/run.h"
 
 #include <stdio.h>
@@ -234,7 +235,7 @@ int kreg_worker_run(kreg_work_item *j)
 	if (names.repo && !(mirror = kreg_repo_mirror_path(j->cfg, names.repo)) &&
 	    (error = kreg_repo_open(&repo, j->cfg, names.repo)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&host, j->cfg, j->db, names.host)) < 0) {
+	if ((error = kreg_host_open(&host, j->cfg, names.host)) < 0) {
 		/* The host left the configuration: nothing to run it on. */
 		char msg[512];
 
@@ -256,7 +257,7 @@ int kreg_worker_run(kreg_work_item *j)
 	hc.sha = names.sha;
 	hc.kconfig = j->w.config_name;
 	hc.atom = atom;
-	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
+	if ((error = kreg_build_for_host(&kernel, j->cfg, j->db, host, &hc)) < 0)
 		goto done;
 	prepared = 1;
 	if (kernel.status == KREG_PREPARE_BUILD_FAILED) {

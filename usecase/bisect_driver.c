@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/build.h"
 #include "usecase/judge_opts.h"
 #include "usecase/run.h"
 
@@ -92,7 +93,7 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	int error;
 
 	memset(&b, 0, sizeof(b));
-	if ((error = kreg_host_open(&host, cfg, db, req->host)) < 0 ||
+	if ((error = kreg_host_open(&host, cfg, req->host)) < 0 ||
 	    (error = kreg_host_check_metric(host, req->metric)) < 0)
 		goto done;
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
@@ -502,7 +503,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 					.sha = sha, .kconfig = d->kconfig, .atom = d->atom };
 		kreg_host_kernel k;
 
-		if ((error = kreg_host_prepare(d->host, &k, &hc)) < 0)
+		if ((error = kreg_build_for_host(&k, d->cfg, d->db, d->host, &hc)) < 0)
 			goto done;
 		d->prepared = kreg_reallocarray(d->prepared, d->nprepared + 1, sizeof(git_oid));
 		d->kernels = kreg_reallocarray(d->kernels, d->nprepared + 1, sizeof(k));
@@ -618,7 +619,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	}
 	if ((error = lock_bisection(&d)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&d.host, cfg, db, d.b.host)) < 0 ||
+	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
 	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
 		goto done;
 	d.sim = kreg_host_simulated(d.host);

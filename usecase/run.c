@@ -9,6 +9,7 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/stats.h"
+#include "usecase/build.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -242,7 +243,7 @@ static int prepare(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db
 		hcommit->kconfig = kc ? kc->name : spec->kconfig;
 	}
 	hcommit->atom = spec->atom;
-	if ((error = kreg_host_prepare(host, &out->kernel, hcommit)) < 0)
+	if ((error = kreg_build_for_host(&out->kernel, cfg, db, host, hcommit)) < 0)
 		return error;
 	if (out->kernel.status == KREG_PREPARE_BUILD_FAILED) {
 		kreg_error_set("%s does not build: %s", out->sha,
@@ -264,7 +265,7 @@ int kreg_run_job(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db,
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = kreg_host_open(&host, cfg, db, spec->host)) < 0)
+	if ((error = kreg_host_open(&host, cfg, spec->host)) < 0)
 		goto done;
 	hc = kreg_host_config(host);
 	if (kreg_host_needs_kernel(host) && !spec->commit) {

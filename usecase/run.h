@@ -69,7 +69,7 @@ typedef struct {
 	int64_t job_id, host_id;	/* its jobs and hosts rows */
 	int64_t commit_id;		/* 0: the running kernel */
 	const kreg_host_commit *commit;	/* NULL when commit_id is 0 */
-	const kreg_host_kernel *kernel;	/* from kreg_host_prepare; NULL when not prepared */
+	const kreg_host_kernel *kernel;	/* kreg_build_for_host's; NULL when not prepared */
 	unsigned run_index;		/* the n-th run of this atom at this commit */
 } kreg_run_atom_what;
 

@@ -580,7 +580,7 @@ static void sim_host_effects(void **state)
 	cases[2].id = &side, cases[2].want = 1500;
 	cases[3].id = &merge, cases[3].want = 1200;	/* both, through the merge */
 	cases[4].id = &rev, cases[4].want = 1000;	/* the revert takes -20% away */
-	assert_int_equal(kreg_host_open(&h, &cfg, NULL, "simh"), 0);
+	assert_int_equal(kreg_host_open(&h, &cfg, "simh"), 0);
 	for (int i = 0; i < 5; i++) {
 		kreg_host_commit c = { .repo = "r", .repo_path = path, .sha = sha };
 		kreg_host_request req = { .atom_name = "atom", .commit = &c, .run_index = 0 };
@@ -602,7 +602,7 @@ static void sim_host_effects(void **state)
 	kreg_host_close(h);
 	/* no metrics: a clear error at open */
 	hcfg.nsim_metrics = 0;
-	assert_true(kreg_host_open(&h, &cfg, NULL, "simh") < 0);
+	assert_true(kreg_host_open(&h, &cfg, "simh") < 0);
 	assert_non_null(strstr(kreg_error_last(), "sim_metrics"));
 	git_repository_free(repo);
 }

@@ -11,11 +11,11 @@
 #include "db/outbox.h"
 #include "db/results.h"
 #include "helper_dead_run.h"
+#include "helper_old_db.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,13 +274,8 @@ static void migration_renames_first_mails(void **state)
 {
 	fixture *f = *state;
 	kreg_db_outbox m;
-	sqlite3 *h;
-	int v = 0;
 
-	kreg_db_close(f->db);
-	f->db = NULL;
-	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h,
+	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE outbox;"
 		"CREATE TABLE outbox (id INTEGER PRIMARY KEY, regression_id INTEGER,"
 		"  bisection_id INTEGER, mail_key TEXT UNIQUE,"
@@ -297,11 +292,7 @@ static void migration_renames_first_mails(void **state)
 		"  ('r1', 'report', '<a@x>', 'dev@x', 's1', 'b1', 'sent', 2, 1, 1),"
 		"  ('r1.fixed', 'fixed', '<b@x>', 'dev@x', 's2', 'b2', 'queued', 0, 0, 2),"
 		"  ('r2', 'report', '<c@x>', 'dev@x', 's3', 'b3', 'queued', 0, 0, 3);"
-		"PRAGMA user_version = 9;", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
-	assert_int_equal(kreg_db_open(&f->db, f->path, KREG_DB_MIGRATE), 0);
-	assert_int_equal(kreg_db_version(f->db, &v), 0);
-	assert_int_equal(v, KREG_DB_VERSION);
+		"PRAGMA user_version = 9;");
 	assert_int_equal(kreg_db_outbox_get(f->db, &m, 1), 0);
 	assert_string_equal(m.kind, "first");
 	assert_string_equal(m.state, "sent");

@@ -337,15 +337,18 @@ static void ask(kreg_bisect_action *out, kreg_bisect_role role, const node *x, u
 		[KREG_BISECT_ROLE_GOOD] = "the good end",
 		[KREG_BISECT_ROLE_BAD] = "the bad end",
 		[KREG_BISECT_ROLE_STEP] = "search",
-		[KREG_BISECT_ROLE_VERIFY_CULPRIT] = "verify: the culprit, runs of its own",
-		[KREG_BISECT_ROLE_VERIFY_PARENT] = "verify: a parent of the culprit, runs of its own",
+		[KREG_BISECT_ROLE_VERIFY_CULPRIT] = "verify: the culprit, against the ends alone",
+		[KREG_BISECT_ROLE_VERIFY_PARENT] = "verify: a parent of the culprit, against the ends alone",
 		[KREG_BISECT_ROLE_REVERT] = "verify: the culprit reverted on bad",
 	};
 
 	out->done = 0;
 	out->role = role;
 	out->commit = x->id;
-	out->runs = runs ? runs : 1;
+	/* a verification may need no runs: its row, judged with the runs
+	 * stored, is the check */
+	out->runs = runs || role == KREG_BISECT_ROLE_VERIFY_CULPRIT ||
+		    role == KREG_BISECT_ROLE_VERIFY_PARENT ? runs : 1;
 	out->why = why[role];
 	if (role == KREG_BISECT_ROLE_STEP && nvalues(x))
 		out->why = "search: not yet sure, more runs";
@@ -468,14 +471,23 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 	return 1;
 }
 
-static unsigned role_runs(const kreg_bisect_state *st, kreg_bisect_role role, const kreg_bisect_oid *id)
+/* Has the bisection checked id in role yet (a row, whatever its runs)? */
+static int role_seen(const kreg_bisect_state *st, kreg_bisect_role role, const kreg_bisect_oid *id)
 {
-	unsigned n = 0;
-
 	for (size_t i = 0; i < st->nevents; i++)
 		if (st->events[i].role == role && kreg_bisect_oid_equal(&st->events[i].id, id))
-			n += st->events[i].runs;
-	return n;
+			return 1;
+	return 0;
+}
+
+/* The runs a verification asks of x at first: what it lacks of
+ * runs_per_step; the runs stored there (the search's, the detector's)
+ * count (x NULL: none the bisection knows of; the driver counts them). */
+static unsigned verify_runs(const machine *m, const node *x)
+{
+	size_t have = x ? nvalues(x) : 0;
+
+	return have >= m->p->runs_per_step ? 0 : m->p->runs_per_step - (unsigned)have;
 }
 
 static size_t builds(const machine *m)
@@ -591,8 +603,9 @@ static int verify_revert(machine *m, kreg_bisect_action *out, node *culprit, dou
 
 /* The answer's boundary again, with leave-one-out references and the
  * stricter threshold: the lowest bad commit (the culprit) must be clearly
- * bad and every parent on the good side clearly good, after runs of their
- * own in the verify roles; then, for a found culprit, the revert when
+ * bad and every parent on the good side clearly good, each checked in its
+ * verify role with the runs stored there (what lacks of runs_per_step run)
+ * and more while unsure; then, for a found culprit, the revert when
  * configured. Returns 1 when out asks for runs; 0 when verification is
  * complete (*conf and msg set). */
 static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search *srch,
@@ -601,7 +614,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 {
 	const kreg_bisect_params *p = m->p;
 	const kreg_bisect_state *st = m->st;
-	unsigned budget = 3 * p->max_runs, vr;
+	unsigned budget = 3 * p->max_runs;
 	kreg_bisect_oid *parents = NULL;
 	size_t np = boundary(m, srch, &parents);
 	int asked = 1;
@@ -609,9 +622,10 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 	char s[16];
 
 	*conf = 1;
-	vr = role_runs(st, KREG_BISECT_ROLE_VERIFY_CULPRIT, &culprit->id);
-	if (vr < p->runs_per_step) {
-		ask(out, KREG_BISECT_ROLE_VERIFY_CULPRIT, culprit, p->runs_per_step - vr);
+	/* Each checked in its role once, with the runs stored there and only
+	 * what is missing of runs_per_step run; then more while unsure. */
+	if (!role_seen(st, KREG_BISECT_ROLE_VERIFY_CULPRIT, &culprit->id)) {
+		ask(out, KREG_BISECT_ROLE_VERIFY_CULPRIT, culprit, verify_runs(m, culprit));
 		goto out;
 	}
 	for (size_t i = 0; i < np; i++) {
@@ -619,11 +633,10 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 
 		if (x && untestable(x))
 			continue;
-		vr = role_runs(st, KREG_BISECT_ROLE_VERIFY_PARENT, &parents[i]);
-		if (vr < p->runs_per_step) {
+		if (!role_seen(st, KREG_BISECT_ROLE_VERIFY_PARENT, &parents[i])) {
 			node tmp = { .id = parents[i] };
 
-			ask(out, KREG_BISECT_ROLE_VERIFY_PARENT, x ? x : &tmp, p->runs_per_step - vr);
+			ask(out, KREG_BISECT_ROLE_VERIFY_PARENT, x ? x : &tmp, verify_runs(m, x));
 			goto out;
 		}
 	}

@@ -105,9 +105,11 @@ typedef struct {
 typedef struct {
 	int done;
 
-	/* Not done: run `runs` more times at commit, in role. When make_revert is
-	 * set, first make the commit reverting `commit` on the bad end
-	 * (kernel/repo.h: kreg_repo_revert) and run there. */
+	/* Not done: run `runs` more times at commit, in role (a verification
+	 * may ask 0: the runs stored there are enough to check it; its row is
+	 * the check). When make_revert is set, first make the commit
+	 * reverting `commit` on the bad end (kernel/repo.h: kreg_repo_revert)
+	 * and run there. */
 	kreg_bisect_role role;
 	kreg_bisect_oid commit;
 	unsigned runs;

@@ -2,6 +2,7 @@
  * first-parent line, and what the detector makes of the newest commits. */
 #include "cmd/cmd.h"
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -129,27 +130,11 @@ static json_t *metric_json(const kreg_metric_changes *mc)
 /* How small a change the detector sees: the numbers a lab tunes by. */
 static void noise_print(const kreg_metric_noise *n)
 {
-	if (isnan(n->rsd)) {
-		printf("  noise: unknown (no commit of the current level has 2 runs)\n");
-		return;
-	}
-	printf("  noise: \xc2\xb1%.1f%% a run (%zu runs of the baseline); ", 100 * n->rsd,
-	       n->base_runs);
-	printf("smallest change seen: ");
-	if (isnan(n->mde))
-		printf("none at %d runs a commit", n->runs);
-	else
-		printf("%.1f%% at %d runs a commit", 100 * n->mde, n->runs);
-	if (isnan(n->mde_max))
-		printf(", none at %d (detect.max_runs)", n->max_runs);
-	else
-		printf(", %.1f%% at %d (detect.max_runs)", 100 * n->mde_max, n->max_runs);
-	if (n->runs_for_5)
-		printf(" (5%%: %d runs)\n", n->runs_for_5);
-	else if (n->floor > 0.05)
-		printf(" (5%% is under the floor, %.1f%%)\n", 100 * n->floor);
-	else
-		printf(" (5%%: over 1,000 runs)\n");
+	kreg_buf b = KREG_BUF_INIT;
+
+	kreg_metric_noise_text(&b, n);
+	printf("  noise: %s\n", kreg_buf_cstr(&b));
+	kreg_buf_release(&b);
 }
 
 static void metric_print(const kreg_metric_changes *mc)

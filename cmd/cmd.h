@@ -59,6 +59,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
 int cmd_regression(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
 #endif

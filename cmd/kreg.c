@@ -36,6 +36,7 @@ static const struct {
 	{ "export", cmd_export, "the lab's results as a KCIDB document" },
 	{ "mail", cmd_mail, "write and send regression reports" },
 	{ "regression", cmd_regression, "list, show and triage regressions" },
+	{ "reproduce", cmd_reproduce, "the materials to reproduce a regression without kreg" },
 	{ "demo", cmd_demo, "run kreg's main job on its built-in default" },
 };
 

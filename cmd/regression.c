@@ -9,6 +9,7 @@
 #include "lib/err.h"
 #include "lib/esc.h"
 #include "lib/util.h"
+#include "report/report.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -44,7 +45,10 @@ static const char *shown_state(const kreg_db_regression *r)
 	return r->triage[0] ? r->triage : r->state;
 }
 
-static int list(kreg_db *db, int which)
+/* The change a list prints is THE figure of the report model, the mail's
+ * and the page's (kreg_report_regression_figure), said what it compares
+ * when it is not the culprit against its parent. */
+static int list(kreg_db *db, const kreg_config *cfg, int which)
 {
 	kreg_db_regression *v = NULL;
 	size_t n = 0, shown = 0;
@@ -53,15 +57,19 @@ static int list(kreg_db *db, int which)
 		return KREG_ERROR;
 	for (size_t i = 0; i < n; i++) {
 		const kreg_db_regression *r = &v[i];
+		kreg_report_fig fig;
 
 		if (which != 2 && is_closed(r) != which)
 			continue;
 		if (!shown++)
-			printf("%-5s %-15s %-8s %-12s %s\n", "ID", "STATE", "CHANGE", "CULPRIT",
+			printf("%-5s %-15s %8s %-12s %s\n", "ID", "STATE", "CHANGE", "CULPRIT",
 			       "METRIC (JOB ON HOST)");
-		kreg_fprintf_esc(stdout, "%-5lld %-15s %+7.1f%% %-12.12s %s (%s on %s)\n",
-				 (long long)r->id, shown_state(r), 100 * r->change,
-				 r->culprit_sha[0] ? r->culprit_sha : "-", r->metric, r->job, r->host);
+		kreg_report_regression_figure(&fig, db, cfg, r->id, r->change);
+		kreg_fprintf_esc(stdout, "%-5lld %-15s %8s %-12.12s %s (%s on %s)%s%s%s\n",
+				 (long long)r->id, shown_state(r), fig.text,
+				 r->culprit_sha[0] ? r->culprit_sha : "-", r->metric, r->job, r->host,
+				 fig.of_culprit ? "" : " [", fig.of_culprit ? "" : fig.what,
+				 fig.of_culprit ? "" : "]");
 	}
 	if (!shown)
 		printf("no %sregressions\n", which == 0 ? "open " : which == 1 ? "closed " : "");
@@ -79,17 +87,20 @@ static void put_time(int64_t at)
 	printf("%s", buf);
 }
 
-static int show(kreg_db *db, int64_t id)
+static int show(kreg_db *db, const kreg_config *cfg, int64_t id)
 {
 	kreg_db_regression r;
 	kreg_db_regression_mark_row *m = NULL;
+	kreg_report_fig fig;
 	size_t n = 0;
 	int error;
 
 	if ((error = kreg_db_regression_get(db, &r, id)) < 0)
 		return error;
-	kreg_fprintf_esc(stdout, "regression %lld: %s %+.1f%% (%s on %s)\n", (long long)r.id,
-			 r.metric, 100 * r.change, r.job, r.host);
+	kreg_report_regression_figure(&fig, db, cfg, id, r.change);
+	kreg_fprintf_esc(stdout, "regression %lld: %s %s (%s on %s)\n", (long long)r.id,
+			 r.metric, fig.text, r.job, r.host);
+	printf("change:   %s, %s\n", fig.text, fig.what);
 	printf("state:    %s%s\n", shown_state(&r), is_closed(&r) ? " (closed)" : " (open)");
 	if (r.triage[0])
 		printf("found:    %s\n", r.state);
@@ -247,13 +258,13 @@ int cmd_regression(int argc, char **argv)
 	if (kreg_cmd_open_db(&db, cfg, strcmp(sub, "mark") ? KREG_DB_READONLY : 0) < 0)
 		goto done;
 	if (!strcmp(sub, "list")) {
-		error = list(db, which);
+		error = list(db, cfg, which);
 	} else if (!strcmp(sub, "show")) {
 		int64_t id;
 
 		error = parse_id(&id, argv[0]);
 		if (!error)
-			error = show(db, id);
+			error = show(db, cfg, id);
 	} else {
 		error = mark(db, argc, argv, note, who);
 	}

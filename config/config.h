@@ -298,4 +298,8 @@ char *kreg_config_dump(const kreg_config *cfg);
 /* A path under data_dir: <data_dir>/<sub>. Caller frees. */
 char *kreg_config_data_path(const kreg_config *cfg, const char *sub);
 
+/* Where the web site goes: web.output, else <data_dir>/site; NULL when the
+ * configuration names neither (an empty one). Caller frees. */
+char *kreg_config_site_dir(const kreg_config *cfg);
+
 #endif

@@ -2,6 +2,7 @@
  * under data_dir. */
 #include "config/config.h"
 
+#include "lib/mem.h"
 #include "lib/util.h"
 
 #include <string.h>
@@ -37,4 +38,13 @@ const kreg_repo_cfg *kreg_config_repo(const kreg_config *cfg, const char *name)
 char *kreg_config_data_path(const kreg_config *cfg, const char *sub)
 {
 	return kreg_path_join(cfg->data_dir, sub);
+}
+
+char *kreg_config_site_dir(const kreg_config *cfg)
+{
+	if (cfg->web.output && *cfg->web.output)
+		return kreg_strdup(cfg->web.output);
+	if (cfg->data_dir && *cfg->data_dir)
+		return kreg_config_data_path(cfg, "site");
+	return NULL;
 }

@@ -62,8 +62,10 @@ int kreg_daemon_plan_commit(const kreg_config *cfg, kreg_db *db, int64_t commit_
 int kreg_daemon_work(const kreg_config *cfg, kreg_db *db, int64_t id, const char *owner,
 		     int attempt);
 
-/* `kreg status`: repos and their heads, the queue, the hosts and what they
- * do, the regressions in flight; as JSON when json is set. */
-int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json);
+/* `kreg status`: repos and their heads, the queue and the time it will
+ * take, the hosts and what they do, the regressions in flight, the
+ * smallest change each job and host sees (its noisiest metric; every
+ * metric when noise_all); as JSON when json is set (every metric). */
+int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int noise_all);
 
 #endif

@@ -1,6 +1,7 @@
 /* kreg status (see daemon.h): read only, from the database and the
  * daemon's lock file. */
 #include "daemon/daemon.h"
+#include "daemon/status_internal.h"
 
 #include "db/bisect.h"
 #include "db/regressions.h"
@@ -11,6 +12,7 @@
 #include "lib/esc.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +31,7 @@ typedef struct {
 } st;
 
 /* A JSON string; untrusted text (commit subjects, errors) is escaped. */
-static void jstr(FILE *f, const char *s)
+void kreg_status__jstr(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -49,13 +51,25 @@ static void jstr(FILE *f, const char *s)
 
 /* Terminal text from elsewhere (an error, a job's or a metric's name):
  * control and bidirectional formatting characters escaped (lib/esc.h). */
-static void tstr(FILE *f, const char *s)
+void kreg_status__tstr(FILE *f, const char *s)
 {
 	char *e = kreg_esc(s);
 
 	fputs(e, f);
 	free(e);
 }
+
+void kreg_status__jnum(FILE *f, const char *key, double v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+#define jstr kreg_status__jstr
+#define tstr kreg_status__tstr
 
 /* The pid holding the daemon lock, 0 when none. Read from /proc/locks:
  * opening the database file here and closing it would drop the locks
@@ -130,6 +144,7 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 		fprintf(s->out, ", \"attempt\": %d}", w->attempts);
 		return 0;
 	}
+	s->n++;
 	fprintf(s->out, "  %-12s work %lld: %s", host ? host : "-", (long long)w->id,
 		kreg_work_kind_name(w->kind));
 	if (sha)
@@ -144,7 +159,10 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 	return 0;
 }
 
-static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, int64_t lead_id)
+/* g's figure is fig: THE figure of the report model (the mail's, the
+ * page's), not the row's detector estimate. */
+static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kreg_report_fig *fig,
+		      int64_t lead_id)
 {
 	kreg_db_bisection b;
 	int have_b = g->bisection_id && kreg_db_bisection_get(db, &b, g->bisection_id) == 0;
@@ -161,8 +179,16 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, int64_t l
 		jstr(s->out, g->host);
 		fputs(", \"metric\": ", s->out);
 		jstr(s->out, g->metric);
-		fprintf(s->out, ", \"change\": %.6g, \"base\": \"%s\", \"bad\": \"%s\", \"culprit\": ",
-			g->change, g->base_sha, g->bad_sha);
+		if (isnan(fig->change))
+			fputs(", \"change\": null", s->out);
+		else
+			fprintf(s->out, ", \"change\": %.6g", fig->change);
+		fputs(", \"figure\": ", s->out);
+		jstr(s->out, fig->text);
+		fputs(", \"figure_of\": ", s->out);
+		jstr(s->out, fig->what);
+		fprintf(s->out, ", \"detected_change\": %.6g, \"base\": \"%s\", \"bad\": \"%s\", "
+			"\"culprit\": ", g->change, g->base_sha, g->bad_sha);
 		jstr(s->out, g->culprit_sha[0] ? g->culprit_sha : NULL);
 		/* the regressions sharing its culprit: lead is the one shown */
 		fprintf(s->out, ", \"lead\": %s, \"group\": ", lead_id == g->id ? "true" : "false");
@@ -182,8 +208,10 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, int64_t l
 		/* a person's mark (kreg regression mark) before the robot's state */
 		fprintf(s->out, "  #%lld %-10s ", (long long)g->id, g->triage[0] ? g->triage : g->state);
 		tstr(s->out, g->metric);
-		fprintf(s->out, " %+.1f%% at %.12s (from %.12s), ", 100 * g->change, g->bad_sha,
-			g->base_sha);
+		fprintf(s->out, " %s", fig->text);
+		if (!fig->of_culprit)
+			fprintf(s->out, " (%s)", fig->what);
+		fprintf(s->out, " at %.12s (from %.12s), ", g->bad_sha, g->base_sha);
 		tstr(s->out, g->job);
 		fputs(" on ", s->out);
 		tstr(s->out, g->host);
@@ -210,7 +238,8 @@ static int same_culprit(const kreg_db_regression *a, const kreg_db_regression *b
 /* lead[i]: the index of regs[i]'s lead among those sharing its culprit:
  * the one whose metric its bisection ran on, else the biggest change
  * (the web index's rule, web/model.c). */
-static size_t *group_regressions(kreg_db *db, const kreg_db_regression *regs, size_t n)
+static size_t *group_regressions(kreg_db *db, const kreg_db_regression *regs,
+				 const kreg_report_fig *figs, size_t n)
 {
 	size_t *lead = kreg_calloc(n + 1, sizeof(*lead));
 
@@ -240,7 +269,7 @@ static size_t *group_regressions(kreg_db *db, const kreg_db_regression *regs, si
 				}
 			}
 			if (bisected > best_bisected || (bisected == best_bisected &&
-			    fabs(regs[j].change) > fabs(regs[best].change))) {
+			    fabs(figs[j].change) > fabs(figs[best].change))) {
 				best = j;
 				best_bisected = bisected;
 			}
@@ -253,8 +282,8 @@ static size_t *group_regressions(kreg_db *db, const kreg_db_regression *regs, si
 }
 
 /* Text: the other metrics of a culprit's line, under it. */
-static void print_others(st *s, const kreg_db_regression *regs, size_t n, const size_t *lead,
-			 size_t l)
+static void print_others(st *s, const kreg_db_regression *regs, const kreg_report_fig *figs,
+			 size_t n, const size_t *lead, size_t l)
 {
 	int first = 1;
 
@@ -265,7 +294,7 @@ static void print_others(st *s, const kreg_db_regression *regs, size_t n, const 
 		first = 0;
 		fprintf(s->out, "#%lld ", (long long)regs[j].id);
 		tstr(s->out, regs[j].metric);
-		fprintf(s->out, " %+.1f%%", 100 * regs[j].change);
+		fprintf(s->out, " %s", figs[j].text);
 	}
 	if (!first)
 		fputc('\n', s->out);
@@ -318,10 +347,11 @@ static int hosts_part(st *s, kreg_db *db)
 	return 0;
 }
 
-int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
+int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int noise_all)
 {
 	st s = { .out = out, .json = json, .cfg = cfg };
 	kreg_db_regression *regs = NULL;
+	kreg_report_fig *figs = NULL;
 	size_t nregs = 0, *lead = NULL;
 	unsigned char *shown = NULL;
 	long pid = daemon_pid(cfg->database);
@@ -350,6 +380,8 @@ int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 		fputs("  empty\n", out);
 	if (json)
 		fputs("\n  ]", out);
+	if (kreg_status__queue(cfg, db, out, json) < 0)
+		goto done;
 	if (hosts_part(&s, db) < 0)
 		goto done;
 	if (kreg_db_regression_list(db, &regs, &nregs, 0) < 0)
@@ -359,28 +391,36 @@ int kreg_daemon_status(const kreg_config *cfg, kreg_db *db, FILE *out, int json)
 	else
 		fputs("regressions:\n", out);
 	s.n = 0;
-	lead = group_regressions(db, regs, nregs);
+	figs = kreg_calloc(nregs + 1, sizeof(*figs));
+	for (size_t i = 0; i < nregs; i++)
+		kreg_report_regression_figure(&figs[i], db, cfg, regs[i].id, regs[i].change);
+	lead = group_regressions(db, regs, figs, nregs);
 	shown = kreg_calloc(nregs + 1, 1);
 	for (size_t i = 0; i < nregs; i++) {
 		size_t l = lead[i];
 
 		if (json) {	/* every regression, naming its lead */
-			print_reg(&s, db, &regs[i], regs[l].id);
+			print_reg(&s, db, &regs[i], &figs[i], regs[l].id);
 		} else if (!shown[l]) {
 			/* one line per culprit, at its newest member's place */
 			shown[l] = 1;
-			print_reg(&s, db, &regs[l], regs[l].id);
-			print_others(&s, regs, nregs, lead, l);
+			print_reg(&s, db, &regs[l], &figs[l], regs[l].id);
+			print_others(&s, regs, figs, nregs, lead, l);
 		}
 	}
 	if (json)
-		fputs("\n  ]\n}\n", out);
+		fputs("\n  ]", out);
 	else if (!nregs)
 		fputs("  none\n", out);
+	if (kreg_status__noise(cfg, db, out, json, noise_all) < 0)
+		goto done;
+	if (json)
+		fputs("\n}\n", out);
 	error = 0;
 done:
 	free(shown);
 	free(lead);
+	free(figs);
 	kreg_db_regression_list_free(regs, nregs);
 	return error;
 }

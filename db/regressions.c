@@ -235,7 +235,10 @@ int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_
 			     "'reported', 'fixed', 'inconclusive') AND coalesce(g.triage, '') NOT IN "
 			     "('invalid', 'noise') UNION SELECT c.sha FROM bisections b "
 			     "JOIN commits c ON c.id = b.bad_commit_id WHERE b.job_id = ?1 AND "
-			     "b.host_id = ?2 AND b.state IN ('running', 'found', 'inconclusive')") < 0)
+			     "b.host_id = ?2 AND b.state IN ('running', 'found', 'inconclusive') "
+			     "AND NOT EXISTS (SELECT 1 FROM regressions s WHERE s.job_id = ?1 AND "
+			     "s.host_id = ?2 AND s.metric_id = ?3 AND s.state = 'suspected' AND "
+			     "s.bad_commit_id = b.bad_commit_id)") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, host_id);

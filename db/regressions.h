@@ -46,7 +46,11 @@ int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id);
 /* Where levels of (job, host, metric) start, as full shas: the bad commits
  * of its accepted changes (confirmed and later, not refuted), and of every
  * range a bisection of (job, host) holds (running, found or inconclusive)
- * whatever its metric. *shas is the caller's (free each, then the array). */
+ * whatever its metric, but for a range whose bad commit the metric's own
+ * suspicion waits at (its confirmation runs asked when another metric's
+ * change, settled at once, started the bisection): that one is still
+ * judged against the level before. *shas is the caller's (free each,
+ * then the array). */
 int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
 			      int64_t host_id, int64_t metric_id);
 /* One regression by id; KREG_ENOTFOUND (error set) when there is none. */

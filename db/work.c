@@ -613,32 +613,54 @@ static int add_detect(kreg_db *db, int *added, char *key, int64_t commit_id, int
 	return error;
 }
 
+/* Is commit_id's judgement still waiting: its own run items, or those its
+ * detection asked of other commits in its name (judge_commit_id), not all
+ * over? Their end judges it. *total: its own run items. */
+static int judge_waits(kreg_db *db, int *waits, int *total, int64_t commit_id, int64_t job_id,
+		       int64_t host_id)
+{
+	static const char sql[] =
+		"SELECT count(*) FROM work WHERE judge_commit_id = ?1 AND commit_id != ?1 AND "
+		"job_id = ?2 AND host_id = ?3 AND kind = 'run' AND state IN ('queued', 'running')";
+	const int64_t args[] = { commit_id, job_id, host_id };
+	int64_t asked = 0;
+	int open, error;
+
+	*waits = 1;
+	if ((error = kreg_db_work_group(db, total, &open, commit_id, job_id, host_id)) < 0 ||
+	    (error = count_row(db, sql, "cannot count work", 3, args, &asked, NULL)) < 0)
+		return error;
+	*waits = open || asked;
+	return 0;
+}
+
 int kreg_db_work_judge_group(kreg_db *db, int *added, int64_t commit_id, int64_t job_id,
 			     int64_t host_id, const char *config_name)
 {
 	int64_t *judges = NULL;
 	size_t njudges = 0;
-	int total, open, error;
+	int total, waits, error;
 
 	if (added)
 		*added = 0;
-	if ((error = kreg_db_work_group(db, &total, &open, commit_id, job_id, host_id)) < 0 ||
-	    open || !total)
+	if ((error = judge_waits(db, &waits, &total, commit_id, job_id, host_id)) < 0 ||
+	    waits || !total)
 		return error;
 	error = add_detect(db, added,
 			   kreg_asprintf("detect:%lld:%lld:%lld:%d", (long long)commit_id,
 					 (long long)job_id, (long long)host_id, total),
 			   commit_id, job_id, host_id, config_name, total);
 	/* and again every other commit whose detection asked for runs of
-	 * this one, unless its own runs are still open (their end judges it) */
+	 * this one, unless its own runs, or others asked in its name, are
+	 * still open (their end judges it) */
 	if (error < 0 ||
 	    (error = group_judges(db, &judges, &njudges, commit_id, job_id, host_id)) < 0)
 		return error;
 	for (size_t i = 0; i < njudges && error == 0; i++) {
-		int jtotal, jopen;
+		int jtotal, jwaits;
 
-		if ((error = kreg_db_work_group(db, &jtotal, &jopen, judges[i], job_id,
-						host_id)) < 0 || jopen)
+		if ((error = judge_waits(db, &jwaits, &jtotal, judges[i], job_id, host_id)) < 0 ||
+		    jwaits)
 			continue;
 		error = add_detect(db, NULL,
 				   kreg_asprintf("detect:%lld:%lld:%lld:%d:after:%lld:%d",
@@ -704,9 +726,9 @@ int kreg_db_work_running(kreg_db *db, kreg_db_work_running_cb cb, void *arg)
 		kreg_work w;
 
 		read_work(&w, st);
-		error = cb(&w, (const char *)sqlite3_column_text(st, 19),
-			   (const char *)sqlite3_column_text(st, 20),
-			   (const char *)sqlite3_column_text(st, 21), arg);
+		error = cb(&w, (const char *)sqlite3_column_text(st, 20),
+			   (const char *)sqlite3_column_text(st, 21),
+			   (const char *)sqlite3_column_text(st, 22), arg);
 		kreg_work_release(&w);
 	}
 	if (!error && rc != SQLITE_DONE)

@@ -177,9 +177,11 @@ int kreg_db_work_group(kreg_db *db, int *total, int *open, int64_t commit_id, in
 /* Once no run item of (commit, job, host) is queued or running, queue the
  * detection of that group (its key counts the group's items, so a group
  * that grows is judged again), and again that of every commit whose
- * detection asked for runs of it (their judge_commit_id) unless its
- * own runs are still open; done, failed and given-up items alike end a
- * group: what it has is judged. Nothing while one is open. *added 1 when
+ * detection asked for runs of it (their judge_commit_id); a commit is
+ * judged only once its own runs and those asked in its name of other
+ * commits are all over (a head that asked runs of its base and of itself
+ * at once is judged with both); done, failed and given-up items alike end
+ * a group: what it has is judged. Nothing while one is open. *added 1 when
  * the group's detect item was queued (may be NULL). */
 int kreg_db_work_judge_group(kreg_db *db, int *added, int64_t commit_id, int64_t job_id,
 			     int64_t host_id, const char *config_name);

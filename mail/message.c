@@ -8,6 +8,7 @@
 #include "lib/util.h"
 #include "mail/header.h"
 #include "mail/maintainers.h"
+#include "report/reproduce.h"
 #include "stats/compare.h"
 
 #include <ctype.h>
@@ -334,14 +335,21 @@ static void put_tags(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 	kreg_buf_putc(b, '\n');
 }
 
-static void put_reproduce(kreg_buf *b, const kreg_report_regression *r)
+/* 0-day's "To reproduce": where the materials are (the site's
+ * reproduce-<key>/, report/reproduce.h), the steps, and the job. */
+static void put_reproduce(kreg_buf *b, const kreg_config *cfg, const kreg_report_regression *r)
 {
-	kreg_buf_puts(b, "To reproduce with kreg:\n\n");
-	for (size_t i = 0; i < r->nreproduce; i++) {
-		kreg_buf_puts(b, "        ");
-		put_clean(b, r->reproduce[i], 900);
-		kreg_buf_putc(b, '\n');
+	char *where = kreg_report_bundle_where(r, cfg);
+
+	if (!where) {
+		char key[40];
+
+		kreg_report_regression_key(r, key, sizeof(key));
+		kreg_buf_printf(b, "The materials to reproduce it (job.yaml, the kernel's config, reproduce.sh)\n"
+				   "are written by: kreg reproduce %s\n\n", key);
 	}
+	kreg_report_bundle_steps(b, r, where);
+	free(where);
 	if (r->job_yaml) {
 		kreg_buf_puts(b, "\nthe job (kreg's atom):\n\n");
 		put_indented(b, r->job_yaml, "        ");
@@ -416,7 +424,7 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 		put_tags(b, cfg, r);
 	kreg_buf_puts(b, "\nDetails are as below:\n"
 			 "-------------------------------------------------------------------------------------------------->\n\n\n");
-	put_reproduce(b, r);
+	put_reproduce(b, cfg, r);
 	put_comparison(b, r);
 	if (r->bisection_id)
 		put_bisection(b, r, sim);

@@ -11,6 +11,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/esc.h"
+#include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/compare.h"
@@ -528,7 +529,8 @@ static char *public_url(const kreg_repo_cfg *rc, const char *fetch)
 	return NULL;
 }
 
-/* The compiler that built the kernel: the build's .config says. */
+/* The compiler that built the kernel, and the .config it was built with:
+ * the build's .config says. */
 static void compiler_load(kreg_report_regression *r, kreg_db *db)
 {
 	const kreg_report_commit *c[] = { &r->culprit, &r->bad };
@@ -544,6 +546,10 @@ static void compiler_load(kreg_report_regression *r, kreg_db *db)
 		}
 		path = kreg_path_join(art, ".config");
 		if (kreg_buf_read_file(&b, path) == 0) {
+			if (!r->kernel_config) {
+				r->kernel_config = kreg_strdup(path);
+				snprintf(r->kernel_config_sha, sizeof(r->kernel_config_sha), "%s", c[i]->sha);
+			}
 			const char *p = strstr(b.ptr, key);
 			if (p && (p == b.ptr || p[-1] == '\n')) {
 				p += sizeof(key) - 1;
@@ -737,6 +743,7 @@ void kreg_report_regression_free(kreg_report_regression *r)
 	free(r->kconfig);
 	free(r->kconfig_base);
 	free(r->compiler);
+	free(r->kernel_config);
 	for (size_t i = 0; i < r->nkconfig_fragments; i++)
 		free(r->kconfig_fragments[i]);
 	free(r->kconfig_fragments);
@@ -788,6 +795,31 @@ const char *kreg_report_figure_what(const kreg_report_regression *r)
 		return "the culprit against its parent";
 	return r->culprit.id ? "the culprit against the last good commit" :
 	       "the bad commit against the last good one";
+}
+
+void kreg_report_regression_figure(kreg_report_fig *out, kreg_db *db, const kreg_config *cfg,
+				   int64_t regression_id, double detected)
+{
+	kreg_report_regression *r = NULL;
+	kreg_buf b = KREG_BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	if (kreg_report_regression_load(&r, db, cfg, regression_id, 0) < 0) {
+		log_warn("regression %lld: %s", (long long)regression_id, kreg_error_last());
+		kreg_error_clear();
+		out->change = detected;
+		snprintf(out->text, sizeof(out->text), "%+.1f%%", 100 * detected);
+		out->what = "the bad head against the detector's baseline";
+		return;
+	}
+	kreg_report_figure(&b, r);
+	snprintf(out->text, sizeof(out->text), "%s", b.len ? kreg_buf_cstr(&b) : "?");
+	out->change = r->change;
+	out->what = kreg_report_figure_what(r);
+	out->of_culprit = r->change_from_table && r->table.ncols &&
+			  !strcmp(r->table.roles[0], "parent");
+	kreg_buf_release(&b);
+	kreg_report_regression_free(r);
 }
 
 void kreg_report_subject(kreg_buf *out, const kreg_report_regression *r)

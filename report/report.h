@@ -114,6 +114,9 @@ typedef struct {
 	size_t nkconfig_fragments;
 	char *compiler;			/* CONFIG_CC_VERSION_TEXT of the culprit's (else
 					 * the bad commit's) kernel build; NULL: not built here */
+	char *kernel_config;		/* that build's .config (its path on this machine);
+					 * NULL: no build of either here kept one */
+	char kernel_config_sha[41];	/* the commit that build is of; "" when none */
 
 	/* The metric and its change. change is THE figure of the regression,
 	 * the one the mail's subject and first line and the page's header give
@@ -202,6 +205,21 @@ void kreg_report_figure(kreg_buf *out, const kreg_report_regression *r);
  * "the bad commit against the last good one", "the bad head against the
  * detector's baseline". */
 const char *kreg_report_figure_what(const kreg_report_regression *r);
+
+/* THE figure of a regressions row as the commands' lists print it
+ * (`kreg status`, `kreg regression list`): the report model loaded whole
+ * and kreg_report_figure, so a list says what the mail and the page say.
+ * When the model cannot be read (the error is logged and cleared), the
+ * row's own change, detected, as the detector's estimate. */
+typedef struct {
+	double change;			/* relative; NAN when not known */
+	char text[32];			/* kreg_report_figure: "-22.8%", "+5.0 points" */
+	const char *what;		/* kreg_report_figure_what (static) */
+	int of_culprit;			/* 1: the culprit against its parent (no label
+					 * needed); 0: what says what it compares */
+} kreg_report_fig;
+void kreg_report_regression_figure(kreg_report_fig *out, kreg_db *db, const kreg_config *cfg,
+				   int64_t regression_id, double detected);
 
 /* A one-line, printable form of an untrusted string: control characters
  * and bytes that are not UTF-8 become '?', at most max bytes (0: all). For

@@ -35,7 +35,8 @@ typedef enum {
 	KREG_DETECT_NONE = 0,	/* the newest commits agree with their baseline */
 	KREG_DETECT_WAIT,	/* too little baseline to judge yet, nothing to run */
 	KREG_DETECT_MORE_RUNS,	/* suggestive, or a thin baseline (a lab's first
-				 * push): run commit `index` `runs` more times */
+				 * push): run commit `index` `runs` more times
+				 * (and `base_index` `base_runs_more` times) */
 	KREG_DETECT_CHANGE,	/* a change at commit `index`: bisect (prev, index] */
 } kreg_stats_detect_action;
 
@@ -46,6 +47,12 @@ typedef struct {
 	size_t base_first;	/* the baseline is commits [base_first, index) */
 	size_t base_runs, new_runs;	/* runs in the baseline, and from index on */
 	int runs;		/* MORE_RUNS: how many more */
+	size_t base_index;	/* MORE_RUNS: a thin baseline's newest commit, */
+	int base_runs_more;	/* asked this many runs too, at once (0: none) */
+	int settled;		/* CHANGE: needs no confirmation runs: the sides
+				 * apart, rank p under alpha and Welch's t under
+				 * alpha squared, as strong as a call and its
+				 * confirmation together */
 	kreg_verdict verdict;	/* CHANGE: regression, improvement or change */
 	double before, after;	/* medians of the baseline and of the runs from index on */
 	double change;		/* after / before - 1 */

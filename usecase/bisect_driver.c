@@ -415,7 +415,8 @@ done:
 
 /* Samples of the bisection's metric stored at commit_id before the
  * bisection reached it (the daemon's runs, an earlier bisection's): a step
- * at a commit with no row yet uses them and runs only what is missing. */
+ * or a verification at a commit with no row yet uses them and runs only
+ * what is missing. */
 static int stored_runs(driver *d, unsigned *out, int64_t commit_id, kreg_bisect_role role)
 {
 	double *v = NULL;
@@ -423,8 +424,11 @@ static int stored_runs(driver *d, unsigned *out, int64_t commit_id, kreg_bisect_
 	int error;
 
 	*out = 0;
-	if (role != KREG_BISECT_ROLE_STEP)
-		return 0;	/* the ends are loaded whole; verifications run afresh */
+	if (role != KREG_BISECT_ROLE_STEP && role != KREG_BISECT_ROLE_VERIFY_CULPRIT &&
+	    role != KREG_BISECT_ROLE_VERIFY_PARENT)
+		return 0;	/* a revert is a commit of its own */
+	if (commit_id == d->b.good_commit_id || commit_id == d->b.bad_commit_id)
+		return 0;	/* the ends are loaded whole: bisect/ counted them */
 	for (size_t i = 0; i < d->nsteps; i++)
 		if (d->steps[i].commit_id == commit_id)
 			return 0;	/* the bisection has seen it: bisect/ counted them */

@@ -4,6 +4,7 @@
 
 #include "db/commits.h"
 #include "db/results.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "stats/segment.h"
@@ -112,13 +113,35 @@ int kreg_changes_steps(kreg_metric_changes *out, const kreg_stats_history *h)
 	return 0;
 }
 
-int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
-			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
-			int64_t host_id, const char *metric)
+int kreg_changes_history(kreg_metric_changes *out, const kreg_config *cfg,
+			 const kreg_stats_history *h, const char *metric)
 {
 	kreg_stats_detect_opts dopts;
 	kreg_stats_opts sopts;
 	size_t since = 0, lookback = cfg && cfg->detect.lookback > 0 ? (size_t)cfg->detect.lookback : 4;
+	int error;
+
+	if ((error = kreg_changes_steps(out, h)) < 0)
+		return error;
+	/* the detector judges the newest commits itself: its level starts at
+	 * the last step before them */
+	for (size_t i = out->ncp; i-- > 0;)
+		if (out->cp[i].index + lookback < h->ncommits) {
+			since = out->cp[i].index;
+			break;
+		}
+	kreg_judge_detect_opts(&dopts, cfg, since);
+	kreg_judge_stats_opts(&sopts, cfg);
+	error = kreg_stats_detect(&out->det, &sopts, metric, h, &dopts);
+	measure_noise(&out->noise, h, &dopts, &sopts, metric);
+	kreg_judge_stats_opts_release(&sopts);
+	return error;
+}
+
+int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_db *db,
+			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
+			int64_t host_id, const char *metric)
+{
 	kreg_stats_history sh;
 	int error;
 
@@ -130,21 +153,31 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 	for (size_t i = 0; i < out->h.ncommits; i++)
 		out->with_runs += out->h.offset[i + 1] > out->h.offset[i];
 	sh = (kreg_stats_history){ out->h.ncommits, out->h.offset, out->h.values };
-	if ((error = kreg_changes_steps(out, &sh)) < 0)
-		return error;
-	/* the detector judges the newest commits itself: its level starts at
-	 * the last step before them */
-	for (size_t i = out->ncp; i-- > 0;)
-		if (out->cp[i].index + lookback < out->h.ncommits) {
-			since = out->cp[i].index;
-			break;
-		}
-	kreg_judge_detect_opts(&dopts, cfg, since);
-	kreg_judge_stats_opts(&sopts, cfg);
-	error = kreg_stats_detect(&out->det, &sopts, metric, &sh, &dopts);
-	measure_noise(&out->noise, &sh, &dopts, &sopts, metric);
-	kreg_judge_stats_opts_release(&sopts);
-	return error;
+	return kreg_changes_history(out, cfg, &sh, metric);
+}
+
+void kreg_metric_noise_text(kreg_buf *out, const kreg_metric_noise *n)
+{
+	if (isnan(n->rsd)) {
+		kreg_buf_puts(out, "unknown (no commit of the current level has 2 runs)");
+		return;
+	}
+	kreg_buf_printf(out, "\xc2\xb1%.1f%% a run (%zu runs of the baseline); smallest change seen: ",
+			100 * n->rsd, n->base_runs);
+	if (isnan(n->mde))
+		kreg_buf_printf(out, "none at %d runs a commit", n->runs);
+	else
+		kreg_buf_printf(out, "%.1f%% at %d runs a commit", 100 * n->mde, n->runs);
+	if (isnan(n->mde_max))
+		kreg_buf_printf(out, ", none at %d (detect.max_runs)", n->max_runs);
+	else
+		kreg_buf_printf(out, ", %.1f%% at %d (detect.max_runs)", 100 * n->mde_max, n->max_runs);
+	if (n->runs_for_5)
+		kreg_buf_printf(out, " (5%%: %d runs)", n->runs_for_5);
+	else if (n->floor > 0.05)
+		kreg_buf_printf(out, " (5%% is under the floor, %.1f%%)", 100 * n->floor);
+	else
+		kreg_buf_puts(out, " (5%: over 1,000 runs)");
 }
 
 /* The sha the walk starts from: the given commit, or the branch's last

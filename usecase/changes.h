@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "db/db.h"
 #include "db/history.h"
+#include "lib/buf.h"
 #include "stats/changes.h"
 #include "stats/detect.h"
 #include "stats/segment.h"
@@ -81,6 +82,20 @@ int kreg_changes_metric(kreg_metric_changes *out, const kreg_config *cfg, kreg_d
 			int64_t repo_id, const char *head, size_t limit, int64_t job_id,
 			int64_t host_id, const char *metric);
 void kreg_metric_changes_release(kreg_metric_changes *m);
+
+/* The steps, drifts, detector's view and noise (kreg_changes_metric's
+ * findings) of a history already in memory (h's indices are out's): the
+ * pages' trends call it on the samples they have read. out->metric, out->h
+ * and out->with_runs are left alone; kreg_metric_changes_release frees the
+ * rest. */
+int kreg_changes_history(kreg_metric_changes *out, const kreg_config *cfg,
+			 const kreg_stats_history *h, const char *metric);
+
+/* The noise as one line of text, as `kreg changes`, `kreg status --noise`
+ * and the trend pages print it: "±3.1% a run (45 runs of the baseline);
+ * smallest change seen: none at 3 runs a commit, 5.3% at 10
+ * (detect.max_runs) (5%: 12 runs)", or "unknown (...)". */
+void kreg_metric_noise_text(kreg_buf *out, const kreg_metric_noise *n);
 
 /* The steps and drifts of a history already in memory, as
  * kreg_changes_metric finds them: out->cp (the range to bisect is the

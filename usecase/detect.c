@@ -3,6 +3,7 @@
 #include "usecase/bisect_driver.h"
 #include "usecase/judge_opts.h"
 
+#include "db/bisect.h"
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/regressions.h"
@@ -27,7 +28,17 @@ typedef struct {
 	int64_t regression_id, base_id, bad_id;
 	double change;
 	char *metric;
+	int at_once;		/* confirmed settled, with no confirmation runs */
+	int waiting;		/* not to bisect: suspected, its confirmation runs asked */
 } to_bisect;
+
+static void to_bisect_add(to_bisect **tb, size_t *ntb, int64_t regression_id, int64_t base_id,
+			  int64_t bad_id, double change, const char *metric, int at_once, int waiting)
+{
+	*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
+	(*tb)[(*ntb)++] = (to_bisect){ regression_id, base_id, bad_id, change, kreg_strdup(metric),
+				       at_once, waiting };
+}
 
 static void say(FILE *progress, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -200,6 +211,71 @@ static int refute_here(kreg_detect_outcome *o, kreg_db *db, kreg_db_regression *
 	return 0;
 }
 
+/* A change called at det.index: suspected, with confirmation runs of its
+ * bad commit asked, then confirmed when it is called again there once they
+ * are in; a change at the commit judged that the detector calls settled
+ * (stats/detect.h: the sides far apart) is confirmed at once, with no
+ * runs. A confirmed regression is queued in *tb for its bisection. */
+static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_db *db,
+		     const kreg_db_history *h, const kreg_stats_detection *det, const where *at,
+		     int64_t repo_id, int step_runs)
+{
+	int64_t bad_id = h->commit_ids[det->index], base_id = h->commit_ids[det->prev];
+	/* settled at the commit judged; a step found behind it is confirmed
+	 * by its own detection, once its confirmation runs are in */
+	int settled = det->settled && bad_id == at->commit_id;
+	kreg_db_regression reg;
+	int error;
+
+	memset(&reg, 0, sizeof(reg));
+	error = kreg_db_regression_find(db, &reg, at->job_id, at->host_id, at->metric_id, bad_id);
+	if (error == KREG_ENOTFOUND) {
+		kreg_db_regression r = { .repo_id = repo_id, .job_id = at->job_id,
+					 .host_id = at->host_id, .metric_id = at->metric_id,
+					 .base_commit_id = base_id, .bad_commit_id = bad_id,
+					 .change = det->change, .base_mean = det->before,
+					 .bad_mean = det->after, .pvalue = det->pvalue };
+
+		if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
+			goto done;
+		o->suspected++;
+		if (!settled) {
+			ask_more(o, bad_id, step_runs);
+			to_bisect_add(tb, ntb, r.id, base_id, bad_id, det->change, at->metric, 0, 1);
+			say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); "
+			    "%d confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
+			    100 * det->change, h->shas[det->index], det->reason, step_runs);
+			goto done;
+		}
+		say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); settled: "
+		    "no confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
+		    100 * det->change, h->shas[det->index], det->reason);
+		error = kreg_db_regression_find(db, &reg, at->job_id, at->host_id, at->metric_id,
+						bad_id);
+	} else if (error == 0 && (strcmp(reg.state, "suspected") || bad_id != at->commit_id)) {
+		goto done;	/* decided already, or its confirmation runs are not all in */
+	}
+	if (error < 0)
+		goto done;
+	reg.base_commit_id = base_id;
+	reg.change = det->change;
+	reg.base_mean = det->before;
+	reg.bad_mean = det->after;
+	reg.pvalue = det->pvalue;
+	snprintf(reg.state, sizeof(reg.state), "confirmed");
+	if ((error = kreg_db_regression_update(db, &reg)) < 0)
+		goto done;
+	o->confirmed++;
+	say(at->progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", at->metric,
+	    kreg_stats_verdict_name(det->verdict), 100 * det->change, h->shas[det->index],
+	    det->pvalue);
+	if (det->verdict == KREG_VERDICT_REGRESSION)
+		to_bisect_add(tb, ntb, reg.id, base_id, bad_id, det->change, at->metric, settled, 0);
+done:
+	kreg_db_regression_release(&reg);
+	return error;
+}
+
 static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 			 const kreg_config *cfg, kreg_db *db, int64_t repo_id, const char *head,
 			 int64_t commit_id, int64_t job_id, int64_t host_id, const char *metric,
@@ -212,7 +288,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_stats_drift drift;
 	kreg_db_regression reg;
 	kreg_stats_opts so;
-	int64_t metric_id, bad_id, base_id;
+	int64_t metric_id;
 	int error, step_runs = cfg->detect.step_runs;	/* >= 1: config's schema */
 	where at = { job_id, host_id, 0, commit_id, metric, head, progress };
 
@@ -269,50 +345,13 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 		break;
 	case KREG_DETECT_MORE_RUNS:
 		ask_more(o, h.commit_ids[det.index], det.runs > 0 ? det.runs : step_runs);
+		if (det.base_runs_more > 0)
+			ask_more(o, h.commit_ids[det.base_index], det.base_runs_more);
 		say(progress, "detect: %s: %s", metric, det.reason);
 		break;
 	case KREG_DETECT_CHANGE:
-		bad_id = h.commit_ids[det.index];
-		base_id = h.commit_ids[det.prev];
-		error = kreg_db_regression_find(db, &reg, job_id, host_id, metric_id, bad_id);
-		if (error == KREG_ENOTFOUND) {
-			kreg_db_regression r = { .repo_id = repo_id, .job_id = job_id,
-						 .host_id = host_id, .metric_id = metric_id,
-						 .base_commit_id = base_id, .bad_commit_id = bad_id,
-						 .change = det.change, .base_mean = det.before,
-						 .bad_mean = det.after, .pvalue = det.pvalue };
-
-			if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
-				goto done;
-			ask_more(o, bad_id, step_runs);
-			o->suspected++;
-			say(progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); %d confirmation runs",
-			    metric, kreg_stats_verdict_name(det.verdict), 100 * det.change,
-			    h.shas[det.index], det.reason, step_runs);
-			break;
-		}
-		if (error < 0)
+		if ((error = on_change(o, tb, ntb, db, &h, &det, &at, repo_id, step_runs)) < 0)
 			goto done;
-		if (strcmp(reg.state, "suspected") || bad_id != commit_id)
-			break;	/* decided already, or its confirmation runs are not all in */
-		reg.base_commit_id = base_id;
-		reg.change = det.change;
-		reg.base_mean = det.before;
-		reg.bad_mean = det.after;
-		reg.pvalue = det.pvalue;
-		snprintf(reg.state, sizeof(reg.state), "confirmed");
-		if ((error = kreg_db_regression_update(db, &reg)) < 0)
-			goto done;
-		o->confirmed++;
-		say(progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", metric,
-		    kreg_stats_verdict_name(det.verdict), 100 * det.change, h.shas[det.index],
-		    det.pvalue);
-		if (det.verdict == KREG_VERDICT_REGRESSION) {
-			*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
-			(*tb)[*ntb] = (to_bisect){ reg.id, base_id, bad_id, det.change,
-						   kreg_strdup(metric) };
-			(*ntb)++;
-		}
 		break;
 	}
 	error = 0;
@@ -345,7 +384,8 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 	int error;
 
 	for (size_t i = first; i < ntb; i++)
-		if (tb[i].base_id == tb[first].base_id && tb[i].bad_id == tb[first].bad_id &&
+		if (!tb[i].waiting && tb[i].base_id == tb[first].base_id &&
+		    tb[i].bad_id == tb[first].bad_id &&
 		    bigger(&tb[i], &tb[big]))
 			big = i;
 	if ((error = kreg_db_work_names(db, &base, 0, 0, tb[big].base_id)) < 0 ||
@@ -365,7 +405,8 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 	say(progress, "detect: bisection %lld of %.12s..%.12s on %s (%+.1f%%)", (long long)bid,
 	    base.sha, bad.sha, tb[big].metric, 100 * tb[big].change);
 	for (size_t i = first; i < ntb; i++) {
-		if (tb[i].base_id != tb[first].base_id || tb[i].bad_id != tb[first].bad_id)
+		if (tb[i].waiting || tb[i].base_id != tb[first].base_id ||
+		    tb[i].bad_id != tb[first].bad_id)
 			continue;
 		if ((error = kreg_db_regression_join(db, tb[i].regression_id, bid)) < 0)
 			goto done;
@@ -379,6 +420,85 @@ done:
 	return error;
 }
 
+/* The bisection of (job, host) whose range (good, bad] holds the commit
+ * strictly before its bad end (running, found or inconclusive), in *id; 0
+ * when none. There the bisection places the steps: a detection there (a
+ * group of runs ending after the bisection started, of a head pushed
+ * before the one bisected) would judge the commits it measured against the
+ * level before the range and ask them runs of its own. The bad end itself
+ * is judged (level_start: its level starts there). */
+static int inside_bisected_range(kreg_db *db, int64_t *id, int64_t repo_id, int64_t commit_id,
+				 int64_t job_id, int64_t host_id)
+{
+	kreg_db_bisection *b = NULL;
+	size_t n = 0;
+	int error;
+
+	*id = 0;
+	if ((error = kreg_db_bisection_list(db, &b, &n)) < 0)
+		return error;
+	for (size_t i = 0; i < n && !*id && !error; i++) {
+		kreg_db_history line;
+		long at = -1, good = -1;
+
+		if (b[i].repo_id != repo_id || b[i].job_id != job_id || b[i].host_id != host_id ||
+		    b[i].bad_commit_id == commit_id ||
+		    (strcmp(b[i].state, "running") && strcmp(b[i].state, "found") &&
+		     strcmp(b[i].state, "inconclusive")))
+			continue;
+		memset(&line, 0, sizeof(line));
+		if ((error = kreg_db_history_load(db, &line, repo_id, b[i].bad_sha, MAX_LINE, job_id,
+						  host_id, b[i].metric)) < 0)
+			break;
+		for (size_t k = 0; k < line.ncommits; k++) {
+			if (line.commit_ids[k] == commit_id)
+				at = (long)k;
+			if (line.commit_ids[k] == b[i].good_commit_id)
+				good = (long)k;
+		}
+		if (at >= 0 && at > good)
+			*id = b[i].id;
+		kreg_db_history_release(&line);
+	}
+	kreg_db_bisection_list_free(b, n);
+	return error;
+}
+
+/* A change settled at once waits, suspected again, while another metric
+ * suspected at the same commit in this step waits for its confirmation
+ * runs: confirmed together once they are in, the metrics that moved share
+ * one bisection (run on the biggest change) and one mail, as they did when
+ * every change was run again. Its entry in tb is dropped (bad_id -1). */
+static int wait_for_siblings(kreg_detect_outcome *o, kreg_db *db, to_bisect *tb, size_t ntb,
+			     int64_t job_id, int64_t host_id, FILE *progress)
+{
+	for (size_t i = 0; i < ntb; i++) {
+		kreg_db_regression reg;
+		int64_t metric_id;
+		int sibling = 0, error;
+
+		for (size_t k = 0; k < ntb && tb[i].at_once && !sibling; k++)
+			sibling = tb[k].waiting && tb[k].bad_id == tb[i].bad_id;
+		if (!sibling)
+			continue;
+		memset(&reg, 0, sizeof(reg));
+		if ((error = kreg_db_metric_id(db, &metric_id, tb[i].metric)) < 0 ||
+		    (error = kreg_db_regression_find(db, &reg, job_id, host_id, metric_id,
+						     tb[i].bad_id)) < 0)
+			return error;
+		snprintf(reg.state, sizeof(reg.state), "suspected");
+		error = kreg_db_regression_update(db, &reg);
+		kreg_db_regression_release(&reg);
+		if (error < 0)
+			return error;
+		o->confirmed--;
+		say(progress, "detect: %s: waits for the confirmation runs of the other metrics "
+		    "suspected at the same commit, to share their bisection", tb[i].metric);
+		tb[i].bad_id = -1;
+	}
+	return 0;
+}
+
 int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *db,
 		     int64_t commit_id, int64_t job_id, int64_t host_id, const char *kconfig,
 		     FILE *progress)
@@ -387,28 +507,40 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 	char **metrics = NULL;
 	size_t nmetrics = 0, ntb = 0;
 	to_bisect *tb = NULL;
+	int64_t inside = 0;
 	int error;
 
 	memset(out, 0, sizeof(*out));
 	if ((error = kreg_db_work_names(db, &names, job_id, host_id, commit_id)) < 0)
 		return error;
-	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0)
+	if ((error = kreg_db_history_metrics(db, &metrics, &nmetrics, job_id, host_id)) < 0 ||
+	    (error = inside_bisected_range(db, &inside, names.repo_id, commit_id, job_id,
+					   host_id)) < 0)
 		goto done;
-	for (size_t i = 0; i < nmetrics; i++)
+	for (size_t i = 0; i < nmetrics && inside; i++)
+		say(progress, "detect: %s at %.12s: none: inside the range bisection %lld holds",
+		    metrics[i], names.sha, (long long)inside);
+	for (size_t i = 0; i < nmetrics && !inside; i++)
 		if ((error = detect_metric(out, &tb, &ntb, cfg, db, names.repo_id, names.sha,
 					   commit_id, job_id, host_id, metrics[i], progress)) < 0)
 			goto done;
+	if ((error = wait_for_siblings(out, db, tb, ntb, job_id, host_id, progress)) < 0)
+		goto done;
 	for (size_t i = 0; i < ntb; i++) {
 		int64_t shared = 0;
 
-		if (tb[i].bad_id < 0)
+		if (tb[i].bad_id < 0 || tb[i].waiting)
 			continue;
 		if ((error = kreg_db_regression_shared(db, &shared, job_id, host_id, tb[i].base_id,
 						       tb[i].bad_id)) < 0)
 			goto done;
 		if (shared) {
-			/* An earlier detection bisects this range already. */
-			if ((error = kreg_db_regression_join(db, tb[i].regression_id, shared)) < 0)
+			/* An earlier detection bisects this range already (a
+			 * change settled at once started it while this one
+			 * waited for its confirmation runs); when it is over,
+			 * its outcome is taken at once. */
+			if ((error = kreg_db_regression_join(db, tb[i].regression_id, shared)) < 0 ||
+			    (error = kreg_db_regressions_follow(db, shared)) < 0)
 				goto done;
 			say(progress, "detect: %s rides on bisection %lld", tb[i].metric,
 			    (long long)shared);

@@ -1,7 +1,7 @@
 /* Private to web/: what the pages share (links to pages that exist, a
  * change, a state badge: web/parts.c) and each page's writer, one file a
- * page: index.c, json.c (regressions.json), regression.c, trend.c,
- * commit.c, host.c. */
+ * page: index.c, json.c (regressions.json), regression.c (and its
+ * materials, reproduce.c), trend.c, commit.c, host.c. */
 #ifndef KREG_WEB_PAGE_INTERNAL_H
 #define KREG_WEB_PAGE_INTERNAL_H
 
@@ -32,6 +32,11 @@ void web_verdict_cell(kreg_buf *b, kreg_verdict v);
 int web_write_index(web_site *s);
 int web_write_json(web_site *s);
 int web_write_regression(web_site *s, const kreg_report_regression *r);
+/* The regression's materials to reproduce it without kreg, beside its
+ * page (reproduce-<key>/), and the page's section linking them
+ * (web/reproduce.c). */
+int web_write_reproduce(web_site *s, const kreg_report_regression *r);
+void web_reproduce_section(kreg_buf *b, const kreg_report_regression *r);
 int web_write_host(web_site *s, const kreg_db_view_host *h);
 int web_write_commit(web_site *s, const kreg_db_view_commit *c);
 /* Every trend page: each metric of each (job, host) along each line with

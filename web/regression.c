@@ -388,10 +388,12 @@ static void reg_bisection(kreg_buf *b, const web_site *s, const kreg_report_regr
 	}
 }
 
-/* How to reproduce it with kreg commands. */
+/* How to reproduce it: without kreg, then with kreg commands. */
 static void reg_reproduce(kreg_buf *b, const kreg_report_regression *r)
 {
-	kreg_buf_puts(b, "<h2>Reproduce</h2>\n<pre class=\"cmd\">");
+	kreg_buf_puts(b, "<h2>Reproduce</h2>\n");
+	web_reproduce_section(b, r);
+	kreg_buf_puts(b, "<p>With kreg:</p>\n<pre class=\"cmd\">");
 	for (size_t i = 0; i < r->nreproduce; i++) {
 		web_esc(b, r->reproduce[i], 0);
 		kreg_buf_putc(b, '\n');

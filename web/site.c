@@ -16,9 +16,7 @@ char *kreg_web_output(const kreg_config *cfg, const char *output)
 {
 	if (output)
 		return kreg_strdup(output);
-	if (cfg->web.output)
-		return kreg_strdup(cfg->web.output);
-	return kreg_config_data_path(cfg, "site");
+	return kreg_config_site_dir(cfg);
 }
 
 static double seconds(clockid_t clock)
@@ -73,7 +71,8 @@ int kreg_web_generate(kreg_db *db, const kreg_config *cfg, const kreg_web_opts *
 	    (error = web_write_json(&s)) < 0)
 		goto done;
 	for (size_t i = 0; i < s.nregs; i++)
-		if ((error = web_write_regression(&s, s.regs[i])) < 0)
+		if ((error = web_write_regression(&s, s.regs[i])) < 0 ||
+		    (error = web_write_reproduce(&s, s.regs[i])) < 0)
 			goto done;
 	st.regressions = s.nregs;
 	for (size_t i = 0; i < s.nhosts; i++)

@@ -190,7 +190,11 @@ static uint64_t trend_hash(const web_site *s, const web_line *l, const web_pair 
 	hash = web_hstr(hash, p->host);
 	hash = web_hstr(hash, metric);
 	hash = web_hdetect(hash, &s->cfg->detect);
-	hash = web_hstr(hash, "steps and drifts: usecase/changes.h along the line");
+	/* the noise: the detector's baseline and level */
+	hash = web_hnum(hash, s->cfg->detect.window);
+	hash = web_hnum(hash, s->cfg->detect.lookback);
+	hash = web_hnum(hash, s->cfg->detect.confirm);
+	hash = web_hstr(hash, "steps, drifts and noise: usecase/changes.h along the line");
 	hash = web_hmix(hash, lm->hash);
 	for (size_t r = 0; r < s->nregs; r++) {
 		const kreg_report_regression *rg = s->regs[r];
@@ -207,17 +211,20 @@ static uint64_t trend_hash(const web_site *s, const web_line *l, const web_pair 
 	return hash;
 }
 
-/* The steps and drifts of the newest CP_WINDOW tested commits, as `kreg
- * changes` finds them (usecase/changes.h): the history is the line from
- * the oldest of them to the newest, commits without runs included. Their
- * indices are the line's from *first on. */
-static void trend_steps(kreg_metric_changes *mc, size_t *first, const tested *t, size_t nt)
+/* The steps, drifts and noise of the newest CP_WINDOW tested commits, as
+ * `kreg changes` finds them (usecase/changes.h): the history is the line
+ * from the oldest of them to the newest, commits without runs included.
+ * Their indices are the line's from *first on. mc->noise.rsd is NAN when
+ * there is none. */
+static void trend_steps(kreg_metric_changes *mc, size_t *first, const web_site *s,
+			const char *metric, const tested *t, size_t nt)
 {
 	size_t from = nt > CP_WINDOW ? nt - CP_WINDOW : 0, m, nv = 0, *off;
 	double *vals;
 	kreg_stats_history h;
 
 	*first = 0;
+	mc->noise.rsd = NAN;
 	if (nt - from < 4)
 		return;
 	*first = t[from].line_index;
@@ -237,9 +244,10 @@ static void trend_steps(kreg_metric_changes *mc, size_t *first, const tested *t,
 	}
 	off[m] = nv;
 	h = (kreg_stats_history){ m, off, vals };
-	if (kreg_changes_steps(mc, &h) < 0) {
+	if (kreg_changes_history(mc, s->cfg, &h, metric) < 0) {
 		kreg_error_clear();
 		kreg_metric_changes_release(mc);
+		mc->noise.rsd = NAN;
 	}
 	free(off);
 	free(vals);
@@ -334,6 +342,21 @@ static void trend_head(kreg_buf *b, const web_site *s, const web_line *l, const 
 				"older ones the runs of up to %zu commits a point)", npts, SINGLE_POINTS,
 				bucket);
 	kreg_buf_puts(b, ".</p>\n");
+}
+
+/* The smallest change the detector sees here, as `kreg changes` says it
+ * (kreg_metric_noise_text): the number a lab tunes its runs by. */
+static void trend_noise(kreg_buf *b, const kreg_metric_noise *n)
+{
+	kreg_buf t = KREG_BUF_INIT;
+
+	if (isnan(n->rsd))
+		return;
+	kreg_metric_noise_text(&t, n);
+	kreg_buf_puts(b, "<p class=\"noise\">noise: ");
+	web_esc(b, kreg_buf_cstr(&t), 0);
+	kreg_buf_puts(b, "</p>\n");
+	kreg_buf_release(&t);
 }
 
 /* The change points with the range to bisect, and the drifts. */
@@ -436,7 +459,7 @@ static int write_trend(web_site *s, const web_line *l, const web_pair *p, const 
 		return 0;
 	}
 	pts = make_points(s, l, lm->t, lm->nt, &npts, &bucket);
-	trend_steps(&mc, &first, lm->t, lm->nt);
+	trend_steps(&mc, &first, s, metric, lm->t, lm->nt);
 	trend_marks_make(&tm, s, l, p, metric, pts, npts, &mc, first);
 
 	kreg_buf_printf(&title, "%s: %s on %s, %s:%s", metric, p->job, p->host, l->repo, l->branch);
@@ -446,6 +469,7 @@ static int write_trend(web_site *s, const web_line *l, const web_pair *p, const 
 	kreg_buf_puts(&b, "<p class=\"legend\"><span class=\"k-mean\">mean of the runs</span>, bar: "
 		      "smallest to largest run, <span class=\"k-cp\">change point</span>, "
 		      "<span class=\"k-culprit\">culprit</span>.</p>\n");
+	trend_noise(&b, &mc.noise);
 	trend_changes(&b, s, l, &mc, first);
 	trend_recent(&b, s, l, lm->t, lm->nt);
 	web_page_end(&b);

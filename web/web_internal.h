@@ -84,7 +84,9 @@ size_t web_point_of(const web_point *pts, size_t n, size_t line_index);
  * when different, through a temporary file (O_EXCL) and rename. */
 typedef struct web_writer web_writer;
 web_writer *web_writer_new(const char *dir, int force);
-/* Write name (a flat file name) with b's content; takes note of it. */
+/* Write name (a flat file name, or "reproduce-<key>/<file>": a file of a
+ * directory of the site's own, made when missing) with b's content; takes
+ * note of it. */
 int web_writer_put(web_writer *w, const char *name, const kreg_buf *b);
 /* Pages skipped by their inputs: when the last run's manifest says name
  * was made from inputs hashing to hash and the file is still there, the

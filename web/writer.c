@@ -210,11 +210,50 @@ static int same_content(const char *path, const void *data, size_t len)
 	return same;
 }
 
+/* The site's own directories (report/reproduce.h's "reproduce-<key>"):
+ * the files in them are the site's, and they are pruned like pages. */
+static int own_dir_name(const char *name, size_t len)
+{
+	static const char prefix[] = "reproduce-";
+
+	return len > sizeof(prefix) - 1 && !strncmp(name, prefix, sizeof(prefix) - 1) &&
+	       !memchr(name, '/', len) && name[0] != '.';
+}
+
+/* The directory of a file "dir/name": made, and a symbolic link or a file
+ * in its place replaced by it (nothing is written where a link points). */
+static int own_dir(web_writer *w, const char *name)
+{
+	const char *slash = strchr(name, '/');
+	char *sub, *path;
+	struct stat st;
+	int error = 0;
+
+	if (!own_dir_name(name, (size_t)(slash - name)) || strchr(slash + 1, '/') || !slash[1]) {
+		kreg_error_set("site: '%s' is no file of a directory of the site's (kreg's bug)", name);
+		return KREG_EINVAL;
+	}
+	sub = kreg_strndup(name, (size_t)(slash - name));
+	path = kreg_path_join(w->dir, sub);
+	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) < 0) {
+		kreg_error_errno("%s: cannot replace it by a directory", path);
+		error = KREG_ERROR;
+	} else if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		kreg_error_errno("%s: cannot make the directory", path);
+		error = KREG_ERROR;
+	}
+	free(path);
+	free(sub);
+	return error;
+}
+
 int web_writer_put(web_writer *w, const char *name, const kreg_buf *b)
 {
 	char *path = kreg_path_join(w->dir, name);
 	int error = 0;
 
+	if (strchr(name, '/') && (error = own_dir(w, name)) < 0)
+		goto done;
 	if (w->force || !same_content(path, b->ptr ? b->ptr : "", b->len)) {
 		/* no fsync: a page can always be made again from the database,
 		 * and 10,000 fsyncs would cost more than the whole generation */
@@ -267,6 +306,45 @@ static int ours(const char *name)
 	return our_page(name, len) && name[0] != '.';
 }
 
+/* A killed run's temporary, old enough not to be a running writer's. */
+static int old_temporary(const char *path)
+{
+	struct stat st;
+
+	return !(stat(path, &st) == 0 && st.st_mtime > time(NULL) - 3600);
+}
+
+/* In a directory of the site's own: the files not put this time; the
+ * directory too when that empties it. */
+static void prune_dir(web_writer *w, const char *sub, size_t *removed)
+{
+	char *dir = kreg_path_join(w->dir, sub);
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !(d = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char *name, *path;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		name = kreg_asprintf("%s/%s", sub, e->d_name);
+		path = kreg_path_join(w->dir, name);
+		if (!bsearch(&name, w->names, w->nnames, sizeof(*w->names), cmp_str) &&
+		    (!strstr(e->d_name, ".tmp.") || old_temporary(path)) && unlink(path) == 0)
+			(*removed)++;
+		free(path);
+		free(name);
+	}
+	closedir(d);
+	rmdir(dir);	/* only when empty */
+	free(dir);
+}
+
 int web_writer_prune(web_writer *w, size_t *removed)
 {
 	DIR *d;
@@ -285,19 +363,19 @@ int web_writer_prune(web_writer *w, size_t *removed)
 		int kind = ours(name);
 		char *path;
 
+		if (own_dir_name(name, strlen(name))) {
+			prune_dir(w, name, removed);
+			continue;
+		}
 		if (!kind)
 			continue;
 		if (kind == 1 && bsearch(&name, w->names, w->nnames, sizeof(*w->names), cmp_str))
 			continue;
 		path = kreg_path_join(w->dir, name);
 		/* another writer's temporary is left to it */
-		if (kind == 2) {
-			struct stat st;
-
-			if (stat(path, &st) == 0 && st.st_mtime > time(NULL) - 3600) {
-				free(path);
-				continue;
-			}
+		if (kind == 2 && !old_temporary(path)) {
+			free(path);
+			continue;
 		}
 		if (unlink(path) == 0)
 			(*removed)++;

@@ -274,6 +274,7 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 		long spent = 0;
 
 		int first = 1;
+		size_t suspect = (size_t)-1;	/* confirmation runs asked there */
 
 		history_init(&d, len, step, effect, noise, outliers);
 		for (size_t c = 0; c < len; c++) {
@@ -298,9 +299,24 @@ static void run_history(score *sc, uint64_t seed, double effect, double noise, i
 				if (det.action == KREG_DETECT_MORE_RUNS) {
 					for (int k = 0; k < det.runs; k++)
 						add_run(&r, &d, det.index);
-					spent += det.runs;
+					for (int k = 0; k < det.base_runs_more; k++)
+						add_run(&r, &d, det.base_index);
+					spent += det.runs + det.base_runs_more;
 					continue;
 				}
+				/* The daemon's confirmation (usecase/detect.c): a
+				 * change not settled is suspected, its commit run
+				 * step_runs (3) times more, and confirmed only when
+				 * it is called there again. */
+				if (det.action == KREG_DETECT_CHANGE && !det.settled &&
+				    suspect != det.index) {
+					suspect = det.index;
+					for (int k = 0; k < 3; k++)
+						add_run(&r, &d, det.index);
+					spent += 3;
+					continue;
+				}
+				suspect = (size_t)-1;
 				if (det.action == KREG_DETECT_CHANGE) {
 					if (first && step < len) {
 						if (det.index == step && c > step + DEADLINE)

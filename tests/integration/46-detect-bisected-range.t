@@ -11,7 +11,7 @@
 # percent) that moves with it is never suspected on its own.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/stored-lib.sh"
-plan 10
+plan 16
 
 # commit c is id c + 1 (the root, c0, is 1). The base c0..c6 has 8 runs
 # each; the push c7..c11 was bisected to c9 (steps at c9 and c8, 3 runs
@@ -34,6 +34,9 @@ for c in range(13):
           if n else '')
 PY
 stored_lab 12 line.txt
+# the host draws the latency too: a change of it far beyond the noise is
+# confirmed at once and bisected on it
+sed -i 's|^      - { metric: fio.read_iops, base: 10000, noise: 4% }$|&\n      - { metric: fio.read_clat_mean_us, base: 2, noise: 2% }|' kreg.yaml
 # the regression at the head c11, bisected to c9
 sql "INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
 	culprit_commit_id, change, state, created, updated) VALUES (1, 1, 1, 1, 1, 8, 12, 10, -0.3, 'bisected', 0, 0);
@@ -48,6 +51,22 @@ unlike "$ERR" "fio.read_clat_mean_us: (suspected|.*more runs)" \
 	"the latency's move at the culprit is not suspected again"
 is "$(sql "SELECT count(*) FROM work WHERE kind = 'run'")" 0 "no runs are asked inside the bisected range"
 is "$(sql "SELECT count(*) FROM regressions")" 1 "nothing new is suspected there"
+
+# A detection at a commit inside the range (a run group there ending after
+# the bisection started: a head pushed before the one that was bisected)
+# judges nothing: the bisection places the steps there, and the commits it
+# measured get no runs of the detector. Judged against the base before the
+# range, the culprit c9 (3 runs at -30%, the bisection's) was suspected
+# and asked confirmation runs, and c10 asked runs to place the step.
+for at in 10 11; do
+	detect_at $at
+	is "$RC" 0 "the detection at commit id $at, inside the bisected range"
+	like "$ERR" "fio.read_iops at [0-9a-f]{12}: none: inside the range bisection 1 holds" \
+		"it says why it judges nothing there"
+done
+is "$(sql "SELECT count(*) FROM work WHERE kind = 'run'")" 0 \
+	"the commits the bisection measured get no runs of the detector"
+is "$(sql "SELECT count(*) FROM regressions")" 1 "and nothing is suspected there"
 
 detect_at 13
 is "$RC" 0 "the detection at a newer head"

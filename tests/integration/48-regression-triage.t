@@ -6,25 +6,48 @@
 # its reason, and nothing is changed by it.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/stored-lib.sh"
-plan 38
+plan 43
 
-# 12 commits on a line (stored samples are not needed: the rows are the
-# subject); two regressions of fio.read_iops: #1 bisected to c9, #2
-# confirmed at c12.
+# 12 commits on a line; two regressions of fio.read_iops: #1 bisected to
+# c9 (its samples -30% from c9 on), #2 confirmed at c12 (-12% more); the
+# rows' own changes are the detector's estimates, not what a list shows.
 : > line.txt
-for i in $(seq 0 12); do echo "fio.read_iops 10000 10010 9990" >> line.txt; done
+for i in $(seq 0 8); do echo "fio.read_iops 10000 10010 9990" >> line.txt; done
+for i in 9 10 11; do echo "fio.read_iops 7000 7007 6993" >> line.txt; done
+echo "fio.read_iops 6160 6170 6150" >> line.txt
 stored_lab 12 line.txt
 sql "INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id, bad_commit_id,
 	culprit_commit_id, change, state, created, updated) VALUES
-	(1, 1, 1, 1, 1, 8, 12, 10, -0.3, 'bisected', 0, 0),
-	(2, 1, 1, 1, 1, 12, 13, NULL, -0.12, 'confirmed', 0, 0)"
+	(1, 1, 1, 1, 1, 8, 12, 10, -0.25, 'bisected', 0, 0),
+	(2, 1, 1, 1, 1, 12, 13, NULL, -0.1, 'confirmed', 0, 0)"
 C9=$(sha_of 10); C11=$(sha_of 12)
 
 run_kreg regression list
 is "$RC" 0 "list: exit 0"
 like "$OUT" "^1 +bisected +-30\.0% ${C9:0:12} fio.read_iops \(job-4k-2s-randread-16m on hosta\)$" \
-	"list: the bisected regression, its change and culprit"
-like "$OUT" "^2 +confirmed +-12\.0% - +fio.read_iops" "list: the confirmed one, no culprit yet"
+	"list: the bisected regression, its change (the culprit against its parent) and culprit"
+like "$OUT" "^2 +confirmed +-12\.0% - +fio.read_iops \(job-4k-2s-randread-16m on hosta\) \[the bad commit against the last good one\]$" \
+	"list: the confirmed one, no culprit yet: its figure says what it compares"
+run_kreg regression show 1
+like "$OUT" "^change: +-30\.0%, the culprit against its parent$" "show: the same figure, and what it compares"
+
+# The figure of a list is the page's and the mail's (the report model's):
+# kreg status --json and the site's regressions.json agree, and so do the
+# list's text and the regression page's.
+run_kreg report -o site
+is "$RC" 0 "the site is written"
+run_kreg status --json
+is "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+st = {r["id"]: (round(r["change"], 6), r["figure"]) for r in json.load(sys.stdin)["regressions"]}
+site = {r["regression_id"]: round(r["change"], 6) for r in json.load(open("site/regressions.json"))}
+print(sorted(st) == sorted(site) and all(st[i][0] == site[i] for i in st), st[1][1], st[2][1])')" \
+	"True -30.0% -12.0%" "status --json: each regression's change is the site's (not the rows' -25% and -10%)"
+for id in 1 2; do
+	run_kreg regression list
+	FIG=$(printf '%s\n' "$OUT" | awk -v id=$id '$1 == id { print $3 }')
+	ok "regression $id: the list's figure ($FIG) heads its page" grep -q -- "<h1>.*$FIG" "site/regression-r$id.html"
+done
 
 # a duplicate, with who and why
 run_kreg regression mark 2 duplicate-of 1 --by alice --note "the same step, seen later"
@@ -97,7 +120,8 @@ sql "INSERT INTO metrics (id, name) VALUES (50, 'fio.write_iops'), (51, 'fio.rea
 	(4, 1, 1, 1, 51, 8, 12, 10, 0.2, 'bisected', 0, 0)"
 run_kreg status
 is "$(printf '%s\n' "$OUT" | grep -c '^  #[0-9]')" 2 "kreg status: one line per culprit (and one without a culprit)"
-like "$OUT" "^  #3 bisected +fio.write_iops -45\.0% at " "its lead: the biggest change"
+like "$OUT" "^  #3 bisected +fio.write_iops -45\.0% \(the bad head against the detector's baseline\) at " \
+	"its lead: the biggest change (a metric without samples: the detector's estimate, said so)"
 like "$OUT" "^      the same culprit: (#1 fio.read_iops -30\.0%, #4 fio.read_clat_mean_ns \+20\.0%|#4 fio.read_clat_mean_ns \+20\.0%, #1 fio.read_iops -30\.0%)$" \
 	"the others under it"
 run_kreg status --json

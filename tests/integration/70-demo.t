@@ -3,7 +3,7 @@
 # bisected to its commit and checked against its fix with the 0-day table,
 # and its 0-day e-mail written (dry run) to the author and MAINTAINERS.
 . "$KREG_SRC/tests/lib.sh"
-plan 27
+plan 29
 
 run_kreg demo --sim --dir "$SCRATCH/lab"
 is "$RC" 0 "kreg demo exits 0"
@@ -16,6 +16,9 @@ like "$OUT" "SIMULATED samples" "the sim part says it is simulated"
 like "$OUT" "found: [0-9a-f]{12} is the first bad commit" "the bisection finds a culprit"
 like "$OUT" "^ +[0-9]+ +verify-culprit +[0-9a-f]{12} +bad .*block: reduce kblockd_mod_delayed_work_on\\(\\) CPU consumption" \
 	"the culprit is the kblockd commit, verified"
+like "$OUT" "^ +[0-9]+ +verify-culprit +[0-9a-f]{12} +bad +0 +3 " \
+	"verified with the 3 runs the search stored there: no runs again"
+like "$OUT" "cost: 6 builds, 16 runs" "16 runs in all (22 when the verification ran its own)"
 like "$OUT" "^ +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +-6[4-8]\\.[0-9]% +1[89][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +[-+][0-3]\\.[0-9]% +5[5-9][0-9]\\.[0-9]{2}( ± +[0-9]+%)? +fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec" \
 	"the 0-day table: about -66% at the culprit, back within a few % at the fix"
 

@@ -7,7 +7,7 @@
 # `git commit` in the upstream repository.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
-plan 30
+plan 41
 
 ROOT=$(up_init)
 write_atom job.yaml
@@ -83,6 +83,45 @@ like "$OUT" "culprit $CULPRIT" "status: the bisection's culprit"
 run_kreg status --json
 is "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["regressions"][0]["bisection"]["culprit"], d["daemon"]["running"])')" \
 	"$CULPRIT True" "status --json: valid JSON with the culprit"
+
+# THE figure of the regression is the mail's and the page's: the
+# culprit against its parent, in kreg status and kreg regression list.
+run_kreg status
+printf '%s\n' "$OUT" | sed 's/^/# /'
+FIG=$(printf '%s\n' "$OUT" | sed -n 's/^  #[0-9]* bisected *fio.read_iops \([-+][0-9.]*%\) at .*/\1/p')
+like "$FIG" "^-[0-9.]+%$" "status: the bisected regression's figure, with no label (the culprit against its parent)"
+like "$(sql "SELECT subject FROM outbox WHERE kind = 'first'")" "fio.read_iops $FIG regression" "the mail's subject gives the same figure"
+ok "and the regression page's heading" grep -q -- "<h1>.*$FIG" "$DATA_DIR/site/regression-r1.html"
+run_kreg regression list
+like "$OUT" "^1 +bisected +$FIG ${CULPRIT:0:12} fio.read_iops" "kreg regression list: the same figure"
+
+# The smallest change each metric sees: kreg status says kreg changes'
+# figures (usecase/changes.h), its noisiest metric, or each with --noise.
+ATOM=job-4k-2s-randread-16m
+run_kreg changes --job $ATOM --host simhost
+RI=$(printf '%s\n' "$OUT" | awk '/^fio.read_iops:/ { m = 1 } /^fio.write_iops:/ { m = 0 } m && sub(/^  noise: /, "")')
+WI=$(printf '%s\n' "$OUT" | awk '/^fio.write_iops:/ { m = 1 } /^fio.read_iops:/ { m = 0 } m && sub(/^  noise: /, "")')
+like "$RI" "^±[0-9.]+% a run \([0-9]+ runs of the baseline\); smallest change seen: " "kreg changes: the noise of fio.read_iops"
+run_kreg status --noise
+ok "status --noise: fio.read_iops as kreg changes says it" grep -qxF "    fio.read_iops: $RI" <(printf '%s\n' "$OUT")
+ok "and fio.write_iops" grep -qxF "    fio.write_iops: $WI" <(printf '%s\n' "$OUT")
+like "$OUT" "^  src main: $ATOM on simhost$" "under the branch, the job and the host"
+run_kreg status
+ok "status: one line, the noisiest metric (fio.read_iops, 5% noise against 3%)" \
+	grep -qxF "  src main: $ATOM on simhost, 2 metrics; fio.read_iops: $RI" <(printf '%s\n' "$OUT")
+ok "the metric's trend page says the same" grep -qF "<p class=\"noise\">noise: $RI</p>" \
+	$(grep -l "<h1>fio.read_iops</h1>" "$DATA_DIR"/site/trend-src-main-*.html)
+run_kreg changes --json --job $ATOM --host simhost
+CH_JSON=$OUT
+run_kreg status --json
+is "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+keys = ("rsd", "baseline_runs", "runs", "mde", "max_runs", "mde_max_runs", "runs_for_5pct")
+ch = {m["metric"]: m["noise"] for m in json.loads(sys.argv[1])["metrics"]}
+st = {n["metric"]: n for n in json.load(sys.stdin)["noise"] if n["host"] == "simhost" and n["branch"] == "main"}
+r = lambda v: None if v is None else round(v, 4)
+print(sorted(st) == sorted(ch), all(r(st[m][k]) == r(ch[m][k]) for m in ch for k in keys))' "$CH_JSON")" \
+	"True True" "status --json: every metric's noise, smallest change seen and runs for 5% are kreg changes --json's"
 
 daemon_stop
 is "$DRC" 0 "SIGTERM stops the daemon, exit 0"

@@ -9,7 +9,7 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 command -v chromium >/dev/null || skip_all "chromium is not installed (make deps)"
-plan 88
+plan 90
 
 make_lab "$SCRATCH/lab"
 CULPRIT_PARENT=$(git -C "$LAB/src" rev-parse "$CULPRIT^")
@@ -98,6 +98,15 @@ lab_check text "$SITE/host-flaky.html"
 like "$CHECK_OUT" "infra_failed" "the flaky host's page lists its infrastructure failures"
 is "$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r["culprit"]["sha"], r["state"], r["page"])' \
 	"$SITE/regressions.json")" "$CULPRIT bisected regression-b1.html" "regressions.json names the culprit and the page"
+
+# The smallest change a metric sees: the trend page says what kreg
+# changes says (usecase/changes.h; kreg status too: 80-daemon-sim.t).
+run_kreg changes --job "$ATOM" --host simhost --metric fio.read_iops --head "$HEAD_SHA"
+NOISE=$(printf '%s\n' "$OUT" | sed -n 's/^  noise: //p')
+like "$NOISE" "^±[0-9.]+% a run \([0-9]+ runs of the baseline\); smallest change seen: .* at [0-9]+ runs a commit, .* \(detect.max_runs\)" \
+	"kreg changes: the noise of fio.read_iops and the smallest change seen"
+RI_TREND=$(grep -l "<h1>fio.read_iops</h1>" "$SITE"/trend-src-main-*.html | head -1)
+ok "its trend page on main says the same under the chart" grep -qF "<p class=\"noise\">noise: $NOISE</p>" "$RI_TREND"
 
 lab_check links "$SITE" "$COMMIT_URL_PREFIX"
 is "$?:$CHECK_OUT" "0:checked $(ls "$SITE"/*.html | wc -l) pages" "every link and stylesheet resolves to a file of the site"

@@ -11,7 +11,7 @@
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 . "$KREG_SRC/tests/integration/report-lib.sh"
 "$PY" -c 'import html5lib' 2>/dev/null || skip_all "python3-html5lib is not installed (make deps)"
-plan 23
+plan 25
 
 WEB=$SCRATCH/www/lab
 ROOT=$(up_init)
@@ -86,6 +86,9 @@ lab_check text "$REG"
 like "$CHECK_OUT" "commit 7" "the regression page names the culprit's subject"
 like "$CHECK_OUT" "$CULPRIT" "and its sha"
 like "$(cat "$REG")" "href=\"https://git.example.org/src/commit/$CULPRIT\"" "with a link to its web page"
+ok "the site item wrote the materials to reproduce it beside its page" \
+	test -s "$WEB/reproduce-r1/reproduce.sh" -a -s "$WEB/reproduce-r1/job.yaml"
+like "$(cat "$WEB/reproduce-r1/reproduce.sh")" "^# culprit: $CULPRIT commit 7" "reproduce.sh is the culprit's"
 lab_check text "$WEB/index.html"
 like "$CHECK_OUT" "The daemon's lab" "the index carries the configured title"
 is "$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r["culprit"]["sha"], r["metric"])' \

@@ -14,7 +14,7 @@
 
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
-plan 137
+plan 141
 
 SMTP_PORT=$(smtp_free_port)
 make_mail_repo "$SCRATCH/src"
@@ -122,7 +122,11 @@ like "$body" "^\| Closes: https://kreg.example.org/regression-b1.html" "the Clos
 like "$body" "%stddev +%change +%stddev" "the comparison table's header"
 like "$body" "^ +[0-9]+ .* -[0-9.]+% .*fio.read_iops$" "and its row for the metric"
 like "$body" "bisection 1: found" "the bisection summary"
-like "$body" "kreg bisect start --repo src --good $GOOD --bad $BAD" "how to reproduce it with kreg"
+like "$body" "^The materials to reproduce are available at:\$" "0-day's To reproduce: where the materials are"
+like "$body" "^https://kreg.example.org/reproduce-b1/\$" "beside the regression's page, under web.base_url"
+like "$body" "^        git checkout $SHA_9   # the culprit\$" "the kernel to build and boot"
+like "$body" "^        sh reproduce.sh /mnt/test\$" "reproduce.sh to run on it"
+unlike "$body" "kreg job run" "no kreg command: reproducing needs no kreg"
 like "$body" "simulated samples" "the samples are said to be simulated"
 
 run_kreg mail show 1

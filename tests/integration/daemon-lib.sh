@@ -7,9 +7,10 @@
 #   up_commit N [TRAILER]   one commit "commit N" on dev (trailer in its body); prints its sha
 #   lab_yaml [DATA_DIR]     kreg.yaml's head: data_dir ($DATA_DIR) and repo "src" ($UP's
 #                           main, polled each second); hosts and jobs follow it
-#   sim_lab_yaml SEED CAPACITY NOISE RUNS
+#   sim_lab_yaml SEED CAPACITY NOISE RUNS [HOSTS]
 #                           lab_yaml, one sim host "simhost" (seed, capacity,
-#                           fio.read_iops at 10000 with that noise) and job.yaml
+#                           fio.read_iops at 10000 with that noise), then the
+#                           hosts of HOSTS (YAML list items), and job.yaml
 #                           with RUNS runs a commit; more keys may follow it
 #   up_push                 main := dev, all the new commits in one push
 #   daemon_start [ARGS]     kreg daemon --foreground in the background ($DPID)
@@ -68,6 +69,7 @@ hosts:
     capacity: $2
     metrics:
       - { metric: fio.read_iops, base: 10000, noise: $3 }
+${5:-}
 jobs:
   - file: job.yaml
     runs: $4

@@ -289,6 +289,75 @@ static void message_has_0day_layout(void **state)
 	kreg_mail_message_release(&m);
 }
 
+/* 0-day's "To reproduce": the materials' address (web.base_url, else the
+ * site's directory, else the command that writes them), the kernel to
+ * build and boot, reproduce.sh, the commit to compare with; no kreg
+ * command. */
+static void message_says_how_to_reproduce(void **state)
+{
+	kreg_config cfg;
+	kreg_report_regression r;
+	kreg_mail_rcpts rcpts = { NULL, 0, 0 };
+	char *cmds[1] = { (char *)"kreg job run fio-read-4k-randread.yaml --host lab1" };
+	kreg_mail_message m;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&r, 0, sizeof(r));
+	cfg.mail.from = (char *)"kreg robot <kreg@lab.example.org>";
+	cfg.web.base_url = (char *)"https://lab.example.org/kreg";
+	r.regression_id = 3;
+	r.repo = (char *)"linux";
+	r.public_url = (char *)"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git";
+	r.branch = (char *)"master";
+	r.culprit.id = 5;
+	strcpy(r.culprit.sha, "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
+	r.culprit.parent = (char *)"edaa26334c117a58edaa26334c117a58edaa2633";
+	r.culprit.subject = (char *)"block: reduce it";
+	r.metric = (char *)"fio.read_iops";
+	r.direction = KREG_DIR_HIGHER;
+	r.change = -0.228;
+	r.base_mean = r.bad_mean = NAN;
+	r.host = (char *)"lab1";
+	r.backend = (char *)"ssh";
+	r.job = (char *)"fio-read-4k-randread";
+	r.kernel_config = (char *)"/srv/kreg/data/artifacts/linux-x/.config";
+	r.job_yaml = (char *)"fio-setup-basic:\n  rw: randread\n";
+	r.reproduce = cmds;		/* the page's; not the mail's */
+	r.nreproduce = 1;
+
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
+	assert_non_null(strstr(m.body, "The kernel config and materials to reproduce are available at:\n"
+				       "https://lab.example.org/kreg/reproduce-r3/\n"));
+	assert_non_null(strstr(m.body, "To reproduce:\n\n"
+				       "        git clone https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git linux && cd linux\n"
+				       "        git checkout cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa   # the culprit\n"
+				       "        cp /path/to/materials/config .config && make olddefconfig\n"));
+	assert_non_null(strstr(m.body, "\n        sh reproduce.sh /mnt/test\n"));
+	assert_non_null(strstr(m.body, "the culprit's parent, edaa26334c117a58edaa26334c117a58edaa2633, to compare"));
+	assert_non_null(strstr(m.body, "\n          rw: randread\n"));	/* the job, inline */
+	assert_null(strstr(m.body, "kreg job run"));
+	assert_null(strstr(m.body, "/srv/kreg"));		/* the .config's path stays in the lab */
+	kreg_mail_message_release(&m);
+
+	/* no web.base_url: the site's directory here */
+	cfg.web.base_url = NULL;
+	cfg.data_dir = (char *)"/srv/kreg/data";
+	r.kernel_config = NULL;
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
+	assert_non_null(strstr(m.body, "The materials to reproduce are available at:\n"
+				       "/srv/kreg/data/site/reproduce-r3/\n"));
+	assert_non_null(strstr(m.body, "        # kernel config: the repo's default; kreg kept no .config of this build\n"));
+	assert_null(strstr(m.body, "cp /path/to/materials/config"));
+	kreg_mail_message_release(&m);
+
+	/* no site at all: the command that writes them */
+	cfg.data_dir = NULL;
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
+	assert_non_null(strstr(m.body, "are written by: kreg reproduce r3\n"));
+	kreg_mail_message_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +367,7 @@ int main(void)
 		cmocka_unit_test(addresses_are_checked),
 		cmocka_unit_test(message_threads_and_stays_safe),
 		cmocka_unit_test(message_has_0day_layout),
+		cmocka_unit_test(message_says_how_to_reproduce),
 	};
 
 	return cmocka_run_group_tests_name("mail_message", tests, NULL, NULL);

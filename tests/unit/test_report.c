@@ -284,7 +284,8 @@ static void regression_row(void **state)
 	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 7, 0), KREG_ENOTFOUND);
 }
 
-/* The compiler line: CONFIG_CC_VERSION_TEXT of the culprit's kernel build. */
+/* The compiler line: CONFIG_CC_VERSION_TEXT of the culprit's kernel build;
+ * that build's .config, for the materials to reproduce it. */
 static void compiler_from_build(void **state)
 {
 	fixture *f = *state;
@@ -297,6 +298,7 @@ static void compiler_from_build(void **state)
 	/* not built here: none */
 	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 0, f->bisection_id), 0);
 	assert_null(r->compiler);
+	assert_null(r->kernel_config);
 	char *kconfig = kreg_strdup(r->kconfig ? r->kconfig : "default");
 	kreg_report_regression_free(r);
 
@@ -308,6 +310,8 @@ static void compiler_from_build(void **state)
 	assert_int_equal(kreg_report_regression_load(&r, f->db, f->cfg, 0, f->bisection_id), 0);
 	assert_non_null(r->compiler);
 	assert_string_equal(r->compiler, "gcc (Debian 12.2.0-14) 12.2.0");
+	assert_string_equal(r->kernel_config, cfgfile);	/* the materials' config */
+	assert_string_equal(r->kernel_config_sha, f->shas[2]);
 	kreg_report_regression_free(r);
 	free(cfgfile);
 	free(art);

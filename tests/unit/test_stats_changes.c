@@ -432,11 +432,15 @@ static void detector_asks_a_thin_baseline_for_runs(void **state)
 	hist_free(&h);
 }
 
-/* The demo's -97% head: 3 runs against a baseline of 10, all far apart
- * from it. The rank test cannot call 3 against 10 at the confirm level
- * (2/C(13,3) = 0.007) however far apart they are; the detector asks at
- * once for the runs that make a call possible (8 in all: 2/C(18,8) =
- * 4.6e-5), not 3 a round, and calls the change with them. */
+/* The demo's -97% head: 3 runs against a baseline of 10 (the demo's
+ * detect.baseline_runs), all far apart from it, in the noise of the qemu
+ * guest (18%). The rank test cannot call 3 against 10 at the confirm level
+ * (2/C(13,3) = 0.007) however far apart they are. The detector asks at
+ * once for the runs that make a call possible, on both sides: the
+ * baseline to the 13 a thin one is brought to, the head to the 6 that 13
+ * need (2/C(19,6) = 7.4e-5; against 10 it would need 8). With them it
+ * calls the change settled: every run apart and Welch's t far under
+ * alpha squared, no confirmation runs. The head: 6 runs of its own. */
 static void detector_asks_the_head_for_what_the_test_needs(void **state)
 {
 	double l[2] = { 1, 0.03 };
@@ -445,20 +449,57 @@ static void detector_asks_the_head_for_what_the_test_needs(void **state)
 
 	(void)state;
 	seed_state = 78;
-	hist_make(&h, 2, 10, 0.03, l);
+	hist_make(&h, 2, 10, 0.18, l);
 	h.offset[2] = h.offset[1] + 3;	/* the head has 3 of its 10 */
 	kreg_stats_history v = view(&h, 2);
 	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, NULL), 0);
 	assert_int_equal(d.action, KREG_DETECT_MORE_RUNS);
 	assert_int_equal(d.index, 1);
-	assert_int_equal(d.runs, 5);
-	h.offset[2] += 5;
+	assert_int_equal(d.runs, 3);
+	assert_int_equal(d.base_index, 0);
+	assert_int_equal(d.base_runs_more, 3);
+	for (int k = 0; k < 3; k++)
+		hist_add(&h, 0, 1000 * (1 + 0.18 * normal()));
+	h.offset[2] += 3;
 	v = view(&h, 2);
 	assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, NULL), 0);
 	assert_int_equal(d.action, KREG_DETECT_CHANGE);
 	assert_int_equal(d.index, 1);
-	assert_int_equal(d.new_runs, 8);
+	assert_int_equal(d.base_runs, 13);
+	assert_int_equal(d.new_runs, 6);
+	assert_true(d.settled);
 	hist_free(&h);
+}
+
+/* A 10% step in 5% noise called at the confirm level is not settled: its
+ * commit is run again before it is confirmed. */
+static void detector_settles_only_far_changes(void **state)
+{
+	double *l = levels(24, 20, 0.9, 100, 1);
+	kreg_stats_detection d;
+	hist h;
+	int called = 0;
+
+	(void)state;
+	seed_state = 5;
+	hist_make(&h, 24, 3, 0.05, l);
+	for (size_t upto = 21; upto <= 24 && !called; upto++) {
+		kreg_stats_history v = view(&h, upto);
+
+		assert_int_equal(kreg_stats_detect(&d, NULL, "fio.read_iops", &v, NULL), 0);
+		if (d.action == KREG_DETECT_MORE_RUNS) {
+			for (int k = 0; k < d.runs; k++)
+				hist_add(&h, d.index, 1000 * l[d.index] * (1 + 0.05 * normal()));
+			upto--;
+			continue;
+		}
+		called = d.action == KREG_DETECT_CHANGE;
+	}
+	assert_true(called);
+	assert_int_equal(d.index, 20);
+	assert_false(d.settled);
+	hist_free(&h);
+	free(l);
 }
 
 /* A suggestive split that has all its runs must not hide a step after it:
@@ -566,6 +607,7 @@ int main(void)
 		cmocka_unit_test(detector_waits_and_respects_since),
 		cmocka_unit_test(detector_asks_a_thin_baseline_for_runs),
 		cmocka_unit_test(detector_asks_the_head_for_what_the_test_needs),
+		cmocka_unit_test(detector_settles_only_far_changes),
 		cmocka_unit_test(detector_looks_past_an_unsettled_split),
 		cmocka_unit_test(detector_is_not_moved_by_one_outlier_run),
 		cmocka_unit_test(detector_runs_the_commit_that_places_the_step),

@@ -61,7 +61,7 @@ void kreg_bisect_params_default(kreg_bisect_params *p)
 
 /* One commit as the machine sees it. */
 typedef struct {
-	git_oid id;
+	kreg_bisect_oid id;
 	const kreg_bisect_commit *c;	/* NULL: never run */
 	long gi;			/* index in the range, -1 outside */
 	size_t first;			/* first event naming it (ends first) */
@@ -89,7 +89,7 @@ typedef struct {
 	kreg_bisect_mark *marks;
 } machine;
 
-static node *find_node(machine *m, const git_oid *id)
+static node *find_node(machine *m, const kreg_bisect_oid *id)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (kreg_bisect_oid_equal(&m->nodes[i].id, id))
@@ -97,7 +97,7 @@ static node *find_node(machine *m, const git_oid *id)
 	return NULL;
 }
 
-static node *add_node(machine *m, const git_oid *id, size_t first)
+static node *add_node(machine *m, const kreg_bisect_oid *id, size_t first)
 {
 	node *x = find_node(m, id);
 
@@ -413,7 +413,7 @@ static void done(kreg_bisect_action *out, kreg_bisect_outcome o, const char *fmt
 	out->message = kreg_buf_detach(&b);
 }
 
-static void short_id(char *buf, const git_oid *id)
+static void short_id(char *buf, const kreg_bisect_oid *id)
 {
 	kreg_bisect_oid_hex(buf, 13, id);
 }
@@ -472,7 +472,7 @@ static int check_ends(machine *m, kreg_bisect_action *out)
 }
 
 /* Has the bisection checked id in role yet (a row, whatever its runs)? */
-static int role_seen(const kreg_bisect_state *st, kreg_bisect_role role, const git_oid *id)
+static int role_seen(const kreg_bisect_state *st, kreg_bisect_role role, const kreg_bisect_oid *id)
 {
 	for (size_t i = 0; i < st->nevents; i++)
 		if (st->events[i].role == role && kreg_bisect_oid_equal(&st->events[i].id, id))
@@ -508,9 +508,9 @@ static double sigmoid(double x)
 /* The candidates, and the extra commits (weakly verified parents) not
  * already among them. */
 static void set_candidates(kreg_bisect_action *out, const kreg_bisect_graph *g,
-			   const kreg_bisect_search *s, const git_oid *extra, size_t nextra)
+			   const kreg_bisect_search *s, const kreg_bisect_oid *extra, size_t nextra)
 {
-	out->candidates = kreg_calloc(s->ncandidates + nextra + 1, sizeof(git_oid));
+	out->candidates = kreg_calloc(s->ncandidates + nextra + 1, sizeof(kreg_bisect_oid));
 	out->ncandidates = 0;
 	for (size_t i = 0; i < nextra; i++) {
 		long gi = kreg_bisect_graph_index(g, &extra[i]);
@@ -527,16 +527,16 @@ static void set_candidates(kreg_bisect_action *out, const kreg_bisect_graph *g,
 
 /* The parents of the candidates that are not candidates: the good side of
  * the answer's boundary (for a found culprit, its parents). */
-static size_t boundary(const machine *m, const kreg_bisect_search *s, git_oid **out)
+static size_t boundary(const machine *m, const kreg_bisect_search *s, kreg_bisect_oid **out)
 {
-	git_oid *v = NULL;
+	kreg_bisect_oid *v = NULL;
 	size_t n = 0, alloc = 0;
 
 	for (size_t k = 0; k < s->ncandidates; k++) {
 		size_t c = s->candidates[k];
 
 		for (size_t i = 0; i < kreg_bisect_graph_nparents(m->g, c); i++) {
-			const git_oid *pid = kreg_bisect_graph_parent(m->g, c, i);
+			const kreg_bisect_oid *pid = kreg_bisect_graph_parent(m->g, c, i);
 			long pi = kreg_bisect_graph_index(m->g, pid);
 			int dup = 0;
 
@@ -609,13 +609,13 @@ static int verify_revert(machine *m, kreg_bisect_action *out, node *culprit, dou
  * configured. Returns 1 when out asks for runs; 0 when verification is
  * complete (*conf and msg set). */
 static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search *srch,
-		  node *culprit, int found, double *conf, kreg_buf *msg, git_oid **weak,
+		  node *culprit, int found, double *conf, kreg_buf *msg, kreg_bisect_oid **weak,
 		  size_t *nweak)
 {
 	const kreg_bisect_params *p = m->p;
 	const kreg_bisect_state *st = m->st;
 	unsigned budget = 3 * p->max_runs;
-	git_oid *parents = NULL;
+	kreg_bisect_oid *parents = NULL;
 	size_t np = boundary(m, srch, &parents);
 	int asked = 1;
 	double llr;
@@ -658,7 +658,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 	short_id(s, &culprit->id);
 	if (llr < m->a_verify && sigmoid(llr) < p->min_confidence) {
 		kreg_buf_printf(msg, "; %s is only weakly bad (%.1f nats)", s, llr);
-		*weak = kreg_reallocarray(*weak, *nweak + 1, sizeof(git_oid));
+		*weak = kreg_reallocarray(*weak, *nweak + 1, sizeof(kreg_bisect_oid));
 		(*weak)[(*nweak)++] = culprit->id;
 	}
 	for (size_t i = 0; i < np; i++) {
@@ -686,7 +686,7 @@ static int verify(machine *m, kreg_bisect_action *out, const kreg_bisect_search 
 		*conf *= sigmoid(-llr);
 		if (llr > -m->a_verify && sigmoid(-llr) < p->min_confidence) {
 			kreg_buf_printf(msg, "; parent %s is only weakly good (%.1f nats)", s, -llr);
-			*weak = kreg_reallocarray(*weak, *nweak + 1, sizeof(git_oid));
+			*weak = kreg_reallocarray(*weak, *nweak + 1, sizeof(kreg_bisect_oid));
 			(*weak)[(*nweak)++] = x->id;
 		}
 	}
@@ -790,7 +790,7 @@ static int unjudged_candidate(machine *m, kreg_bisect_action *out, const kreg_bi
 
 /* One candidate left: verify it and name it, or say what it is between. */
 static void conclude_one(machine *m, kreg_bisect_action *out, const kreg_bisect_search *s,
-			 kreg_buf *msg, git_oid **weak, size_t *nweak)
+			 kreg_buf *msg, kreg_bisect_oid **weak, size_t *nweak)
 {
 	const kreg_bisect_params *p = m->p;
 	node *culprit = find_node(m, kreg_bisect_graph_oid(m->g, (size_t)s->bad));
@@ -835,7 +835,7 @@ static void next_step(machine *m, kreg_bisect_action *out, const kreg_bisect_sea
  * verdict get a second budget before we give up on them; then the lowest
  * bad commit's boundary is verified and the candidates listed. */
 static void conclude_untested(machine *m, kreg_bisect_action *out, const kreg_bisect_search *s,
-			      kreg_buf *msg, git_oid **weak, size_t *nweak)
+			      kreg_buf *msg, kreg_bisect_oid **weak, size_t *nweak)
 {
 	const kreg_bisect_params *p = m->p;
 	node *lowest;
@@ -866,7 +866,7 @@ int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 {
 	kreg_bisect_search s = { 0 };
 	kreg_buf msg = KREG_BUF_INIT;
-	git_oid *weak = NULL;
+	kreg_bisect_oid *weak = NULL;
 	size_t nweak = 0;
 	machine m;
 	size_t N = kreg_bisect_graph_size(g);
@@ -909,7 +909,7 @@ void kreg_bisect_action_release(kreg_bisect_action *a)
 }
 
 int kreg_bisect_judge(kreg_bisect_judgement *out, const kreg_bisect_graph *g,
-		      const kreg_bisect_state *st, const git_oid *id)
+		      const kreg_bisect_state *st, const kreg_bisect_oid *id)
 {
 	machine m;
 	node *x;

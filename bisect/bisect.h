@@ -13,7 +13,7 @@
 #ifndef KREG_BISECT_H
 #define KREG_BISECT_H
 
-#include "bisect/graph.h"	/* git_oid, the ids of its interface */
+#include "bisect/graph.h"	/* kreg_bisect_oid, the ids of its interface */
 #include "stats/stats.h"
 
 typedef enum {
@@ -53,7 +53,7 @@ const char *kreg_bisect_outcome_name(kreg_bisect_outcome o);
 
 /* Everything known of one commit for the bisection's (job, host, metric). */
 typedef struct {
-	git_oid id;
+	kreg_bisect_oid id;
 	const double *values;	/* the metric over the OK runs, oldest first */
 	size_t nvalues;
 	unsigned runs;		/* runs tried, whatever their status */
@@ -65,8 +65,8 @@ typedef struct {
 /* A step taken (a bisect_steps row), in order. */
 typedef struct {
 	kreg_bisect_role role;
-	git_oid id;		/* revert: the revert commit (zero when it did not apply) */
-	git_oid reverts;	/* revert: the culprit it reverts */
+	kreg_bisect_oid id;		/* revert: the revert commit (zero when it did not apply) */
+	kreg_bisect_oid reverts;	/* revert: the culprit it reverts */
 	unsigned runs;		/* runs done for this step */
 	int failed;		/* revert: the culprit does not revert cleanly on bad */
 } kreg_bisect_event;
@@ -94,7 +94,7 @@ typedef struct {
 void kreg_bisect_params_default(kreg_bisect_params *p);
 
 typedef struct {
-	git_oid good, bad;
+	kreg_bisect_oid good, bad;
 	kreg_bisect_params params;
 	const kreg_bisect_commit *commits;	/* any order; the ends among them once run */
 	size_t ncommits;
@@ -111,15 +111,15 @@ typedef struct {
 	 * reverting `commit` on the bad end (kernel/repo.h: kreg_repo_revert)
 	 * and run there. */
 	kreg_bisect_role role;
-	git_oid commit;
+	kreg_bisect_oid commit;
 	unsigned runs;
 	int make_revert;
 	const char *why;	/* what the runs are for, in words (a static string) */
 
 	/* Done. */
 	kreg_bisect_outcome outcome;
-	git_oid culprit;		/* found */
-	git_oid *candidates;		/* inconclusive: the first bad commit is one of */
+	kreg_bisect_oid culprit;		/* found */
+	kreg_bisect_oid *candidates;		/* inconclusive: the first bad commit is one of */
 	size_t ncandidates;
 	double confidence;		/* found: 0..1 */
 	char *message;			/* one line for people */
@@ -146,6 +146,6 @@ typedef struct {
 } kreg_bisect_judgement;
 
 int kreg_bisect_judge(kreg_bisect_judgement *out, const kreg_bisect_graph *g,
-		      const kreg_bisect_state *st, const git_oid *id);
+		      const kreg_bisect_state *st, const kreg_bisect_oid *id);
 
 #endif

@@ -16,35 +16,60 @@
 struct kreg_bisect_graph {
 	size_t n;		/* commits in the range */
 	size_t words;		/* 64-bit words per bitset */
-	git_oid *ids;		/* [n], topological order, parents first */
+	kreg_bisect_oid *ids;	/* [n], topological order, parents first */
 	size_t *parent_start;	/* [n + 1]: parents of i are parents[start[i] .. start[i+1]) */
-	git_oid *parents;
+	kreg_bisect_oid *parents;
 	uint64_t *reach;	/* [n * words]: ancestors-or-self of i in the range */
 	long *slots;		/* open addressing: oid -> index, -1 empty */
 	size_t nslots;		/* a power of two */
 };
 
-int kreg_bisect_oid_parse(git_oid *out, const char *hex)
+_Static_assert(sizeof(((kreg_bisect_oid *)0)->id) == GIT_OID_RAWSZ,
+	       "a bisect id holds libgit2's raw id");
+
+/* libgit2's id of ours and back: the only place they meet. */
+static void to_git(git_oid *out, const kreg_bisect_oid *id)
 {
-	return git_oid_fromstr(out, hex) < 0 ? KREG_EINVAL : 0;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->id, id->id, sizeof(id->id));
 }
 
-void kreg_bisect_oid_hex(char *buf, size_t size, const git_oid *id)
+static void from_git(kreg_bisect_oid *out, const git_oid *id)
 {
-	git_oid_tostr(buf, size, id);
+	memcpy(out->id, id->id, sizeof(out->id));
 }
 
-int kreg_bisect_oid_equal(const git_oid *a, const git_oid *b)
+int kreg_bisect_oid_parse(kreg_bisect_oid *out, const char *hex)
 {
-	return git_oid_equal(a, b);
+	git_oid g;
+
+	if (git_oid_fromstr(&g, hex) < 0)
+		return KREG_EINVAL;
+	from_git(out, &g);
+	return 0;
 }
 
-int kreg_bisect_oid_is_zero(const git_oid *id)
+void kreg_bisect_oid_hex(char *buf, size_t size, const kreg_bisect_oid *id)
 {
-	return git_oid_is_zero(id);
+	git_oid g;
+
+	to_git(&g, id);
+	git_oid_tostr(buf, size, &g);
 }
 
-static size_t oid_hash(const git_oid *id)
+int kreg_bisect_oid_equal(const kreg_bisect_oid *a, const kreg_bisect_oid *b)
+{
+	return !memcmp(a->id, b->id, sizeof(a->id));
+}
+
+int kreg_bisect_oid_is_zero(const kreg_bisect_oid *id)
+{
+	static const kreg_bisect_oid zero;
+
+	return kreg_bisect_oid_equal(id, &zero);
+}
+
+static size_t oid_hash(const kreg_bisect_oid *id)
 {
 	size_t h;
 
@@ -52,7 +77,7 @@ static size_t oid_hash(const git_oid *id)
 	return h;
 }
 
-static long lookup(const kreg_bisect_graph *g, const git_oid *id)
+static long lookup(const kreg_bisect_graph *g, const kreg_bisect_oid *id)
 {
 	size_t mask = g->nslots - 1;
 
@@ -61,7 +86,7 @@ static long lookup(const kreg_bisect_graph *g, const git_oid *id)
 
 		if (i < 0)
 			return -1;
-		if (git_oid_equal(&g->ids[i], id))
+		if (kreg_bisect_oid_equal(&g->ids[i], id))
 			return i;
 	}
 }
@@ -80,17 +105,19 @@ static uint64_t *row(const kreg_bisect_graph *g, size_t i)
 	return g->reach + i * g->words;
 }
 
-int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const git_oid *good,
-			  const git_oid *bad)
+int kreg_bisect_graph_new(kreg_bisect_graph **out, struct git_repository *repo,
+			  const kreg_bisect_oid *good_id, const kreg_bisect_oid *bad_id)
 {
 	kreg_bisect_graph *g = kreg_calloc(1, sizeof(*g));
 	git_revwalk *walk = NULL;
 	size_t alloc = 0, salloc = 0, palloc = 0, np = 0;
 	char gs[GIT_OID_HEXSZ + 1], bs[GIT_OID_HEXSZ + 1];
-	git_oid id;
+	git_oid id, good_oid, bad_oid, *good = &good_oid, *bad = &bad_oid;
 	int error = KREG_ERROR, rc;
 
 	*out = NULL;
+	to_git(good, good_id);
+	to_git(bad, bad_id);
 	git_oid_tostr(gs, sizeof(gs), good);
 	git_oid_tostr(bs, sizeof(bs), bad);
 	if (git_oid_equal(good, bad)) {
@@ -130,11 +157,11 @@ int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const g
 		}
 		KREG_ARRAY_GROW(g->ids, g->n + 1, alloc);
 		KREG_ARRAY_GROW(g->parent_start, g->n + 2, salloc);
-		g->ids[g->n] = id;
+		from_git(&g->ids[g->n], &id);
 		g->parent_start[g->n] = np;
 		for (k = 0; k < git_commit_parentcount(c); k++) {
 			KREG_ARRAY_GROW(g->parents, np + 1, palloc);
-			g->parents[np++] = *git_commit_parent_id(c, k);
+			from_git(&g->parents[np++], git_commit_parent_id(c, k));
 		}
 		git_commit_free(c);
 		g->n++;
@@ -145,7 +172,7 @@ int kreg_bisect_graph_new(kreg_bisect_graph **out, git_repository *repo, const g
 	}
 	KREG_ARRAY_GROW(g->parent_start, g->n + 1, salloc);
 	g->parent_start[g->n] = np;
-	if (g->n == 0 || !git_oid_equal(&g->ids[g->n - 1], bad)) {
+	if (g->n == 0 || !kreg_bisect_oid_equal(&g->ids[g->n - 1], bad_id)) {
 		kreg_error_set("the range %.12s..%.12s is not ordered with bad last", gs, bs);
 		goto done;
 	}
@@ -200,12 +227,12 @@ size_t kreg_bisect_graph_size(const kreg_bisect_graph *g)
 	return g->n;
 }
 
-long kreg_bisect_graph_index(const kreg_bisect_graph *g, const git_oid *id)
+long kreg_bisect_graph_index(const kreg_bisect_graph *g, const kreg_bisect_oid *id)
 {
 	return lookup(g, id);
 }
 
-const git_oid *kreg_bisect_graph_oid(const kreg_bisect_graph *g, size_t i)
+const kreg_bisect_oid *kreg_bisect_graph_oid(const kreg_bisect_graph *g, size_t i)
 {
 	return &g->ids[i];
 }
@@ -220,7 +247,7 @@ size_t kreg_bisect_graph_nparents(const kreg_bisect_graph *g, size_t i)
 	return g->parent_start[i + 1] - g->parent_start[i];
 }
 
-const git_oid *kreg_bisect_graph_parent(const kreg_bisect_graph *g, size_t i, size_t n)
+const kreg_bisect_oid *kreg_bisect_graph_parent(const kreg_bisect_graph *g, size_t i, size_t n)
 {
 	return &g->parents[g->parent_start[i] + n];
 }

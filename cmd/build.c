@@ -2,12 +2,11 @@
 #include "cmd/cmd.h"
 
 #include "jobs/job.h"
-#include "jobs/needs.h"
-#include "kernel/build.h"
 #include "kernel/repo.h"
 #include "lib/esc.h"
 #include "lib/err.h"
 #include "lib/log.h"
+#include "usecase/build.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -45,9 +44,9 @@ int cmd_build(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *repo_name = NULL, *rev = NULL, *kconfig_name = NULL, *job = NULL, *host = NULL;
-	kreg_build_request req = { 0 };
+	kreg_host_commit commit = { 0 };
+	kreg_build_want want = { .commit = &commit };
 	kreg_atom *atom = NULL;
-	char *needs = NULL;
 	kreg_build_result res = { 0 };
 	kreg_config *cfg = NULL;
 	kreg_repo *repo = NULL;
@@ -64,9 +63,9 @@ int cmd_build(int argc, char **argv)
 		case 'C': rev = optarg; break;
 		case 'k': kconfig_name = optarg; break;
 		case 'H': host = optarg; break;
-		case 'f': req.force = 1; break;
+		case 'f': want.force = 1; break;
 		case 'j': job = optarg; break;
-		case 'o': req.config_only = 1; break;
+		case 'o': want.config_only = 1; break;
 		default: return kreg_cmd_usage(usage, NULL);
 		}
 	}
@@ -84,30 +83,15 @@ int cmd_build(int argc, char **argv)
 		}
 		repo_name = cfg->repos[0].name;
 	}
-	if (host) {
-		const kreg_host_cfg *hc = kreg_config_host(cfg, host);
-
-		if (!hc) {
-			kreg_cmd_error("no host named '%s' in %s", host, cfg->path);
-			goto done;
-		}
-		req.kconfig = kreg_config_host_kconfig(cfg, hc, kconfig_name, NULL);
-	} else {
-		req.kconfig = kreg_build_kconfig(cfg, kconfig_name);
-	}
-	if (!req.kconfig && !kconfig_name) {
-		kreg_cmd_error("host '%s' boots no kernel kreg builds", host);
+	if (host && !(want.host = kreg_config_host(cfg, host))) {
+		kreg_cmd_error("no host named '%s' in %s", host, cfg->path);
 		goto done;
 	}
-	if (!req.kconfig) {
-		kreg_cmd_error("no kernel config named '%s' in %s (build.configs)", kconfig_name,
-			       cfg->path);
-		goto done;
-	}
-	if (job && (kreg_atom_load(&atom, job, cfg->job_path, cfg->njob_path) < 0 ||
-		    kreg_atom_kconfig_needs(&needs, atom) < 0))
+	commit.kconfig = kconfig_name;
+	if (!kreg_build_want_kconfig(cfg, &want))
 		goto fail;
-	req.needs = needs;
+	if (job && kreg_atom_load(&atom, job, cfg->job_path, cfg->njob_path) < 0)
+		goto fail;
 	if (kreg_cmd_open_db(&db, cfg, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
 		goto done;
 	if (kreg_repo_open(&repo, cfg, repo_name) < 0)
@@ -117,15 +101,15 @@ int cmd_build(int argc, char **argv)
 		if (kreg_repo_fetch(repo) < 0 || kreg_repo_resolve(repo, sha, rev) < 0)
 			goto fail;
 	}
-	req.repo = repo_name;
-	req.repo_url = kreg_repo_config(repo)->url;
-	req.repo_path = kreg_repo_path(repo);
-	req.rev = sha;
-	if (kreg_build(&res, cfg, db, &req) < 0)
+	commit.repo = repo_name;
+	commit.repo_path = kreg_repo_path(repo);
+	commit.sha = sha;
+	commit.atom = atom;
+	if (kreg_build_commit(&res, cfg, db, &want) < 0)
 		goto fail;
 	if (res.status != KREG_BUILD_OK) {
 		kreg_cmd_error("%s %.12s (config %s) does not %s%s: %s", repo_name, res.sha,
-			       res.config_name, req.config_only ? "configure" : "build",
+			       res.config_name, want.config_only ? "configure" : "build",
 			       res.cached ? " (cached result)" : "",
 			       res.error ? res.error : "unknown");
 		if (res.log_tail && *res.log_tail)
@@ -134,8 +118,8 @@ int cmd_build(int argc, char **argv)
 		goto done;
 	}
 	log_info("%s %.12s config %s: %s in %.2f s", repo_name, res.sha, res.config_name,
-		 res.cached ? "cached" : req.config_only ? "configured" : "built", res.seconds);
-	printf("%s\n", req.config_only ? res.config : res.artifact);
+		 res.cached ? "cached" : want.config_only ? "configured" : "built", res.seconds);
+	printf("%s\n", want.config_only ? res.config : res.artifact);
 	ret = KREG_EXIT_OK;
 	goto done;
 fail:
@@ -143,7 +127,6 @@ fail:
 done:
 	kreg_build_result_release(&res);
 	kreg_atom_free(atom);
-	free(needs);
 	kreg_repo_close(repo);
 	kreg_db_close(db);
 	kreg_config_free(cfg);

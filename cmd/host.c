@@ -42,7 +42,7 @@ int cmd_host(int argc, char **argv)
 				      "host check: unexpected argument '%s'", argv[argc < 3 ? 0 : 3]);
 	if (kreg_cmd_load_config(&cfg) < 0)
 		return KREG_EXIT_FAIL;
-	if (kreg_host_open(&h, cfg, NULL, argv[2]) < 0) {
+	if (kreg_host_open(&h, cfg, argv[2]) < 0) {
 		kreg_cmd_error(NULL);
 		goto done;
 	}

@@ -176,7 +176,7 @@ static int job_plan(int argc, char **argv, const kreg_config *cfg)
 		goto failed;
 	if (hc && !po.target) {
 		/* as the host runs it: its test disk, its target device */
-		if (kreg_host_open(&host, cfg, NULL, hc->name) < 0 ||
+		if (kreg_host_open(&host, cfg, hc->name) < 0 ||
 		    kreg_host_plan(host, &plan, &fs, atom, (int)cpus) < 0)
 			goto failed;
 	} else if (kreg_job_plan(&plan, atom, &po) < 0) {

@@ -2,7 +2,7 @@
  * The figures are the use case's (usecase/changes.h), `kreg changes`'s. */
 #include "daemon/status_internal.h"
 
-#include "db/report.h"
+#include "db/view.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "usecase/changes.h"
@@ -113,12 +113,12 @@ static size_t reach(const kreg_config *cfg)
 int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json, int all)
 {
 	noise_st s = { .out = out, .json = json, .all = all };
-	kreg_db_report_pair *pairs = NULL;
-	kreg_db_report_branch *lines = NULL;
+	kreg_db_view_pair *pairs = NULL;
+	kreg_db_view_branch *lines = NULL;
 	size_t npairs = 0, nlines = 0;
 	int error = 0;
 
-	if ((error = kreg_db_report_pairs(db, &pairs, &npairs)) < 0)
+	if ((error = kreg_db_view_pairs(db, &pairs, &npairs)) < 0)
 		return error;
 	if (json)
 		fputs(",\n  \"noise\": [", out);
@@ -126,7 +126,7 @@ int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json,
 		fputs(all ? "noise (every metric: the smallest change the detector sees at the "
 		      "runs a commit gets):\n" : "noise (the noisiest metric of each job and "
 		      "host; kreg status --noise: every metric):\n", out);
-	if ((error = kreg_db_report_branches(db, &lines, &nlines)) < 0)
+	if ((error = kreg_db_view_branches(db, &lines, &nlines)) < 0)
 		goto done;
 	for (size_t l = 0; l < nlines && !error; l++)
 		for (size_t p = 0; p < npairs && !error; p++) {
@@ -154,7 +154,7 @@ int kreg_status__noise(const kreg_config *cfg, kreg_db *db, FILE *out, int json,
 	else if (!s.n)
 		fputs("  no runs yet\n", out);
 done:
-	kreg_db_report_branches_free(lines, nlines);
-	kreg_db_report_pairs_free(pairs, npairs);
+	kreg_db_view_branches_free(lines, nlines);
+	kreg_db_view_pairs_free(pairs, npairs);
 	return error;
 }

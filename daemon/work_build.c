@@ -1,11 +1,12 @@
 /* The build item: a commit's kernel built with a kernel config (cached by
- * tree and config) before its runs, which wait for it, on the first
- * configured host that boots a built kernel. */
+ * tree and config: usecase/build.h) before its runs, which wait for it,
+ * as the first configured host that boots a built kernel has it built. */
 #include "daemon/work_internal.h"
 
 #include "db/work.h"
 #include "hosts/host.h"
 #include "kernel/repo.h"
+#include "usecase/build.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 
@@ -26,18 +27,16 @@ int kreg_worker_build(kreg_work_item *j)
 {
 	kreg_work_names names = { 0 };
 	kreg_repo *repo = NULL;
-	kreg_host *host = NULL;
 	kreg_host_kernel kernel = { 0 };
 	kreg_host_commit hc = { 0 };
 	const kreg_host_cfg *pick = kreg_host_cfg_build_host(j->cfg);
-	int error, prepared = 0;
+	int error;
 
 	if (!pick) {
 		error = kreg_worker_finish(j, "failed", "no configured host boots a built kernel any more");
 		goto done;
 	}
-	if ((error = open_commit(j, &repo, &names)) < 0 ||
-	    (error = kreg_host_open(&host, j->cfg, j->db, pick->name)) < 0)
+	if ((error = open_commit(j, &repo, &names)) < 0)
 		goto done;
 	hc.repo = names.repo;
 	hc.repo_path = kreg_repo_path(repo);
@@ -45,9 +44,8 @@ int kreg_worker_build(kreg_work_item *j)
 	hc.kconfig = j->w.config_name;
 	log_info("work %lld: building %.12s with kernel config %s", (long long)j->w.id, names.sha,
 		 j->w.config_name ? j->w.config_name : "(first)");
-	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
+	if ((error = kreg_build_kernel(&kernel, j->cfg, j->db, pick, &hc)) < 0)
 		goto done;
-	prepared = 1;
 	if (kernel.status == KREG_PREPARE_BUILD_FAILED) {
 		char *msg = kreg_asprintf("does not build: %s", kernel.error ? kernel.error : "?");
 
@@ -60,9 +58,7 @@ int kreg_worker_build(kreg_work_item *j)
 		error = kreg_worker_finish(j, "done", NULL);
 	}
 done:
-	if (prepared)
-		kreg_host_kernel_release(&kernel);
-	kreg_host_close(host);
+	kreg_host_kernel_release(&kernel);
 	kreg_repo_close(repo);
 	kreg_work_names_release(&names);
 	return error;

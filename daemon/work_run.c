@@ -1,8 +1,10 @@
-/* The run item: one run of an atom at a commit on a host, stored whole
- * (usecase/run.h) with the item's end in one transaction: the host's
- * health, then the item done and, when it was the last of its group, the
- * group's detection queued; an infrastructure failure is retried on
- * another host of the same backend, else after a backoff. */
+/* The run item: one run of an atom at a commit on a host, its kernel
+ * from usecase/build.h, its row named in the item before the host runs,
+ * then run by usecase/run.h and stored whole with the item's end in one
+ * transaction: the host's health, then the item done and, when it was
+ * the last of its group, the group's detection queued; an infrastructure
+ * failure (a run measured beside a dead worker's process too) is retried
+ * on another host of the same backend, else after a backoff. */
 #include "daemon/work_internal.h"
 
 #include "daemon/strays_internal.h"
@@ -15,6 +17,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/build.h"
 #include "usecase/run.h"
 
 #include <stdio.h>
@@ -121,21 +124,32 @@ lost:
 	return error;
 }
 
-/* The runs row is named in the item as it is made: a worker killed while
- * the host runs leaves it to the next attempt to close. */
-static int run_started(kreg_db *db, int64_t run_id, void *arg)
+/* The runs row, named in the item as it is made (one transaction that
+ * checks the item is still held): a worker killed while the host runs
+ * leaves it to the next attempt to close. */
+static int start_run(kreg_work_item *j, int64_t *run_id, const kreg_run_atom_what *what)
 {
-	run_ctx *c = arg;
+	char msg[1024];
 	int held, error;
 
-	if ((error = kreg_db_work_held(db, &held, c->j->w.id, c->j->owner, c->j->attempt)) < 0)
+	*run_id = 0;
+	if ((error = kreg_db_begin(j->db)) < 0)
 		return error;
-	if (!held) {
-		kreg_error_set("work item %lld: taken back before its run started",
-			       (long long)c->j->w.id);
-		return KREG_ENOTFOUND;
+	if ((error = kreg_db_work_held(j->db, &held, j->w.id, j->owner, j->attempt)) == 0 && !held) {
+		kreg_error_set("work item %lld: taken back before its run started", (long long)j->w.id);
+		error = KREG_ENOTFOUND;
 	}
-	return kreg_db_work_set_run(db, c->j->w.id, run_id);
+	if (error == 0 && (error = kreg_run_atom_start(j->db, run_id, what)) == 0 &&
+	    (error = kreg_db_work_set_run(j->db, j->w.id, *run_id)) == 0) {
+		if ((error = kreg_db_commit(j->db)) < 0)
+			*run_id = 0;
+		return error;
+	}
+	snprintf(msg, sizeof(msg), "%s", kreg_error_last());
+	kreg_db_rollback(j->db);
+	kreg_error_set("%s", msg);
+	*run_id = 0;
+	return error;
 }
 
 static void run_logged(run_ctx *c, const kreg_run_atom_result *r)
@@ -197,19 +211,23 @@ static int not_held(const kreg_stray *s, void *arg)
 
 /* A run measured while a process of a dead worker (a fio of an item
  * killed and retried) still ran on this machine is not a measurement: it
- * is an infrastructure failure, retried. The stray is killed. */
-static char *disturbed(kreg_db *db, void *arg)
+ * is an infrastructure failure, retried. The stray is killed. A sim host
+ * measures nothing. */
+static void check_disturbed(kreg_work_item *j, kreg_host *host, kreg_run_atom_result *r)
 {
-	run_ctx *c = arg;
 	pid_t pid = 0;
 	int n;
 
-	(void)db;
-	n = kreg_strays_find(c->j->cfg->database, not_held, c->j, 1, &pid);
+	if (r->status != KREG_RUN_OK || kreg_host_simulated(host))
+		return;
+	n = kreg_strays_find(j->cfg->database, not_held, j, 1, &pid);
 	if (!n)
-		return NULL;
-	return kreg_asprintf("measured beside %d process%s of a dead worker (pid %ld), killed now",
-			     n, n == 1 ? "" : "es", (long)pid);
+		return;
+	r->status = KREG_RUN_INFRA_FAILED;
+	free(r->error);
+	r->error = kreg_asprintf("measured beside %d process%s of a dead worker (pid %ld), killed now",
+				 n, n == 1 ? "" : "es", (long)pid);
+	kreg_samples_clear(&r->samples);
 }
 
 int kreg_worker_run(kreg_work_item *j)
@@ -234,7 +252,7 @@ int kreg_worker_run(kreg_work_item *j)
 	if (names.repo && !(mirror = kreg_repo_mirror_path(j->cfg, names.repo)) &&
 	    (error = kreg_repo_open(&repo, j->cfg, names.repo)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&host, j->cfg, j->db, names.host)) < 0) {
+	if ((error = kreg_host_open(&host, j->cfg, names.host)) < 0) {
 		/* The host left the configuration: nothing to run it on. */
 		char msg[512];
 
@@ -256,7 +274,7 @@ int kreg_worker_run(kreg_work_item *j)
 	hc.sha = names.sha;
 	hc.kconfig = j->w.config_name;
 	hc.atom = atom;
-	if ((error = kreg_host_prepare(host, &kernel, &hc)) < 0)
+	if ((error = kreg_build_for_host(&kernel, j->cfg, j->db, host, &hc)) < 0)
 		goto done;
 	prepared = 1;
 	if (kernel.status == KREG_PREPARE_BUILD_FAILED) {
@@ -278,13 +296,16 @@ int kreg_worker_run(kreg_work_item *j)
 					    .job_id = j->w.job_id, .host_id = j->w.host_id,
 					    .commit_id = j->w.commit_id, .commit = &hc,
 					    .kernel = &kernel, .run_index = (unsigned)j->w.seq };
-		kreg_run_atom_opts opts = { .started = run_started,
-					    .disturbed = kreg_host_simulated(host) ? NULL : disturbed,
-					    .arg = &ctx, .store_later = 1 };
+		kreg_run_atom_opts opts = { .store_later = 1 };
 
-		/* the use case runs it; its result is stored here */
-		if ((error = kreg_run_atom(&r, j->cfg, j->db, host, &what, &opts)) == 0)
+		/* the run's row named in the item, the use case runs it, the
+		 * worker judges and stores what it returns */
+		if ((error = start_run(j, &opts.run_id, &what)) < 0)
+			goto done;
+		if ((error = kreg_run_atom(&r, j->cfg, j->db, host, &what, &opts)) == 0) {
+			check_disturbed(j, host, &r);
 			error = store_run(&ctx, &r);
+		}
 	}
 	if (error < 0 && r.run_id)
 		error = run_lost(&ctx, &r, error);

@@ -404,6 +404,44 @@ static const char *const migrations[] = {
 	"CREATE INDEX work_lane ON work (state, host_id, priority DESC, id);"
 	"CREATE INDEX work_kind ON work (state, kind, priority DESC, id);"
 	"CREATE INDEX work_group ON work (commit_id, job_id, host_id, kind);",
+	/* 10 -> 11: the outbox's first mail of a regression, naming its
+	 * culprit, is of kind 'first', no longer 'report' (which is the
+	 * report/ room, the site's old work kind, ...: issue 21); its rows,
+	 * queued or sent, are renamed. SQLite cannot change a CHECK in
+	 * place. */
+	"CREATE TABLE outbox11 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  bisection_id INTEGER REFERENCES bisections(id),"
+	"  mail_key TEXT UNIQUE,"
+	"  kind TEXT NOT NULL DEFAULT 'first' CHECK (kind IN ('first','fixed','culprit',"
+	"    'confirmed','bisected')),"
+	"  culprit TEXT,"
+	"  message_id TEXT NOT NULL UNIQUE,"
+	"  in_reply_to TEXT,"
+	"  recipients TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  message TEXT NOT NULL DEFAULT '',"
+	"  eml TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','sent','failed','dry_run')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  created INTEGER NOT NULL, sent INTEGER,"
+	"  refusals INTEGER NOT NULL DEFAULT 0"
+	");"
+	"INSERT INTO outbox11 (id, regression_id, bisection_id, mail_key, kind, culprit, message_id,"
+	"  in_reply_to, recipients, subject, body, message, eml, state, attempts, next_attempt,"
+	"  last_error, created, sent, refusals)"
+	"  SELECT id, regression_id, bisection_id, mail_key,"
+	"  CASE kind WHEN 'report' THEN 'first' ELSE kind END, culprit, message_id, in_reply_to,"
+	"  recipients, subject, body, message, eml, state, attempts, next_attempt, last_error,"
+	"  created, sent, refusals FROM outbox;"
+	"DROP TABLE outbox;"
+	"ALTER TABLE outbox11 RENAME TO outbox;"
+	"CREATE INDEX outbox_regression ON outbox(regression_id);"
+	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

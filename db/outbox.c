@@ -148,7 +148,7 @@ int kreg_db_outbox_add(kreg_db *db, int64_t *id, const kreg_db_outbox *m)
 	bind_id(st, 1, m->regression_id);
 	bind_id(st, 2, m->bisection_id);
 	kreg_db__bind_text(st, 3, m->mail_key);
-	kreg_db__bind_text(st, 4, m->kind ? m->kind : "report");
+	kreg_db__bind_text(st, 4, m->kind ? m->kind : "first");
 	kreg_db__bind_text(st, 5, m->message_id);
 	kreg_db__bind_text(st, 6, m->in_reply_to);
 	kreg_db__bind_text(st, 7, m->recipients ? m->recipients : "");
@@ -252,7 +252,7 @@ int kreg_db_outbox_mark_sent(kreg_db *db, int64_t id, int64_t when)
 	st = NULL;
 	if ((error = kreg_db__prepare(db, &st, "UPDATE regressions SET state = 'reported', updated = ?2"
 				      " WHERE id = (SELECT regression_id FROM outbox WHERE id = ?1"
-				      " AND kind IN ('report', 'bisected')) AND state IN ('bisected', 'confirmed')")) < 0)
+				      " AND kind IN ('first', 'bisected')) AND state IN ('bisected', 'confirmed')")) < 0)
 		goto done;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, when);

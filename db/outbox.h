@@ -14,7 +14,7 @@ typedef struct {
 	int64_t id;
 	int64_t regression_id, bisection_id;	/* 0: none */
 	char *mail_key;		/* "r12", "h<hash>", "r12.fixed", "r12.culprit.<sha12>" */
-	char *kind;		/* report, fixed, culprit, confirmed, bisected */
+	char *kind;		/* first, fixed, culprit, confirmed, bisected */
 	char *culprit;		/* the culprit's sha it names */
 	char *message_id;	/* "<...@...>" */
 	char *in_reply_to;	/* follow-ups: the report's Message-ID */

@@ -2,8 +2,6 @@
 #include "hosts/host_backend.h"
 
 #include "jobs/needs.h"
-#include "kernel/build.h"
-#include "db/db.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -36,7 +34,7 @@ static const struct kreg_host_ops *ops_for(kreg_backend b)
 	return NULL;
 }
 
-int kreg_host_open(kreg_host **out, const kreg_config *cfg, kreg_db *db, const char *name)
+int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name)
 {
 	const kreg_host_cfg *hc = kreg_config_host(cfg, name);
 	kreg_host *h;
@@ -48,7 +46,6 @@ int kreg_host_open(kreg_host **out, const kreg_config *cfg, kreg_db *db, const c
 	}
 	h = kreg_calloc(1, sizeof(*h));
 	h->cfg = cfg;
-	h->db = db;
 	h->hc = hc;
 	h->ops = ops_for(hc->backend);
 	if (!h->ops) {
@@ -123,6 +120,12 @@ int kreg_host_check_metric(const kreg_host *h, const char *metric)
 int kreg_host_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
 {
 	memset(out, 0, sizeof(*out));
+	if (!h->ops->prepare) {
+		/* a kernel kreg builds: usecase/build.h's, not the host's */
+		kreg_error_set("host '%s': the %s backend boots a kernel kreg builds "
+			       "(kreg_build_for_host), it prepares none", h->hc->name, h->ops->name);
+		return KREG_EINVAL;
+	}
 	return h->ops->prepare(h, out, c);
 }
 
@@ -169,63 +172,6 @@ void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *
 	free(out->error);
 	out->error = kreg_buf_detach(&b);
 	kreg_samples_clear(&out->samples);
-}
-
-/* The prepare step of the backends that boot a kernel kreg builds (qemu,
- * ssh): build the commit's kernel with its config, or find it cached. */
-int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c)
-{
-	/* named (a work item, a bisection, a command), else the host's own */
-	const kreg_kconfig_cfg *kc = c->kconfig ? kreg_build_kconfig(h->cfg, c->kconfig) :
-				     kreg_config_host_kconfig(h->cfg, h->hc, NULL, NULL);
-	const kreg_repo_cfg *rc = kreg_config_repo(h->cfg, c->repo);
-	kreg_build_request req = { 0 };
-	kreg_build_result res = { 0 };
-	char *needs = NULL;
-	int error;
-
-	if (!kc) {
-		kreg_error_set("host '%s': no kernel config named '%s' (build.configs in %s)",
-			       h->hc->name, c->kconfig, h->cfg->path);
-		return KREG_ENOTFOUND;
-	}
-	if (!h->db) {
-		kreg_error_set("host '%s': preparing a kernel needs the database (opened without one)",
-			       h->hc->name);
-		return KREG_EINVAL;
-	}
-	req.repo = c->repo;
-	req.repo_url = rc ? rc->url : NULL;
-	req.repo_path = c->repo_path;
-	req.rev = c->sha;
-	req.kconfig = kc;
-	/* what the job needs of its kernel (fs:, need_kconfig:) */
-	if (c->atom && (error = kreg_atom_kconfig_needs(&needs, c->atom)) < 0)
-		goto done;
-	req.needs = needs;
-	if ((error = kreg_build(&res, h->cfg, h->db, &req)) < 0)
-		goto done;
-	out->cached = res.cached;
-	out->seconds = res.seconds;
-	out->build_id = res.build_id;
-	if (res.status == KREG_BUILD_OK) {
-		out->status = KREG_PREPARE_OK;
-		out->artifact = kreg_strdup(res.artifact);
-	} else {
-		out->status = KREG_PREPARE_BUILD_FAILED;
-		/* one line: the first error; the whole log stays in the artifact */
-		out->error = kreg_asprintf("%s%s%s%s", res.error ? res.error : "the build failed",
-					   res.log ? " (build log: " : "", res.log ? res.log : "",
-					   res.log ? ")" : "");
-	}
-	log_info("host %s: kernel of %.12s (%s): %s%s in %.1f s", h->hc->name, res.sha,
-		 res.config_name ? res.config_name : kc->name,
-		 res.status == KREG_BUILD_OK ? "ok" : "build failed",
-		 res.cached ? " (cached)" : "", res.seconds);
-done:
-	free(needs);
-	kreg_build_result_release(&res);
-	return error;
 }
 
 void kreg_host_kernel_release(kreg_host_kernel *k)

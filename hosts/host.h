@@ -1,14 +1,15 @@
 /* Test hosts: one interface, four backends (local, qemu, ssh, sim).
  *
- * A host makes a commit's kernel ready (prepare: build it, or for local
- * nothing, or for sim the model's verdict) and runs one atomic job on it
- * (run), returning the samples and a status that tells apart the job
- * failing, the kernel failing and the infrastructure failing. */
+ * A host runs one atomic job on a commit's kernel (run), returning the
+ * samples and a status that tells apart the job failing, the kernel
+ * failing and the infrastructure failing. The kernel of a host that boots
+ * one kreg builds (qemu, ssh) is built by usecase/build.h; a host that
+ * boots none makes it ready itself (prepare: for local nothing, for sim
+ * the model's verdict), which usecase/build.h asks of it. */
 #ifndef KREG_HOST_H
 #define KREG_HOST_H
 
 #include "config/config.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "lib/sample.h"
@@ -55,7 +56,7 @@ typedef struct {
 	const kreg_atom *atom;		/* the atomic job (jobs/job.h) */
 	const char *atom_name;		/* its name: <job>-<path_params> */
 	const kreg_host_commit *commit;	/* NULL: the running kernel (local) */
-	const kreg_host_kernel *kernel;	/* from prepare; NULL for local */
+	const kreg_host_kernel *kernel;	/* kreg_build_for_host's; NULL for local */
 	const char *out_dir;		/* where raw output and logs go (exists) */
 	unsigned run_index;		/* n-th run of this atom at this commit (sim seeds on it) */
 	double timeout;			/* seconds, boot included; 0: the host's own */
@@ -69,11 +70,8 @@ typedef struct {
 	double seconds;
 } kreg_host_result;
 
-/* Open the configured host name. db is the caller's database handle, kept
- * for the host's life: a host that builds kernels (qemu, ssh) records them
- * there when preparing. It may be NULL for a host that is only checked
- * (`kreg host check`); preparing a kernel then fails, saying so. */
-int kreg_host_open(kreg_host **out, const kreg_config *cfg, kreg_db *db, const char *name);
+/* Open the configured host name. */
+int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name);
 void kreg_host_close(kreg_host *h);
 const kreg_host_cfg *kreg_host_config(const kreg_host *h);
 /* 1 when the backend runs on a kernel kreg builds (qemu, ssh). */
@@ -96,8 +94,11 @@ int kreg_host_backend_simulated(const char *backend);
  * configured metrics). */
 int kreg_host_check_metric(const kreg_host *h, const char *metric);
 
-/* Make the kernel of commit ready. <0 only for kreg's own failures (error
- * set); a commit that does not build is status BUILD_FAILED, return 0. */
+/* Make the kernel of commit ready on a host that boots no kernel kreg
+ * builds (local, sim; a host that does: usecase/build.h's
+ * kreg_build_for_host, which calls this for the others). <0 only for
+ * kreg's own failures (error set; a host that needs a built kernel too); a
+ * commit that does not build is status BUILD_FAILED, return 0. */
 int kreg_host_prepare(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *commit);
 /* Run one atomic job. <0 only for kreg's own failures; every failure of the
  * job, the kernel or the host is a status in out, return 0. */

@@ -9,7 +9,6 @@
 struct kreg_host {
 	const kreg_config *cfg;
 	const kreg_host_cfg *hc;
-	kreg_db *db;			/* the caller's; NULL: cannot record builds */
 	const struct kreg_host_ops *ops;
 	void *priv;			/* the backend's state */
 };
@@ -20,6 +19,8 @@ struct kreg_host_ops {
 	int simulated;			/* runs nothing: draws samples (sim) */
 	int (*open)(kreg_host *h);	/* may be NULL */
 	void (*close)(kreg_host *h);	/* may be NULL */
+	/* NULL for a backend that boots a kernel kreg builds (needs_kernel):
+	 * usecase/build.h builds it */
 	int (*prepare)(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c);
 	int (*run)(kreg_host *h, kreg_host_result *out, const kreg_host_request *req);
 	/* may be NULL: nothing to check */
@@ -35,10 +36,6 @@ struct kreg_host_ops {
  * dropping any samples: what every backend does when a run goes wrong. */
 void kreg_host__fail(kreg_host_result *out, kreg_run_status status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* The prepare op of qemu and ssh: build (or find cached) the commit's kernel
- * with its kernel config. */
-int kreg_host__build_kernel(kreg_host *h, kreg_host_kernel *out, const kreg_host_commit *c);
 
 extern const struct kreg_host_ops kreg_host_local_ops;
 extern const struct kreg_host_ops kreg_host_qemu_ops;

@@ -1,4 +1,4 @@
-/* The qemu backend: build the commit's kernel (kernel/build), boot it with
+/* The qemu backend: boot the commit's kernel (built by usecase/build.h) with
  * the guest image plus the job, capture the serial console, and tell apart
  * the job failing, the kernel failing and the infrastructure failing.
  *
@@ -6,10 +6,8 @@
  * probe (cached in <data_dir>/qemu/kvm-probe) sends the runs to TCG. */
 #include "hosts/host_backend.h"
 
-#include "kernel/build.h"
 #include "kernel/image.h"
 #include "hosts/qemu_console.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/monitors.h"
 #include "jobs/needs.h"
@@ -541,7 +539,6 @@ done:
 const struct kreg_host_ops kreg_host_qemu_ops = {
 	.name = "qemu",
 	.needs_kernel = 1,
-	.prepare = kreg_host__build_kernel,
 	.run = qemu_run,
 	.plan = qemu_plan,
 };

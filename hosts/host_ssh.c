@@ -130,7 +130,6 @@ const struct kreg_host_ops kreg_host_ssh_ops = {
 	.needs_kernel = 1,
 	.open = ssh_open,
 	.close = ssh_close,
-	.prepare = kreg_host__build_kernel,
 	.run = ssh_run,
 	.plan = ssh_plan,
 	.check = kreg_host_ssh__check,

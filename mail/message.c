@@ -64,9 +64,9 @@ char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression 
 	unsigned long long h = (unsigned long long)regression_hash(r);
 
 	kreg_mail_regression_key(r, key, sizeof(key));
-	if ((kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CONFIRMED) && key[0] == 'h')
+	if ((kind == KREG_MAIL_FIRST || kind == KREG_MAIL_CONFIRMED) && key[0] == 'h')
 		id = kreg_asprintf("<kreg.%s@%s>", key, domain);	/* the key is the hash */
-	else if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CONFIRMED)
+	else if (kind == KREG_MAIL_FIRST || kind == KREG_MAIL_CONFIRMED)
 		id = kreg_asprintf("<kreg.%s.%016llx@%s>", key, h, domain);
 	else if (kind == KREG_MAIL_CULPRIT || kind == KREG_MAIL_BISECTED)
 		id = kreg_asprintf("<kreg.%s.culprit.%.12s.%016llx@%s>", key, r->culprit.sha, h, domain);
@@ -87,10 +87,10 @@ const char *kreg_mail_kind_name(kreg_mail_kind kind)
 		return "confirmed";
 	case KREG_MAIL_BISECTED:
 		return "bisected";
-	case KREG_MAIL_REPORT:
+	case KREG_MAIL_FIRST:
 		break;
 	}
-	return "report";
+	return "first";
 }
 
 /* The subsystem a commit subject names: "block: reduce ..." gives "block". */
@@ -561,7 +561,7 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 	memset(out, 0, sizeof(*out));
 	out->kind = kind;
 	kreg_mail_regression_key(r, key, sizeof(key));
-	if (kind == KREG_MAIL_REPORT || kind == KREG_MAIL_CONFIRMED)
+	if (kind == KREG_MAIL_FIRST || kind == KREG_MAIL_CONFIRMED)
 		out->mail_key = kreg_strdup(key);
 	else if (kind == KREG_MAIL_CULPRIT || kind == KREG_MAIL_BISECTED)
 		out->mail_key = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 typedef enum {
-	KREG_MAIL_REPORT,	/* the first report of a regression, with its culprit */
+	KREG_MAIL_FIRST,	/* the first mail of a regression, naming its culprit */
 	KREG_MAIL_FIXED,	/* follow-up: the regression is gone */
 	KREG_MAIL_CULPRIT,	/* follow-up: a new bisection named another culprit */
 	KREG_MAIL_CONFIRMED,	/* the first mail of a regression confirmed but not
@@ -25,12 +25,12 @@ typedef enum {
 	KREG_MAIL_BISECTED,	/* follow-up of a CONFIRMED one: the culprit found */
 } kreg_mail_kind;
 
-/* The outbox's word for a kind: report, fixed, culprit, confirmed, bisected. */
+/* The outbox's word for a kind: first, fixed, culprit, confirmed, bisected. */
 const char *kreg_mail_kind_name(kreg_mail_kind kind);
 
 typedef struct {
 	kreg_mail_kind kind;
-	char *mail_key;		/* "r12", "h<hash>" (the first mail, REPORT or CONFIRMED),
+	char *mail_key;		/* "r12", "h<hash>" (the first mail, FIRST or CONFIRMED),
 				 * "r12.fixed", "r12.culprit.<sha12>" (CULPRIT, BISECTED) */
 	char *subject;		/* as text (the header is encoded) */
 	char *body;		/* plain text, '\n' lines */

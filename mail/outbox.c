@@ -304,7 +304,7 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 		if (error == KREG_ENOTFOUND) {
 			kreg_error_clear();
 			error = queue_one(db, cfg, opts, r,
-					  r->culprit.id ? KREG_MAIL_REPORT : KREG_MAIL_CONFIRMED,
+					  r->culprit.id ? KREG_MAIL_FIRST : KREG_MAIL_CONFIRMED,
 					  NULL, NULL, stats);
 		} else if (error == 0) {
 			error = queue_followups(db, cfg, opts, r, key, &first, stats);

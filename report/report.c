@@ -1,10 +1,10 @@
-/* The report model, read from the database (db/report.h, db/bisect.h,
+/* The report model, read from the database (db/view.h, db/bisect.h,
  * db/commits.h, db/results.h) and the repo's mirror. */
 #include "report/report.h"
 
 #include "db/bisect.h"
 #include "db/commits.h"
-#include "db/report.h"
+#include "db/view.h"
 #include "db/results.h"
 #include "jobs/job.h"
 #include "kernel/repo.h"
@@ -52,19 +52,19 @@ char *kreg_report_printable(const char *s, size_t max)
 
 int kreg_report_list(kreg_db *db, kreg_report_entry **out, size_t *n)
 {
-	kreg_db_report_regression *rows = NULL;
+	kreg_db_view_regression *rows = NULL;
 	size_t nrows = 0;
 	int error;
 
 	*out = NULL;
 	*n = 0;
-	if ((error = kreg_db_report_regressions(db, &rows, &nrows)) < 0)
+	if ((error = kreg_db_view_regressions(db, &rows, &nrows)) < 0)
 		return error;
 	if (nrows)
 		*out = kreg_calloc(nrows, sizeof(**out));
 	for (size_t i = 0; i < nrows; i++) {
 		kreg_report_entry *e = &(*out)[i];
-		kreg_db_report_regression *r = &rows[i];
+		kreg_db_view_regression *r = &rows[i];
 
 		e->regression_id = r->regression_id;
 		e->bisection_id = r->bisection_id;
@@ -79,7 +79,7 @@ int kreg_report_list(kreg_db *db, kreg_report_entry **out, size_t *n)
 		e->updated = r->updated;
 	}
 	*n = nrows;
-	kreg_db_report_regressions_free(rows, nrows);
+	kreg_db_view_regressions_free(rows, nrows);
 	return 0;
 }
 
@@ -566,7 +566,7 @@ static void compiler_load(kreg_report_regression *r, kreg_db *db)
 		char *art = NULL, *path;
 		kreg_buf b = KREG_BUF_INIT;
 
-		if (!c[i]->id || kreg_db_report_artifact_of(db, &art, c[i]->id, r->kconfig) < 0) {
+		if (!c[i]->id || kreg_db_view_artifact_of(db, &art, c[i]->id, r->kconfig) < 0) {
 			kreg_error_clear();
 			continue;
 		}
@@ -630,10 +630,10 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 				int64_t bisection_id)
 {
 	kreg_report_regression *r = kreg_calloc(1, sizeof(*r));
-	kreg_db_report_regression row = { 0 };
-	kreg_db_report_job job = { 0 };
-	kreg_db_report_host host = { 0 };
-	kreg_db_report_mail mail = { 0 };
+	kreg_db_view_regression row = { 0 };
+	kreg_db_view_job job = { 0 };
+	kreg_db_view_host host = { 0 };
+	kreg_db_view_mail mail = { 0 };
 	const kreg_repo_cfg *rc;
 	kreg_repo *git = NULL;
 	const kreg_report_row *trow;
@@ -649,7 +649,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 		regression_id = b.regression_id;
 		kreg_db_bisection_release(&b);
 	}
-	if ((error = kreg_db_report_regression_get(db, &row, regression_id, bisection_id)) < 0)
+	if ((error = kreg_db_view_regression_get(db, &row, regression_id, bisection_id)) < 0)
 		goto done;
 	r->regression_id = row.regression_id;
 	r->bisection_id = row.bisection_id;
@@ -672,13 +672,13 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	    (error = commit_load(&r->culprit, db, row.culprit_commit_id, rc, git)) < 0)
 		goto done;
 
-	if ((error = kreg_db_report_job_get(db, &job, row.job_id)) < 0)
+	if ((error = kreg_db_view_job_get(db, &job, row.job_id)) < 0)
 		goto done;
 	r->job = job.name, job.name = NULL;
 	r->testcase = job.testcase, job.testcase = NULL;
 	r->path_params = job.path_params, job.path_params = NULL;
 	r->job_yaml = job.yaml, job.yaml = NULL;
-	if ((error = kreg_db_report_host_get(db, &host, row.host_id)) < 0)
+	if ((error = kreg_db_view_host_get(db, &host, row.host_id)) < 0)
 		goto done;
 	r->host = host.name, host.name = NULL;
 	r->backend = host.backend, host.backend = NULL;
@@ -716,7 +716,7 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	reproduce_load(r);
 
 	if (r->regression_id) {
-		error = kreg_db_report_mail_get(db, &mail, r->regression_id);
+		error = kreg_db_view_mail_get(db, &mail, r->regression_id);
 		if (error == KREG_ENOTFOUND) {
 			error = 0;
 			kreg_error_clear();
@@ -735,10 +735,10 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 	error = 0;
 done:
 	kreg_repo_close(git);
-	kreg_db_report_mail_release(&mail);
-	kreg_db_report_host_release(&host);
-	kreg_db_report_job_release(&job);
-	kreg_db_report_regression_release(&row);
+	kreg_db_view_mail_release(&mail);
+	kreg_db_view_host_release(&host);
+	kreg_db_view_job_release(&job);
+	kreg_db_view_regression_release(&row);
 	kreg_report_regression_free(r);
 	return error;
 }

@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/util.h"
+#include "usecase/build.h"
 #include "usecase/judge_opts.h"
 #include "usecase/run.h"
 
@@ -34,7 +35,7 @@ typedef struct {
 	kreg_repo *repo;
 	kreg_host *host;
 	kreg_bisect_graph *graph;
-	git_oid good, bad;
+	kreg_bisect_oid good, bad;
 	kreg_bisect_params params;
 	kreg_atom *atom;	/* NULL on a sim host: it runs nothing */
 	const char *kconfig;
@@ -51,7 +52,7 @@ typedef struct {
 	kreg_bisect_event *events;
 
 	/* Commits prepared in this session: their kernels. */
-	git_oid *prepared;
+	kreg_bisect_oid *prepared;
 	kreg_host_kernel *kernels;
 	size_t nprepared;
 } driver;
@@ -71,7 +72,7 @@ static void say(driver *d, const char *fmt, ...)
 	fflush(d->progress);
 }
 
-static int oid_of(git_oid *out, const char *sha)
+static int oid_of(kreg_bisect_oid *out, const char *sha)
 {
 	if (kreg_bisect_oid_parse(out, sha) < 0) {
 		kreg_error_set("'%s' is not a commit id", sha);
@@ -88,11 +89,11 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	kreg_bisect_graph *g = NULL;
 	kreg_db_bisection b;
 	char good_sha[KREG_REPO_SHA_SIZE], bad_sha[KREG_REPO_SHA_SIZE];
-	git_oid good, bad;
+	kreg_bisect_oid good, bad;
 	int error;
 
 	memset(&b, 0, sizeof(b));
-	if ((error = kreg_host_open(&host, cfg, db, req->host)) < 0 ||
+	if ((error = kreg_host_open(&host, cfg, req->host)) < 0 ||
 	    (error = kreg_host_check_metric(host, req->metric)) < 0)
 		goto done;
 	if ((error = kreg_repo_open(&repo, cfg, req->repo)) < 0)
@@ -280,12 +281,12 @@ done:
 	return error;
 }
 
-static void short_sha(char *buf, const git_oid *id)
+static void short_sha(char *buf, const kreg_bisect_oid *id)
 {
 	kreg_bisect_oid_hex(buf, 13, id);
 }
 
-static char *subject_of(driver *d, const git_oid *id)
+static char *subject_of(driver *d, const kreg_bisect_oid *id)
 {
 	kreg_repo_commit c;
 	char sha[KREG_REPO_SHA_SIZE];
@@ -306,7 +307,7 @@ static char *subject_of(driver *d, const git_oid *id)
 	return s;
 }
 
-static int record(driver *d, int64_t *commit_id, const git_oid *id)
+static int record(driver *d, int64_t *commit_id, const kreg_bisect_oid *id)
 {
 	char sha[KREG_REPO_SHA_SIZE];
 
@@ -330,7 +331,7 @@ static int step_for(driver *d, int64_t *step_id, int64_t commit_id, kreg_bisect_
 				       "pending", NULL);
 }
 
-static kreg_host_kernel *prepared(driver *d, const git_oid *id)
+static kreg_host_kernel *prepared(driver *d, const kreg_bisect_oid *id)
 {
 	for (size_t i = 0; i < d->nprepared; i++)
 		if (kreg_bisect_oid_equal(&d->prepared[i], id))
@@ -339,7 +340,7 @@ static kreg_host_kernel *prepared(driver *d, const git_oid *id)
 }
 
 /* The verdict and numbers of a commit, on its step row. */
-static int judge_step(driver *d, int64_t step_id, const git_oid *id, const char *why,
+static int judge_step(driver *d, int64_t step_id, const kreg_bisect_oid *id, const char *why,
 		      char *verdict_out, size_t vsize)
 {
 	kreg_bisect_state st;
@@ -443,7 +444,7 @@ static int stored_runs(driver *d, unsigned *out, int64_t commit_id, kreg_bisect_
 static int execute(driver *d, const kreg_bisect_action *a)
 {
 	unsigned runs = a->runs, stored = 0;
-	git_oid target = a->commit;
+	kreg_bisect_oid target = a->commit;
 	int64_t commit_id, of_id = 0, step_id;
 	kreg_host_kernel *kernel;
 	char sha[KREG_REPO_SHA_SIZE], s12[16], verdict[256];
@@ -472,7 +473,7 @@ static int execute(driver *d, const kreg_bisect_action *a)
 	} else if (a->role == KREG_BISECT_ROLE_REVERT) {
 		for (size_t i = d->nsteps; i-- > 0;)
 			if (!strcmp(d->steps[i].role, "revert") && d->steps[i].commit_id) {
-				git_oid sid;
+				kreg_bisect_oid sid;
 
 				if (oid_of(&sid, d->steps[i].sha) == 0 && kreg_bisect_oid_equal(&sid, &target)) {
 					of_id = d->steps[i].of_commit_id;
@@ -506,9 +507,9 @@ static int execute(driver *d, const kreg_bisect_action *a)
 					.sha = sha, .kconfig = d->kconfig, .atom = d->atom };
 		kreg_host_kernel k;
 
-		if ((error = kreg_host_prepare(d->host, &k, &hc)) < 0)
+		if ((error = kreg_build_for_host(&k, d->cfg, d->db, d->host, &hc)) < 0)
 			goto done;
-		d->prepared = kreg_reallocarray(d->prepared, d->nprepared + 1, sizeof(git_oid));
+		d->prepared = kreg_reallocarray(d->prepared, d->nprepared + 1, sizeof(kreg_bisect_oid));
 		d->kernels = kreg_reallocarray(d->kernels, d->nprepared + 1, sizeof(k));
 		d->prepared[d->nprepared] = target;
 		d->kernels[d->nprepared] = k;
@@ -622,7 +623,7 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	}
 	if ((error = lock_bisection(&d)) < 0)
 		goto done;
-	if ((error = kreg_host_open(&d.host, cfg, db, d.b.host)) < 0 ||
+	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
 	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
 		goto done;
 	d.sim = kreg_host_simulated(d.host);

@@ -9,6 +9,7 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 #include "stats/stats.h"
+#include "usecase/build.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -118,39 +119,20 @@ static int store(kreg_db *db, const kreg_run_atom_result *out, const kreg_run_at
 	return kreg_db_commit(db);
 }
 
-/* The runs row, and what the caller records with it: one transaction. */
-static int start(kreg_db *db, int64_t *run_id, const kreg_db_run_key *key,
-		 const kreg_run_atom_opts *opts)
+int kreg_run_atom_start(kreg_db *db, int64_t *run_id, const kreg_run_atom_what *what)
 {
-	int error;
+	kreg_db_run_key key = { .job_id = what->job_id, .host_id = what->host_id,
+				.commit_id = what->commit_id,
+				.build_id = what->kernel ? what->kernel->build_id : 0,
+				.kernel = what->kernel ? what->kernel->artifact : NULL };
 
-	if (!opts->started)
-		return kreg_db_run_start(db, run_id, key);
-	if ((error = kreg_db_begin(db)) < 0)
-		return error;
-	if ((error = kreg_db_run_start(db, run_id, key)) < 0 ||
-	    (error = opts->started(db, *run_id, opts->arg)) < 0) {
-		char msg[1024];
-
-		snprintf(msg, sizeof(msg), "%s", kreg_error_last());
-		kreg_db_rollback(db);
-		kreg_error_set("%s", msg);
-		*run_id = 0;
-		return error;
-	}
-	if ((error = kreg_db_commit(db)) < 0)
-		*run_id = 0;
-	return error;
+	return kreg_db_run_start(db, run_id, &key);
 }
 
 int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		  const kreg_run_atom_what *what, const kreg_run_atom_opts *opts)
 {
 	static const kreg_run_atom_opts defaults;
-	kreg_db_run_key key = { .job_id = what->job_id, .host_id = what->host_id,
-				.commit_id = what->commit_id,
-				.build_id = what->kernel ? what->kernel->build_id : 0,
-				.kernel = what->kernel ? what->kernel->artifact : NULL };
 	kreg_host_request req = { .atom = what->atom, .atom_name = what->atom_name,
 				  .commit = what->commit, .kernel = what->kernel,
 				  .run_index = what->run_index };
@@ -161,8 +143,11 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 		opts = &defaults;
 	memset(out, 0, sizeof(*out));
 	memset(&res, 0, sizeof(res));
-	if ((error = start(db, &out->run_id, &key, opts)) < 0)
+	out->run_id = opts->run_id;
+	if (!out->run_id && (error = kreg_run_atom_start(db, &out->run_id, what)) < 0) {
+		out->run_id = 0;
 		return error;
+	}
 	if ((error = make_output(out, cfg, db, what)) < 0)
 		goto failed;
 	req.out_dir = out->output;
@@ -181,15 +166,6 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 	    !kreg_samples_get(&out->samples, opts->require_metric)) {
 		out->status = KREG_RUN_JOB_FAILED;
 		out->error = kreg_asprintf("the run has no %s sample", opts->require_metric);
-	}
-	if (out->status == KREG_RUN_OK && opts->disturbed) {
-		char *why = opts->disturbed(db, opts->arg);
-
-		if (why) {
-			out->status = KREG_RUN_INFRA_FAILED;
-			free(out->error);
-			out->error = why;
-		}
 	}
 	if (out->status != KREG_RUN_OK)
 		kreg_samples_clear(&out->samples);
@@ -242,7 +218,7 @@ static int prepare(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db
 		hcommit->kconfig = kc ? kc->name : spec->kconfig;
 	}
 	hcommit->atom = spec->atom;
-	if ((error = kreg_host_prepare(host, &out->kernel, hcommit)) < 0)
+	if ((error = kreg_build_for_host(&out->kernel, cfg, db, host, hcommit)) < 0)
 		return error;
 	if (out->kernel.status == KREG_PREPARE_BUILD_FAILED) {
 		kreg_error_set("%s does not build: %s", out->sha,
@@ -264,7 +240,7 @@ int kreg_run_job(kreg_run_job_report *out, const kreg_config *cfg, kreg_db *db,
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = kreg_host_open(&host, cfg, db, spec->host)) < 0)
+	if ((error = kreg_host_open(&host, cfg, spec->host)) < 0)
 		goto done;
 	hc = kreg_host_config(host);
 	if (kreg_host_needs_kernel(host) && !spec->commit) {

@@ -43,21 +43,17 @@ typedef struct {
 	/* Called inside the transaction that finishes the run, so what the
 	 * caller stores with it (a bisection step's count) moves with it. */
 	int (*store_with)(kreg_db *db, const kreg_run_atom_result *r, void *arg);
-	/* Called inside the transaction that makes the runs row, before the
-	 * host runs: a worker names the row in its work item there, so a run
-	 * its crash leaves behind is found by the next attempt. NULL: none. */
-	int (*started)(kreg_db *db, int64_t run_id, void *arg);
-	/* Called when the host ran it OK, before it is stored: a reason why
-	 * its figures are not to be trusted (the worker: a process of a dead
-	 * worker ran beside it), then it is stored infra_failed with it (the
-	 * reason is freed here); NULL: none. NULL: not asked. */
-	char *(*disturbed)(kreg_db *db, void *arg);
-	void *arg;			/* handed to store_with, started and disturbed */
+	void *arg;			/* handed to store_with */
+	/* The runs row the caller made with kreg_run_atom_start, in a
+	 * transaction of its own making (a worker names the row in its work
+	 * item there, so a run its crash leaves behind is found by the next
+	 * attempt); 0: kreg_run_atom makes it. */
+	int64_t run_id;
 	/* The caller stores the run, in a transaction of its own making,
 	 * with kreg_run_atom_store (a worker stores its item's end and the
-	 * next items with it): kreg_run_atom returns once the host ran it,
-	 * nothing stored but the runs row (started). store_with and keep
-	 * are then not used. */
+	 * next items with it, and first decides whether the run is to be
+	 * trusted): kreg_run_atom returns once the host ran it, nothing
+	 * stored but the runs row. store_with and keep are then not used. */
 	int store_later;
 } kreg_run_atom_opts;
 
@@ -69,7 +65,7 @@ typedef struct {
 	int64_t job_id, host_id;	/* its jobs and hosts rows */
 	int64_t commit_id;		/* 0: the running kernel */
 	const kreg_host_commit *commit;	/* NULL when commit_id is 0 */
-	const kreg_host_kernel *kernel;	/* from kreg_host_prepare; NULL when not prepared */
+	const kreg_host_kernel *kernel;	/* kreg_build_for_host's; NULL when not prepared */
 	unsigned run_index;		/* the n-th run of this atom at this commit */
 } kreg_run_atom_what;
 
@@ -83,6 +79,10 @@ struct kreg_run_atom_result {
 	char *kernel;			/* store_later: the kernel it ran on, to store */
 };
 
+/* The runs row of what (its job, host, commit and kernel), before the
+ * host runs it: for a caller that makes it in its own transaction
+ * (kreg_run_atom_opts.run_id). */
+int kreg_run_atom_start(kreg_db *db, int64_t *run_id, const kreg_run_atom_what *what);
 /* Run one atom on host and store it. <0 only for kreg's own failures
  * (error set): the run row, when made, is then stored as infra_failed with
  * the message. A failure of the job, the kernel or the host is a status in

@@ -14,6 +14,7 @@
 #include "lib/err.h"
 #include "lib/esc.h"
 #include "lib/mem.h"
+#include "usecase/build.h"
 #include "usecase/compare.h"
 #include "usecase/judge_opts.h"
 #include "usecase/run.h"
@@ -154,7 +155,7 @@ static int open_regression(try_ctx *t, int64_t id)
 	t->s[GOOD].sha[plen] = '\0';
 	memcpy(t->s[CULPRIT].sha, c.sha, sizeof(t->s[CULPRIT].sha));
 	kreg_db_commit_release(&c);
-	if ((error = kreg_host_open(&t->host, t->cfg, t->db, t->reg.host)) < 0 ||
+	if ((error = kreg_host_open(&t->host, t->cfg, t->reg.host)) < 0 ||
 	    (error = kreg_repo_open(&t->repo, t->cfg, t->reg.repo)) < 0 ||
 	    (error = load_atom(t)) < 0)
 		return error;
@@ -211,7 +212,7 @@ static int load_samples(try_ctx *t, side *x)
 }
 
 /* The commit's kernel made ready: the build every path builds a commit
- * with (kreg_host_prepare: built, or found in the cache). */
+ * with (usecase/build.h: built, or found in the cache). */
 static int prepare_side(try_ctx *t, side *x)
 {
 	kreg_host_commit hc = { .repo = t->reg.repo, .repo_path = kreg_repo_path(t->repo),
@@ -220,7 +221,7 @@ static int prepare_side(try_ctx *t, side *x)
 
 	if (x->prepared)
 		return 0;
-	if ((error = kreg_host_prepare(t->host, &x->kernel, &hc)) < 0)
+	if ((error = kreg_build_for_host(&x->kernel, t->cfg, t->db, t->host, &hc)) < 0)
 		return error;
 	x->prepared = 1;
 	if (x->kernel.status == KREG_PREPARE_BUILD_FAILED) {

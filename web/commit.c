@@ -55,10 +55,10 @@ static uint64_t hregs_of_commit(uint64_t h, const web_site *s, const char *sha)
 
 /* The nearest first-parent ancestor of c with runs of p (within
  * BASELINE_DEPTH), or NULL. */
-static const kreg_db_report_commit *baseline_of(const web_site *s, const kreg_db_report_commit *c,
-						const web_pair *p)
+static const kreg_db_view_commit *baseline_of(const web_site *s, const kreg_db_view_commit *c,
+					      const web_pair *p)
 {
-	const kreg_db_report_commit *a = c;
+	const kreg_db_view_commit *a = c;
 	size_t n;
 
 	for (int depth = 0; depth < BASELINE_DEPTH; depth++) {
@@ -77,13 +77,13 @@ typedef struct {
 	const web_group *g;		/* the commit's groups */
 	size_t n;
 	const web_line *home;		/* the line whose trends it links; NULL: none */
-	const kreg_db_report_commit *base;	/* its baseline; NULL: none */
+	const kreg_db_view_commit *base;	/* its baseline; NULL: none */
 	const web_group *bg;		/* the baseline's groups */
 	size_t nb;
 } commit_part;
 
 /* The parts of c's page, one per pair with runs at c (*out the caller's). */
-static size_t commit_parts(const web_site *s, const kreg_db_report_commit *c, commit_part **out)
+static size_t commit_parts(const web_site *s, const kreg_db_view_commit *c, commit_part **out)
 {
 	commit_part *v = kreg_calloc(s->npairs + 1, sizeof(*v));
 	size_t n = 0;
@@ -109,10 +109,10 @@ static uint64_t hgroup(uint64_t h, const web_group *g)
 	return web_hmix(h, g->hash);
 }
 
-static uint64_t commit_hash(const web_site *s, const kreg_db_report_commit *c,
+static uint64_t commit_hash(const web_site *s, const kreg_db_view_commit *c,
 			    const commit_part *parts, size_t nparts)
 {
-	const kreg_db_report_commit *parent = web_commit_by_sha(s, c->parent);
+	const kreg_db_view_commit *parent = web_commit_by_sha(s, c->parent);
 	uint64_t h = s->commit_seed;
 
 	h = web_hstr(h, c->sha);
@@ -142,7 +142,7 @@ static uint64_t commit_hash(const web_site *s, const kreg_db_report_commit *c,
 
 /* The commit's web page: the repo's template (a line of the repo names
  * it), else a regression's culprit link; NULL when none (caller frees). */
-static char *commit_url(const web_site *s, const kreg_db_report_commit *c)
+static char *commit_url(const web_site *s, const kreg_db_view_commit *c)
 {
 	char *url = NULL;
 
@@ -156,7 +156,7 @@ static char *commit_url(const web_site *s, const kreg_db_report_commit *c)
 }
 
 /* The heading and the commit's facts. */
-static void commit_head(kreg_buf *b, const web_site *s, const kreg_db_report_commit *c)
+static void commit_head(kreg_buf *b, const web_site *s, const kreg_db_view_commit *c)
 {
 	char *url = commit_url(s, c);
 
@@ -186,7 +186,7 @@ static void commit_head(kreg_buf *b, const web_site *s, const kreg_db_report_com
 }
 
 /* The regressions whose culprit or bad commit it is. */
-static void commit_regressions(kreg_buf *b, const web_site *s, const kreg_db_report_commit *c)
+static void commit_regressions(kreg_buf *b, const web_site *s, const kreg_db_view_commit *c)
 {
 	for (size_t r = 0; r < s->nregs; r++) {
 		const kreg_report_regression *rg = s->regs[r];
@@ -275,7 +275,7 @@ static void commit_part_table(kreg_buf *b, const web_site *s, const commit_part 
 	kreg_buf_puts(b, "</tbody></table></div>\n");
 }
 
-int web_write_commit(web_site *s, const kreg_db_report_commit *c)
+int web_write_commit(web_site *s, const kreg_db_view_commit *c)
 {
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
 	char *page = web_commit_page(c->sha);

@@ -1,23 +1,23 @@
 /* A host's page: what it is, its runs by outcome, its recent runs. */
 #include "web/page_internal.h"
 
-#include "db/report.h"
+#include "db/view.h"
 #include "hosts/host.h"
 #include "lib/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int web_write_host(web_site *s, const kreg_db_report_host *h)
+int web_write_host(web_site *s, const kreg_db_view_host *h)
 {
 	kreg_buf b = KREG_BUF_INIT, title = KREG_BUF_INIT;
-	kreg_db_report_run *runs = NULL;
-	kreg_db_report_run_counts counts;
+	kreg_db_view_run *runs = NULL;
+	kreg_db_view_run_counts counts;
 	size_t nruns = 0;
 	char *page = web_host_page(h->name);
 	int error;
 
-	if ((error = kreg_db_report_host_runs(s->db, &runs, &nruns, h->id, 50)) < 0)
+	if ((error = kreg_db_view_host_runs(s->db, &runs, &nruns, h->id, 50)) < 0)
 		goto done;
 	counts = s->host_counts[h - s->hosts];
 	kreg_buf_printf(&title, "host %s", h->name);
@@ -52,7 +52,7 @@ int web_write_host(web_site *s, const kreg_db_report_host *h)
 		      "<th>job</th><th>commit</th><th>kernel</th><th>outcome</th><th>started</th>"
 		      "<th>error</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < nruns; i++) {
-		const kreg_db_report_run *r = &runs[i];
+		const kreg_db_view_run *r = &runs[i];
 
 		kreg_buf_printf(&b, "<tr><td class=\"num\">%lld</td><td>", (long long)r->id);
 		web_esc(&b, r->job, 200);
@@ -73,7 +73,7 @@ int web_write_host(web_site *s, const kreg_db_report_host *h)
 	web_page_end(&b);
 	error = web_writer_put(s->w, page, &b);
 done:
-	kreg_db_report_runs_free(runs, nruns);
+	kreg_db_view_runs_free(runs, nruns);
 	free(page);
 	kreg_buf_release(&title);
 	kreg_buf_release(&b);

@@ -1,7 +1,7 @@
 /* The index: regressions, branches with their trends, the queue, hosts. */
 #include "web/page_internal.h"
 
-#include "db/report.h"
+#include "db/view.h"
 #include "lib/buf.h"
 #include "lib/mem.h"
 
@@ -114,7 +114,7 @@ static void index_lines(kreg_buf *b, const web_site *s)
 		web_esc(b, ln->branch, 100);
 		kreg_buf_puts(b, "</h3>\n<p class=\"sub\">Recent tested heads:</p>\n<ul class=\"heads\">\n");
 		for (size_t i = ln->h.ncommits; i-- > 0 && shown < 8;) {
-			const kreg_db_report_commit *c = web_commit_by_id(s, ln->h.commit_ids[i]);
+			const kreg_db_view_commit *c = web_commit_by_id(s, ln->h.commit_ids[i]);
 
 			if (!c || !c->tested || !c->head)
 				continue;	/* a bisection's step is not a head */
@@ -163,12 +163,12 @@ static void index_lines(kreg_buf *b, const web_site *s)
 
 static int index_queue(kreg_buf *b, const web_site *s)
 {
-	kreg_db_report_work_count *counts = NULL;
-	kreg_db_report_work *items = NULL;
+	kreg_db_view_work_count *counts = NULL;
+	kreg_db_view_work *items = NULL;
 	size_t ncounts = 0, nitems = 0;
 	int error;
 
-	if ((error = kreg_db_report_queue(s->db, &counts, &ncounts, &items, &nitems, 20)) < 0)
+	if ((error = kreg_db_view_queue(s->db, &counts, &ncounts, &items, &nitems, 20)) < 0)
 		return error;
 	kreg_buf_puts(b, "<h2 id=\"queue\">Queue</h2>\n");
 	if (!ncounts) {
@@ -200,7 +200,7 @@ static int index_queue(kreg_buf *b, const web_site *s)
 		}
 		kreg_buf_puts(b, "</tbody></table></div>\n");
 	}
-	kreg_db_report_queue_free(counts, items, nitems);
+	kreg_db_view_queue_free(counts, items, nitems);
 	return 0;
 }
 
@@ -214,7 +214,7 @@ static int index_hosts(kreg_buf *b, const web_site *s)
 	kreg_buf_puts(b, "<div class=\"scroll\"><table>\n<thead><tr><th>host</th><th>backend</th>"
 		      "<th>state</th><th>ok runs</th><th>failed runs</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < s->nhosts; i++) {
-		const kreg_db_report_run_counts c = s->host_counts[i];
+		const kreg_db_view_run_counts c = s->host_counts[i];
 
 		kreg_buf_puts(b, "<tr><td>");
 		web_host_link(b, s, s->hosts[i].name);

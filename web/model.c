@@ -5,7 +5,7 @@
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/history.h"
-#include "db/report.h"
+#include "db/view.h"
 #include "kernel/repo.h"
 #include "stats/stats.h"
 #include "lib/err.h"
@@ -66,7 +66,7 @@ int web_page_exists(const web_site *s, const char *name)
 	return bsearch(&name, s->pages, s->npages, sizeof(*s->pages), cmp_str) != NULL;
 }
 
-static const kreg_db_report_commit *commit_by_sha(const web_site *s, const char *sha)
+static const kreg_db_view_commit *commit_by_sha(const web_site *s, const char *sha)
 {
 	size_t lo = 0, hi = s->ncommits;
 
@@ -86,12 +86,12 @@ static const kreg_db_report_commit *commit_by_sha(const web_site *s, const char 
 	return NULL;
 }
 
-const kreg_db_report_commit *web_commit_by_sha(const web_site *s, const char *sha)
+const kreg_db_view_commit *web_commit_by_sha(const web_site *s, const char *sha)
 {
 	return commit_by_sha(s, sha);
 }
 
-const kreg_db_report_commit *web_commit_by_id(const web_site *s, int64_t id)
+const kreg_db_view_commit *web_commit_by_id(const web_site *s, int64_t id)
 {
 	size_t lo = 0, hi = s->ncommits;
 
@@ -188,7 +188,7 @@ static int load_pairs(web_site *s)
 {
 	int error;
 
-	if ((error = kreg_db_report_pairs(s->db, &s->pairs_rows, &s->npairs)) < 0)
+	if ((error = kreg_db_view_pairs(s->db, &s->pairs_rows, &s->npairs)) < 0)
 		return error;
 	s->pairs = kreg_calloc(s->npairs + 1, sizeof(*s->pairs));
 	s->samples = kreg_calloc(s->npairs + 1, sizeof(*s->samples));
@@ -253,7 +253,7 @@ static int line_has(const web_line *l, int64_t commit_id)
 
 /* The commit of repo_id with this full sha, or NULL (two repos may share
  * commits: their rows lie together in by_sha). */
-static const kreg_db_report_commit *commit_in_repo(const web_site *s, int64_t repo_id, const char *sha)
+static const kreg_db_view_commit *commit_in_repo(const web_site *s, int64_t repo_id, const char *sha)
 {
 	size_t lo = 0, hi = s->ncommits;
 
@@ -278,7 +278,7 @@ static const kreg_db_report_commit *commit_in_repo(const web_site *s, int64_t re
  * the site has read anyway instead of asking the database again. */
 static int line_walk(const web_site *s, kreg_db_history *h, int64_t repo_id, const char *head)
 {
-	const kreg_db_report_commit *c = commit_in_repo(s, repo_id, head);
+	const kreg_db_view_commit *c = commit_in_repo(s, repo_id, head);
 	size_t n = 0;
 
 	memset(h, 0, sizeof(*h));
@@ -286,7 +286,7 @@ static int line_walk(const web_site *s, kreg_db_history *h, int64_t repo_id, con
 		kreg_error_set("commit %s is not in the database", head);
 		return KREG_ENOTFOUND;
 	}
-	for (const kreg_db_report_commit *a = c; a && n < s->ncommits; a = commit_in_repo(s, repo_id, a->parent))
+	for (const kreg_db_view_commit *a = c; a && n < s->ncommits; a = commit_in_repo(s, repo_id, a->parent))
 		n++;
 	h->ncommits = n;
 	h->commit_ids = kreg_calloc(n, sizeof(*h->commit_ids));
@@ -340,15 +340,15 @@ static void line_add(web_site *s, int64_t repo_id, const char *repo, const char 
  * from its newest tested commit. */
 static int load_lines(web_site *s)
 {
-	kreg_db_report_branch *rows = NULL;
+	kreg_db_view_branch *rows = NULL;
 	size_t nrows = 0;
 	int error;
 
-	if ((error = kreg_db_report_branches(s->db, &rows, &nrows)) < 0)
+	if ((error = kreg_db_view_branches(s->db, &rows, &nrows)) < 0)
 		return error;
 	for (size_t i = 0; i < nrows; i++)
 		line_add(s, rows[i].repo_id, rows[i].repo, rows[i].branch, rows[i].head);
-	kreg_db_report_branches_free(rows, nrows);
+	kreg_db_view_branches_free(rows, nrows);
 	for (size_t r = 0; r < s->cfg->nrepos; r++) {
 		const kreg_repo_cfg *rc = &s->cfg->repos[r];
 		kreg_repo *git = NULL;
@@ -376,7 +376,7 @@ static int load_lines(web_site *s)
 	}
 	/* a repo with no line yet: its newest tested commit */
 	for (size_t i = s->ncommits; i-- > 0;) {
-		const kreg_db_report_commit *c = &s->commits[i], *best = NULL;
+		const kreg_db_view_commit *c = &s->commits[i], *best = NULL;
 		int have = 0;
 
 		if (!c->tested)
@@ -386,7 +386,7 @@ static int load_lines(web_site *s)
 		if (have)
 			continue;
 		for (size_t k = 0; k < s->ncommits; k++) {
-			const kreg_db_report_commit *o = &s->commits[k];
+			const kreg_db_view_commit *o = &s->commits[k];
 
 			if (o->repo_id == c->repo_id && o->tested &&
 			    (!best || o->committer_time > best->committer_time ||
@@ -469,15 +469,15 @@ int web_site_load(web_site *s)
 	size_t nlist = 0;
 	int error;
 
-	if ((error = kreg_db_report_metric_names(s->db, &s->metric_names, &s->nmetric_names)) < 0 ||
-	    (error = kreg_db_report_commits(s->db, &s->commits, &s->ncommits)) < 0 ||
-	    (error = kreg_db_report_hosts(s->db, &s->hosts, &s->nhosts)) < 0 ||
+	if ((error = kreg_db_view_metric_names(s->db, &s->metric_names, &s->nmetric_names)) < 0 ||
+	    (error = kreg_db_view_commits(s->db, &s->commits, &s->ncommits)) < 0 ||
+	    (error = kreg_db_view_hosts(s->db, &s->hosts, &s->nhosts)) < 0 ||
 	    (error = kreg_report_list(s->db, &list, &nlist)) < 0)
 		return error;
 	/* counted once: the index and the host's page both show them */
 	s->host_counts = kreg_calloc(s->nhosts + 1, sizeof(*s->host_counts));
 	for (size_t i = 0; i < s->nhosts; i++)
-		if ((error = kreg_db_report_host_counts(s->db, &s->host_counts[i], s->hosts[i].id)) < 0)
+		if ((error = kreg_db_view_host_counts(s->db, &s->host_counts[i], s->hosts[i].id)) < 0)
 			goto done;
 	s->metric_hashes = kreg_calloc(s->nmetric_names + 1, sizeof(*s->metric_hashes));
 	for (size_t i = 0; i < s->nmetric_names; i++)
@@ -513,8 +513,8 @@ void web_site_free(web_site *s)
 	free(s->pairs);
 	web_samples_free(s->samples, s->npairs);
 	free(s->samples);
-	kreg_db_report_pairs_free(s->pairs_rows, s->npairs);
-	kreg_db_report_commits_free(s->commits, s->ncommits);
+	kreg_db_view_pairs_free(s->pairs_rows, s->npairs);
+	kreg_db_view_commits_free(s->commits, s->ncommits);
 	free(s->by_sha);
 	for (size_t i = 0; i < s->nlines; i++) {
 		kreg_db_history_release(&s->lines[i].h);
@@ -530,7 +530,7 @@ void web_site_free(web_site *s)
 		kreg_report_regression_free(s->regs[i]);
 	free(s->lead);
 	free(s->regs);
-	kreg_db_report_hosts_free(s->hosts, s->nhosts);
+	kreg_db_view_hosts_free(s->hosts, s->nhosts);
 	free(s->host_counts);
 	for (size_t i = 0; i < s->npages; i++)
 		free(s->pages[i]);

@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "db/db.h"
 #include "db/history.h"
-#include "db/report.h"
+#include "db/view.h"
 #include "report/report.h"
 #include "stats/stats.h"
 #include "web/web_internal.h"
@@ -45,14 +45,14 @@ typedef struct {
 	size_t nmetric_names;
 	uint64_t *metric_hashes;	/* each name hashed once, for the pages' hashes */
 	uint64_t commit_seed;		/* what every commit page's hash starts from */
-	kreg_db_report_pair *pairs_rows;
+	kreg_db_view_pair *pairs_rows;
 	web_samples *samples;
 	web_samples_stats sst;
 	const char *cache;		/* the sample cache's path */
 	int force;
 	web_pair *pairs;
 	size_t npairs;
-	kreg_db_report_commit *commits;	/* by id */
+	kreg_db_view_commit *commits;	/* by id */
 	size_t ncommits;
 	size_t *by_sha;			/* indices into commits, sorted by sha */
 	web_line *lines;
@@ -63,8 +63,8 @@ typedef struct {
 					 * (same repo, job, host, culprit): the one its
 					 * bisection ran on, else the biggest change; i
 					 * for itself or no culprit */
-	kreg_db_report_host *hosts;
-	kreg_db_report_run_counts *host_counts;	/* each host's runs by outcome */
+	kreg_db_view_host *hosts;
+	kreg_db_view_run_counts *host_counts;	/* each host's runs by outcome */
 	size_t nhosts;
 	char **pages;			/* every page name, sorted: what a link may name */
 	size_t npages, apages;
@@ -84,8 +84,8 @@ void web_site_plan(web_site *s);
 const char *web_metric_name(const web_site *s, int64_t id);
 int web_page_exists(const web_site *s, const char *name);
 /* The commit with this full sha (of any repo), or NULL. */
-const kreg_db_report_commit *web_commit_by_sha(const web_site *s, const char *sha);
-const kreg_db_report_commit *web_commit_by_id(const web_site *s, int64_t id);
+const kreg_db_view_commit *web_commit_by_sha(const web_site *s, const char *sha);
+const kreg_db_view_commit *web_commit_by_id(const web_site *s, int64_t id);
 /* Does line l have runs of pair p? */
 int web_has_pair(const web_site *s, size_t l, size_t p);
 /* The line whose trends of pair p a commit's page links: the first line

@@ -5,7 +5,7 @@
 #ifndef KREG_WEB_PAGE_INTERNAL_H
 #define KREG_WEB_PAGE_INTERNAL_H
 
-#include "db/report.h"
+#include "db/view.h"
 #include "lib/buf.h"
 #include "report/report.h"
 #include "stats/stats.h"
@@ -37,8 +37,8 @@ int web_write_regression(web_site *s, const kreg_report_regression *r);
  * (web/reproduce.c). */
 int web_write_reproduce(web_site *s, const kreg_report_regression *r);
 void web_reproduce_section(kreg_buf *b, const kreg_report_regression *r);
-int web_write_host(web_site *s, const kreg_db_report_host *h);
-int web_write_commit(web_site *s, const kreg_db_report_commit *c);
+int web_write_host(web_site *s, const kreg_db_view_host *h);
+int web_write_commit(web_site *s, const kreg_db_view_commit *c);
 /* Every trend page: each metric of each (job, host) along each line with
  * its runs; *ntrends counts them. */
 int web_write_trends(web_site *s, size_t *ntrends);

@@ -100,7 +100,7 @@ static void regression_chart(kreg_buf *b, const web_site *s, const kreg_report_r
 		p->sha = h.shas[i];
 		p->subject = h.subjects[i];
 		{
-			const kreg_db_report_commit *c = web_commit_by_id(s, h.commit_ids[i]);
+			const kreg_db_view_commit *c = web_commit_by_id(s, h.commit_ids[i]);
 
 			p->time = c ? c->committer_time : 0;
 		}
@@ -149,7 +149,7 @@ static void regression_chart(kreg_buf *b, const web_site *s, const kreg_report_r
 
 static int64_t repo_id_of(const web_site *s, const kreg_report_regression *r)
 {
-	const kreg_db_report_commit *c = web_commit_by_sha(s, r->bad.sha);
+	const kreg_db_view_commit *c = web_commit_by_sha(s, r->bad.sha);
 
 	return c ? c->repo_id : 0;
 }
@@ -209,7 +209,7 @@ static void reg_culprit(kreg_buf *b, const web_site *s, const kreg_report_regres
  * commit, or NULL. */
 static char *trend_of(const web_site *s, const kreg_report_regression *r)
 {
-	const kreg_db_report_commit *bad = web_commit_by_sha(s, r->bad.sha);
+	const kreg_db_view_commit *bad = web_commit_by_sha(s, r->bad.sha);
 	char *tp = NULL;
 
 	for (size_t p = 0; p < s->npairs && !tp; p++) {

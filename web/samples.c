@@ -15,7 +15,7 @@
  * (db/results.c stores them with its status). */
 #include "web/web_internal.h"
 
-#include "db/report.h"
+#include "db/view.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -129,7 +129,7 @@ static int read_segment(kreg_db *db, web_segment *sg, int64_t job_id, int64_t ho
 			int64_t from, int64_t to, size_t *read)
 {
 	sample_arg a = { 0 };
-	int error = kreg_db_report_samples(db, job_id, host_id, from, to, sample_cb, &a);
+	int error = kreg_db_view_samples(db, job_id, host_id, from, to, sample_cb, &a);
 
 	flush_commit(&a);
 	free(a.v);
@@ -307,7 +307,7 @@ typedef struct {
 	uint64_t nruns, ngroups, nvalues;
 } disk_head;
 
-static int same_run(const kreg_db_report_ok_run *a, const kreg_db_report_ok_run *b)
+static int same_run(const kreg_db_view_ok_run *a, const kreg_db_view_ok_run *b)
 {
 	return a->id == b->id && a->commit_id == b->commit_id && a->started == b->started;
 }
@@ -319,7 +319,7 @@ static int64_t chunk_of(int64_t commit_id)
 
 static int cmp_run_chunk(const void *a, const void *b)
 {
-	const kreg_db_report_ok_run *x = a, *y = b;
+	const kreg_db_view_ok_run *x = a, *y = b;
 	int64_t cx = chunk_of(x->commit_id), cy = chunk_of(y->commit_id);
 
 	if (cx != cy)
@@ -330,11 +330,11 @@ static int cmp_run_chunk(const void *a, const void *b)
 /* Map the file of a chunk when it is whole, sound and made from exactly
  * its runs; 0 then, -1 otherwise. */
 static int chunk_map(web_segment *sg, const char *path, int64_t chunk,
-		     const kreg_db_report_ok_run *runs, size_t nruns)
+		     const kreg_db_view_ok_run *runs, size_t nruns)
 {
 	struct stat st;
 	const unsigned char *m;
-	const kreg_db_report_ok_run *fruns;
+	const kreg_db_view_ok_run *fruns;
 	const web_group *g;
 	disk_head h;
 	size_t len;
@@ -387,7 +387,7 @@ bad:
 }
 
 static void chunk_write(const char *path, const web_segment *sg,
-			const kreg_db_report_ok_run *runs, size_t nruns)
+			const kreg_db_view_ok_run *runs, size_t nruns)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	disk_head h = { nruns, sg->ngroups, sg->nvalues };
@@ -458,11 +458,11 @@ static int cache_dir(const char *dir)
 static int load_pair(kreg_db *db, const char *dir, int use_cache, web_samples *p,
 		     web_samples_stats *st, char ***keep, size_t *nkeep)
 {
-	kreg_db_report_ok_run *runs = NULL;
+	kreg_db_view_ok_run *runs = NULL;
 	size_t nruns = 0;
 	int error;
 
-	if ((error = kreg_db_report_ok_runs(db, &runs, &nruns, p->job_id, p->host_id)) < 0)
+	if ((error = kreg_db_view_ok_runs(db, &runs, &nruns, p->job_id, p->host_id)) < 0)
 		return error;
 	/* mostly in order already (the index is by commit, then id) */
 	for (size_t i = 1; i < nruns; i++)

@@ -160,7 +160,7 @@ static web_point *make_points(const web_site *s, const web_line *l, const tested
 		pt->sha = l->h.shas[pt->last];
 		pt->subject = l->h.subjects[pt->last];
 		{
-			const kreg_db_report_commit *c = web_commit_by_id(s, l->h.commit_ids[pt->last]);
+			const kreg_db_view_commit *c = web_commit_by_id(s, l->h.commit_ids[pt->last]);
 
 			pt->time = c ? c->committer_time : 0;
 		}

@@ -4,7 +4,7 @@
 #ifndef KREG_WEB_INTERNAL_H
 #define KREG_WEB_INTERNAL_H
 
-#include "db/report.h"
+#include "db/view.h"
 #include "lib/buf.h"
 
 #include <stddef.h>

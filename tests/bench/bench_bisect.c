@@ -37,7 +37,7 @@
 typedef struct {
 	const char *name;
 	git_repository *repo;
-	git_oid good, bad;
+	kreg_bisect_oid good, bad;
 	kreg_bisect_graph *g;
 	char (*hex)[GIT_OID_HEXSZ + 1];	/* per graph index */
 	char good_hex[GIT_OID_HEXSZ + 1];
@@ -82,25 +82,32 @@ static void die_git(const char *what)
 static git_oid tree_id;
 static int64_t when = 1700000000;
 
-static git_oid commit(git_repository *repo, const char *msg, const git_oid *p1, const git_oid *p2)
+/* A commit of the bench's libgit2 repository, its id as bisect/ holds it. */
+static kreg_bisect_oid commit(git_repository *repo, const char *msg, const kreg_bisect_oid *p1,
+			      const kreg_bisect_oid *p2)
 {
 	git_signature *sig;
 	git_tree *tree;
 	const git_commit *parents[2];
 	git_commit *pc[2] = { NULL, NULL };
 	size_t np = 0;
-	git_oid id;
+	git_oid id, g;
+	kreg_bisect_oid out;
 
 	if (git_signature_new(&sig, "Bench", "bench@example.org", when++, 0) < 0 ||
 	    git_tree_lookup(&tree, repo, &tree_id) < 0)
 		die_git("signature");
 	if (p1) {
-		if (git_commit_lookup(&pc[0], repo, p1) < 0)
+		memset(&g, 0, sizeof(g));
+		memcpy(g.id, p1->id, sizeof(p1->id));
+		if (git_commit_lookup(&pc[0], repo, &g) < 0)
 			die_git("parent");
 		parents[np++] = pc[0];
 	}
 	if (p2) {
-		if (git_commit_lookup(&pc[1], repo, p2) < 0)
+		memset(&g, 0, sizeof(g));
+		memcpy(g.id, p2->id, sizeof(p2->id));
+		if (git_commit_lookup(&pc[1], repo, &g) < 0)
 			die_git("parent");
 		parents[np++] = pc[1];
 	}
@@ -110,14 +117,15 @@ static git_oid commit(git_repository *repo, const char *msg, const git_oid *p1, 
 	git_commit_free(pc[1]);
 	git_tree_free(tree);
 	git_signature_free(sig);
-	return id;
+	memcpy(out.id, id.id, sizeof(out.id));
+	return out;
 }
 
 static void make_history(history *h, const char *dir, const char *name, int merges)
 {
 	char *path = kreg_asprintf("%s/%s.git", dir, name);
 	git_treebuilder *tb;
-	git_oid tip, root;
+	kreg_bisect_oid tip, root;
 	char msg[64];
 	int n = 0;
 
@@ -137,7 +145,7 @@ static void make_history(history *h, const char *dir, const char *name, int merg
 			n++;
 		} else {
 			int len = 1 + (int)(rnd() % 12);
-			git_oid topic = tip;
+			kreg_bisect_oid topic = tip;
 
 			for (int k = 0; k < len && n < NCOMMITS - 1; k++, n++) {
 				snprintf(msg, sizeof(msg), "topic %d\n", n);
@@ -156,8 +164,8 @@ static void make_history(history *h, const char *dir, const char *name, int merg
 	h->load_ms = (now() - h->load_ms) * 1000;
 	h->hex = kreg_calloc(kreg_bisect_graph_size(h->g), sizeof(*h->hex));
 	for (size_t i = 0; i < kreg_bisect_graph_size(h->g); i++)
-		git_oid_tostr(h->hex[i], sizeof(h->hex[i]), kreg_bisect_graph_oid(h->g, i));
-	git_oid_tostr(h->good_hex, sizeof(h->good_hex), &root);
+		kreg_bisect_oid_hex(h->hex[i], sizeof(h->hex[i]), kreg_bisect_graph_oid(h->g, i));
+	kreg_bisect_oid_hex(h->good_hex, sizeof(h->good_hex), &root);
 }
 
 typedef struct {
@@ -188,17 +196,17 @@ typedef struct {
 	int reuse;		/* a step at such a commit uses them first */
 } world;
 
-static const char *sha_of(const world *w, const git_oid *id, char *buf)
+static const char *sha_of(const world *w, const kreg_bisect_oid *id, char *buf)
 {
 	long i = kreg_bisect_graph_index(w->h->g, id);
 
 	if (i >= 0)
 		return w->h->hex[i];
-	git_oid_tostr(buf, GIT_OID_HEXSZ + 1, id);
+	kreg_bisect_oid_hex(buf, GIT_OID_HEXSZ + 1, id);
 	return buf;
 }
 
-static double factor_of(const world *w, const git_oid *id)
+static double factor_of(const world *w, const kreg_bisect_oid *id)
 {
 	long i = kreg_bisect_graph_index(w->h->g, id);
 
@@ -217,10 +225,10 @@ typedef struct {
 	int fresh;		/* runs made by the bisection (stored ones not counted) */
 } rows;
 
-static kreg_bisect_commit *row_commit(rows *r, const git_oid *id)
+static kreg_bisect_commit *row_commit(rows *r, const kreg_bisect_oid *id)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (git_oid_equal(&r->commits[i].id, id))
+		if (kreg_bisect_oid_equal(&r->commits[i].id, id))
 			return &r->commits[i];
 	return NULL;
 }
@@ -238,7 +246,7 @@ static void rows_free(rows *r)
 #define STORED_RUNS 3
 
 /* Runs stored before the bisection at id (the daemon's), by the world. */
-static unsigned stored_at(const world *w, const git_oid *id)
+static unsigned stored_at(const world *w, const kreg_bisect_oid *id)
 {
 	long i = kreg_bisect_graph_index(w->h->g, id);
 
@@ -281,7 +289,7 @@ static void execute(const world *w, rows *r, const kreg_bisect_action *a)
 	}
 	ci = (size_t)(c - r->commits);
 	if (r->nevents && r->events[r->nevents - 1].role == a->role &&
-	    git_oid_equal(&r->events[r->nevents - 1].id, &a->commit)) {
+	    kreg_bisect_oid_equal(&r->events[r->nevents - 1].id, &a->commit)) {
 		e = &r->events[r->nevents - 1];
 	} else {
 		KREG_ARRAY_GROW(r->events, r->nevents + 1, r->ealloc);
@@ -316,7 +324,7 @@ static void count_cost(const rows *r, int *builds, int *runs)
 
 static void judge(tally *t, const world *w, const kreg_bisect_action *a, int builds, int runs)
 {
-	const git_oid *truth = kreg_bisect_graph_oid(w->h->g, (size_t)w->culprit);
+	const kreg_bisect_oid *truth = kreg_bisect_graph_oid(w->h->g, (size_t)w->culprit);
 
 	t->trials++;
 	t->builds += builds;
@@ -325,7 +333,7 @@ static void judge(tally *t, const world *w, const kreg_bisect_action *a, int bui
 		t->max_builds = builds;
 	switch (a->outcome) {
 	case KREG_BISECT_FOUND:
-		if (git_oid_equal(&a->culprit, truth))
+		if (kreg_bisect_oid_equal(&a->culprit, truth))
 			t->exact++;
 		else
 			t->wrong++;
@@ -333,7 +341,7 @@ static void judge(tally *t, const world *w, const kreg_bisect_action *a, int bui
 	case KREG_BISECT_INCONCLUSIVE:
 		t->inconclusive++;
 		for (size_t i = 0; i < a->ncandidates; i++)
-			if (git_oid_equal(&a->candidates[i], truth)) {
+			if (kreg_bisect_oid_equal(&a->candidates[i], truth)) {
 				t->incl_culprit++;
 				break;
 			}
@@ -401,7 +409,7 @@ static void kreg_trial(tally *t, const world *w)
 		t->unknown_scale += unknown_drop;
 	}
 	if (getenv("KREG_BENCH_DEBUG") && !(a.outcome == KREG_BISECT_FOUND &&
-	    git_oid_equal(&a.culprit, kreg_bisect_graph_oid(w->h->g, (size_t)w->culprit)))) {
+	    kreg_bisect_oid_equal(&a.culprit, kreg_bisect_graph_oid(w->h->g, (size_t)w->culprit)))) {
 		printf("# culprit index %ld: %s (builds %d, runs %d)\n", w->culprit, a.message, builds, runs);
 		for (size_t i = 0; i < r.nevents; i++) {
 			long gi = kreg_bisect_graph_index(w->h->g, &r.events[i].id);
@@ -465,7 +473,7 @@ static void baseline_trial(tally *t, const world *w)
 		a.culprit = *kreg_bisect_graph_oid(g, (size_t)s.bad);
 	} else {
 		a.outcome = KREG_BISECT_INCONCLUSIVE;
-		a.candidates = kreg_calloc(s.ncandidates, sizeof(git_oid));
+		a.candidates = kreg_calloc(s.ncandidates, sizeof(kreg_bisect_oid));
 		a.ncandidates = s.ncandidates;
 		for (size_t i = 0; i < s.ncandidates; i++)
 			a.candidates[i] = *kreg_bisect_graph_oid(g, s.candidates[i]);
@@ -633,7 +641,7 @@ static void scale(const char *dir)
 		char *path = kreg_asprintf("%s/scale%d.git", dir, sizes[k]);
 		git_repository *repo;
 		git_treebuilder *tb;
-		git_oid root, tip;
+		kreg_bisect_oid root, tip;
 		kreg_bisect_graph *g;
 		kreg_bisect_state st;
 		kreg_bisect_action a;

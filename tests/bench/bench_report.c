@@ -10,7 +10,7 @@
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/db.h"
-#include "db/report.h"
+#include "db/view.h"
 #include "db/results.h"
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -185,17 +185,17 @@ int main(int argc, char **argv)
 	for (size_t m = 0; m < nmetrics; m++)
 		l.metrics[m] = kreg_asprintf("fio.metric_%03zu_iops", m);
 	if (reuse) {
-		kreg_db_report_branch *br = NULL;
+		kreg_db_view_branch *br = NULL;
 		size_t nbr = 0;
 
 		if (kreg_db_repo_id(l.db, &l.repo_id, "linux", "/nonexistent") < 0 ||
 		    kreg_db_job_id(l.db, &l.job_id, "fio-bench", "fio", "bench", "fio: {}\n") < 0 ||
 		    kreg_db_host_id(l.db, &l.host_id, "simhost", "sim", 4, 1 << 30) < 0 ||
-		    kreg_db_report_branches(l.db, &br, &nbr) < 0 || nbr != 1)
+		    kreg_db_view_branches(l.db, &br, &nbr) < 0 || nbr != 1)
 			die("the kept lab");
 		snprintf(l.prev, sizeof(l.prev), "%s", br[0].head);
 		ncommits = strtoul(br[0].head, NULL, 16);
-		kreg_db_report_branches_free(br, nbr);
+		kreg_db_view_branches_free(br, nbr);
 	}
 	l.commit_ids = kreg_calloc(ncommits + 1, sizeof(*l.commit_ids));
 

@@ -33,7 +33,7 @@ is "$(sqlite3 "$db" "SELECT c.subject FROM bisections b JOIN commits c ON c.id =
 # The 0-day e-mail, dry run: one .eml in the lab's outbox, nothing sent.
 culprit=$(sqlite3 "$db" "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")
 like "$OUT" "^\\$ kreg -c kreg.yaml mail send$" "it runs kreg mail send"
-like "$OUT" "^mail 1: report written for .*: dry run, not sent$" "which writes the report, dry run"
+like "$OUT" "^mail 1: first written for .*: dry run, not sent$" "which writes the first mail, naming the culprit, dry run"
 is "$(ls "$SCRATCH"/lab/data/outbox/*.eml 2>/dev/null | wc -l)" 1 "one .eml in the lab's outbox"
 eml=$(ls "$SCRATCH"/lab/data/outbox/*.eml 2>/dev/null | head -1)
 like "$OUT" "^The e-mail it wrote: $eml$" "the demo says where the .eml is"

@@ -90,7 +90,7 @@ run_kreg status
 printf '%s\n' "$OUT" | sed 's/^/# /'
 FIG=$(printf '%s\n' "$OUT" | sed -n 's/^  #[0-9]* bisected *fio.read_iops \([-+][0-9.]*%\) at .*/\1/p')
 like "$FIG" "^-[0-9.]+%$" "status: the bisected regression's figure, with no label (the culprit against its parent)"
-like "$(sql "SELECT subject FROM outbox WHERE kind = 'report'")" "fio.read_iops $FIG regression" "the mail's subject gives the same figure"
+like "$(sql "SELECT subject FROM outbox WHERE kind = 'first'")" "fio.read_iops $FIG regression" "the mail's subject gives the same figure"
 ok "and the regression page's heading" grep -q -- "<h1>.*$FIG" "$DATA_DIR/site/regression-r1.html"
 run_kreg regression list
 like "$OUT" "^1 +bisected +$FIG ${CULPRIT:0:12} fio.read_iops" "kreg regression list: the same figure"

@@ -158,7 +158,7 @@ mail:
 YAML
 	now=$(date +%s)
 	sql "INSERT INTO outbox (mail_key, kind, message_id, recipients, subject, body, message, created)
-		VALUES ('test:1', 'report', '<test-1@lab.example.org>', 'dev@example.org', 'test', 'body',
+		VALUES ('test:1', 'first', '<test-1@lab.example.org>', 'dev@example.org', 'test', 'body',
 		'Subject: test' || char(13, 10, 13, 10) || 'body' || char(13, 10), $now)"
 	sql "INSERT INTO work (kind, key, priority, created, updated) VALUES ('mail', 'mail:test', 10, $now, $now)"
 	MID=$(sql "SELECT id FROM work WHERE key = 'mail:test'")

@@ -31,7 +31,7 @@ cp -a "$SCRATCH/data" "$SCRATCH/data.bisected"
 # The server is down: the message is written and waits.
 run_kreg mail send
 is "$RC" 0 "mail send with the server down: exit 0"
-like "$OUT" "mail 1: report queued" "the report is queued"
+like "$OUT" "mail 1: first queued" "the first mail, naming the culprit, is queued"
 like "$OUT" "mail 1: not sent \(attempt 1\): .*(Couldn't connect|Connection refused)" "it could not connect, and says so"
 no_sanitizer_report "no sanitizer report"
 run_kreg mail list
@@ -166,7 +166,7 @@ smtp_stop
 cp -a "$SCRATCH/data.bisected" "$SCRATCH/datad"
 mail_config kregd.yaml "$SCRATCH/datad" "  dry_run: true"
 run_kreg -c kregd.yaml mail send
-like "$OUT" "mail 1: report written .*dry run, not sent" "dry run: written, not sent"
+like "$OUT" "mail 1: first written .*dry run, not sent" "dry run: written, not sent"
 ok "dry run: the .eml is there" test -f "$SCRATCH"/datad/outbox/1-*.eml
 is "$(sqlite3 "$SCRATCH/datad/kreg.db" "SELECT state FROM outbox")" "dry_run" "dry run: the row says so"
 
@@ -182,7 +182,7 @@ sqlt "INSERT INTO regressions (repo_id, job_id, host_id, metric_id, base_commit_
 	UPDATE bisections SET regression_id = 1 WHERE id = 1;"
 smtp_start "$SCRATCH/smtpt"
 run_kreg -c kregt.yaml mail send
-like "$OUT" "mail 1: report queued for r1" "a regressions row: its report"
+like "$OUT" "mail 1: first queued for r1" "a regressions row: its first mail"
 is "$(sqlt "SELECT state FROM regressions")" "reported" "the regression is 'reported' once sent"
 sqlt "UPDATE regressions SET state = 'fixed'"
 run_kreg -c kregt.yaml mail send

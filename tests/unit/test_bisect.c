@@ -27,11 +27,29 @@ static char scratch[] = "/tmp/kreg-test-bisect.XXXXXX";
 static int64_t when = 1700000000;
 
 /* A commit whose tree holds one file "f" with content, on parents. */
-static git_oid commit_file(git_repository *repo, const char *content, const char *msg,
-			   const git_oid *p1, const git_oid *p2)
+/* The test's libgit2 ids and bisect/'s. */
+static git_oid to_git(const kreg_bisect_oid *id)
+{
+	git_oid g;
+
+	memset(&g, 0, sizeof(g));
+	memcpy(g.id, id->id, sizeof(id->id));
+	return g;
+}
+
+static kreg_bisect_oid from_git(const git_oid *g)
+{
+	kreg_bisect_oid id;
+
+	memcpy(id.id, g->id, sizeof(id.id));
+	return id;
+}
+
+static kreg_bisect_oid commit_file(git_repository *repo, const char *content, const char *msg,
+				   const kreg_bisect_oid *p1, const kreg_bisect_oid *p2)
 {
 	git_treebuilder *tb;
-	git_oid blob, tree_id, id;
+	git_oid blob, tree_id, id, g1, g2;
 	git_tree *tree;
 	git_signature *sig;
 	git_commit *pc[2] = { NULL, NULL };
@@ -46,11 +64,13 @@ static git_oid commit_file(git_repository *repo, const char *content, const char
 	assert_int_equal(git_tree_lookup(&tree, repo, &tree_id), 0);
 	assert_int_equal(git_signature_new(&sig, "T", "t@example.org", when++, 0), 0);
 	if (p1) {
-		assert_int_equal(git_commit_lookup(&pc[0], repo, p1), 0);
+		g1 = to_git(p1);
+		assert_int_equal(git_commit_lookup(&pc[0], repo, &g1), 0);
 		parents[np++] = pc[0];
 	}
 	if (p2) {
-		assert_int_equal(git_commit_lookup(&pc[1], repo, p2), 0);
+		g2 = to_git(p2);
+		assert_int_equal(git_commit_lookup(&pc[1], repo, &g2), 0);
 		parents[np++] = pc[1];
 	}
 	assert_int_equal(git_commit_create(&id, repo, NULL, sig, sig, NULL, msg, tree, np, parents), 0);
@@ -58,7 +78,7 @@ static git_oid commit_file(git_repository *repo, const char *content, const char
 	git_commit_free(pc[1]);
 	git_signature_free(sig);
 	git_tree_free(tree);
-	return id;
+	return from_git(&id);
 }
 
 static git_repository *new_repo(const char *name)
@@ -72,7 +92,7 @@ static git_repository *new_repo(const char *name)
 }
 
 /* root - c1 - ... - c(n) linear; ids[0] is root. */
-static void linear(git_repository *repo, git_oid *ids, int n)
+static void linear(git_repository *repo, kreg_bisect_oid *ids, int n)
 {
 	char msg[64], content[64];
 
@@ -87,7 +107,7 @@ static void linear(git_repository *repo, git_oid *ids, int n)
 static void graph_linear_halves(void **state)
 {
 	git_repository *repo = new_repo("lin");
-	git_oid ids[17];
+	kreg_bisect_oid ids[17];
 	kreg_bisect_graph *g;
 	kreg_bisect_search s;
 	kreg_bisect_mark marks[16] = { 0 };
@@ -136,7 +156,7 @@ static void graph_linear_halves(void **state)
 static void graph_merges(void **state)
 {
 	git_repository *repo = new_repo("merge");
-	git_oid root, m1, t1, t2, t3, merge, m2;
+	kreg_bisect_oid root, m1, t1, t2, t3, merge, m2;
 	kreg_bisect_graph *g;
 	kreg_bisect_mark marks[8] = { 0 };
 	kreg_bisect_search s;
@@ -248,9 +268,9 @@ static void mem_execute(const mem_world *w, mem_rows *r, const kreg_bisect_actio
 			1 - w->effect : 1;
 	size_t ci;
 
-	git_oid_tostr(sha, sizeof(sha), &a->commit);
+	kreg_bisect_oid_hex(sha, sizeof(sha), &a->commit);
 	for (ci = 0; ci < r->n; ci++)
-		if (git_oid_equal(&r->c[ci].id, &a->commit))
+		if (kreg_bisect_oid_equal(&r->c[ci].id, &a->commit))
 			break;
 	if (ci == r->n) {
 		assert_true(r->n < 64);
@@ -262,7 +282,7 @@ static void mem_execute(const mem_world *w, mem_rows *r, const kreg_bisect_actio
 	}
 	c = &r->c[ci];
 	assert_true(r->ne < 256);
-	if (!r->ne || r->e[r->ne - 1].role != a->role || !git_oid_equal(&r->e[r->ne - 1].id, &a->commit)) {
+	if (!r->ne || r->e[r->ne - 1].role != a->role || !kreg_bisect_oid_equal(&r->e[r->ne - 1].id, &a->commit)) {
 		memset(&r->e[r->ne], 0, sizeof(r->e[0]));
 		r->e[r->ne].role = a->role;
 		r->e[r->ne++].id = a->commit;
@@ -277,7 +297,7 @@ static void mem_execute(const mem_world *w, mem_rows *r, const kreg_bisect_actio
 
 /* Run to the end, or stop after max_actions (0: no limit). */
 static void mem_bisect(kreg_bisect_action *a, const mem_world *w, mem_rows *r,
-		       const git_oid *good, const git_oid *bad, int max_actions)
+		       const kreg_bisect_oid *good, const kreg_bisect_oid *bad, int max_actions)
 {
 	kreg_bisect_state st;
 
@@ -297,7 +317,7 @@ static void mem_bisect(kreg_bisect_action *a, const mem_world *w, mem_rows *r,
 		/* a pure function: the same rows, the same answer */
 		assert_int_equal(kreg_bisect_next(&again, w->g, &st), 0);
 		assert_int_equal(again.done, a->done);
-		assert_true(git_oid_equal(&again.commit, &a->commit));
+		assert_true(kreg_bisect_oid_equal(&again.commit, &a->commit));
 		assert_int_equal(again.runs, a->runs);
 		kreg_bisect_action_release(&again);
 		if (a->done || (max_actions && i >= max_actions))
@@ -326,7 +346,7 @@ static void mem_world_init(mem_world *w, const kreg_bisect_graph *g, long culpri
 static void machine_finds_culprit(void **state)
 {
 	git_repository *repo = new_repo("machine");
-	git_oid ids[41];
+	kreg_bisect_oid ids[41];
 	kreg_bisect_graph *g;
 	kreg_bisect_action a;
 	mem_world w;
@@ -342,7 +362,7 @@ static void machine_finds_culprit(void **state)
 		mem_world_init(&w, g, culprit, 0.10, seed);
 		mem_bisect(&a, &w, r, &ids[0], &ids[40], 0);
 		assert_int_equal(a.outcome, KREG_BISECT_FOUND);
-		assert_true(git_oid_equal(&a.culprit, kreg_bisect_graph_oid(g, (size_t)culprit)));
+		assert_true(kreg_bisect_oid_equal(&a.culprit, kreg_bisect_graph_oid(g, (size_t)culprit)));
 		assert_true(a.confidence >= 0.999);
 		found++;
 		kreg_bisect_action_release(&a);
@@ -379,7 +399,7 @@ static void machine_finds_culprit(void **state)
 static void machine_skips_and_resumes(void **state)
 {
 	git_repository *repo = new_repo("skips");
-	git_oid ids[41];
+	kreg_bisect_oid ids[41];
 	kreg_bisect_graph *g;
 	kreg_bisect_action a, b;
 	mem_world w;
@@ -396,9 +416,9 @@ static void machine_skips_and_resumes(void **state)
 	for (;; w.hc.seed++) {
 		char gs[41], bs[41], cs[41];
 
-		git_oid_tostr(gs, sizeof(gs), &ids[0]);
-		git_oid_tostr(bs, sizeof(bs), &ids[40]);
-		git_oid_tostr(cs, sizeof(cs), &ids[25]);
+		kreg_bisect_oid_hex(gs, sizeof(gs), &ids[0]);
+		kreg_bisect_oid_hex(bs, sizeof(bs), &ids[40]);
+		kreg_bisect_oid_hex(cs, sizeof(cs), &ids[25]);
 		/* ends that build, and a culprit's parent that does not */
 		if (!kreg_sim_build_fails(&w.hc, gs) && !kreg_sim_build_fails(&w.hc, bs) &&
 		    kreg_sim_build_fails(&w.hc, cs))
@@ -409,7 +429,7 @@ static void machine_skips_and_resumes(void **state)
 	{
 		assert_true(a.ncandidates >= 2);
 		for (size_t i = 0; i < a.ncandidates; i++)
-			listed |= git_oid_equal(&a.candidates[i], &ids[26]);
+			listed |= kreg_bisect_oid_equal(&a.candidates[i], &ids[26]);
 		assert_true(listed);
 		assert_non_null(strstr(a.message, "one of"));
 	}
@@ -438,7 +458,7 @@ static void machine_skips_and_resumes(void **state)
 		assert_int_equal(after, whole);
 	}
 	assert_int_equal(a.outcome, b.outcome);
-	assert_true(git_oid_equal(&a.culprit, &b.culprit));
+	assert_true(kreg_bisect_oid_equal(&a.culprit, &b.culprit));
 	kreg_bisect_action_release(&a);
 	kreg_bisect_action_release(&b);
 	free(r);
@@ -448,19 +468,19 @@ static void machine_skips_and_resumes(void **state)
 }
 
 /* kernel/repo.h's revert, on the ids of these tests. */
-static int make_revert(git_oid *out, git_repository *repo, const git_oid *culprit,
-		       const git_oid *onto)
+static int make_revert(kreg_bisect_oid *out, git_repository *repo, const kreg_bisect_oid *culprit,
+		       const kreg_bisect_oid *onto)
 {
 	char c[KREG_REPO_SHA_SIZE], o[KREG_REPO_SHA_SIZE], made[KREG_REPO_SHA_SIZE];
 	kreg_repo *r;
 	int rc;
 
-	git_oid_tostr(c, sizeof(c), culprit);
-	git_oid_tostr(o, sizeof(o), onto);
+	kreg_bisect_oid_hex(c, sizeof(c), culprit);
+	kreg_bisect_oid_hex(o, sizeof(o), onto);
 	assert_int_equal(kreg_repo_open_path(&r, git_repository_path(repo), 0), 0);
 	rc = kreg_repo_revert(r, made, c, o);
 	if (rc == 0)
-		assert_int_equal(git_oid_fromstr(out, made), 0);
+		assert_int_equal(kreg_bisect_oid_parse(out, made), 0);
 	kreg_repo_close(r);
 	return rc;
 }
@@ -468,7 +488,8 @@ static int make_revert(git_oid *out, git_repository *repo, const git_oid *culpri
 static void revert_is_deterministic(void **state)
 {
 	git_repository *repo = new_repo("revert");
-	git_oid base, a, b, c, r1, r2, x;
+	kreg_bisect_oid base, a, b, c, r1, r2, x, parent;
+	git_oid g;
 	git_commit *rc;
 
 	(void)state;
@@ -477,9 +498,11 @@ static void revert_is_deterministic(void **state)
 	b = commit_file(repo, "1\nA\n3\n4\n", "add four\n", &a, NULL);
 	assert_int_equal(make_revert(&r1, repo, &a, &b), 0);
 	assert_int_equal(make_revert(&r2, repo, &a, &b), 0);
-	assert_true(git_oid_equal(&r1, &r2));
-	assert_int_equal(git_commit_lookup(&rc, repo, &r1), 0);
-	assert_true(git_oid_equal(git_commit_parent_id(rc, 0), &b));
+	assert_true(kreg_bisect_oid_equal(&r1, &r2));
+	g = to_git(&r1);
+	assert_int_equal(git_commit_lookup(&rc, repo, &g), 0);
+	parent = from_git(git_commit_parent_id(rc, 0));
+	assert_true(kreg_bisect_oid_equal(&parent, &b));
 	assert_non_null(strstr(git_commit_message(rc), "This reverts commit "));
 	git_commit_free(rc);
 	/* A later change to the same line: the revert does not apply. */
@@ -551,7 +574,7 @@ static void sim_model(void **state)
 static void sim_host_effects(void **state)
 {
 	git_repository *repo = new_repo("simhost");
-	git_oid root, fx, after, side, merge, rev;
+	kreg_bisect_oid root, fx, after, side, merge, rev;
 	kreg_sim_metric_cfg metrics[] = { { .metric = "fio.read_iops", .base = 1000, .noise = 0.0 } };
 	kreg_sim_effect_cfg effects[] = { { .commit = NULL, .metric = "fio.read_iops", .change = 0.5 } };
 	kreg_host_cfg hcfg = { .name = "simh", .backend = KREG_BACKEND_SIM, .seed = 1,
@@ -561,7 +584,7 @@ static void sim_host_effects(void **state)
 	kreg_host *h;
 	char path[512], sha[41], side_sha[41];
 	double v;
-	struct { git_oid *id; double want; } cases[5];
+	struct { kreg_bisect_oid *id; double want; } cases[5];
 
 	(void)state;
 	root = commit_file(repo, "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "root\n", NULL, NULL);
@@ -571,7 +594,7 @@ static void sim_host_effects(void **state)
 	side = commit_file(repo, "s\n", "side branch\n", &root, NULL);
 	merge = commit_file(repo, "m\n", "Merge\n", &side, &after);
 	assert_int_equal(make_revert(&rev, repo, &fx, &after), 0);
-	git_oid_tostr(side_sha, sizeof(side_sha), &side);
+	kreg_bisect_oid_hex(side_sha, sizeof(side_sha), &side);
 	effects[0].commit = side_sha;	/* +50% by configuration, by full sha */
 	snprintf(path, sizeof(path), "%s/simhost", scratch);
 
@@ -580,14 +603,14 @@ static void sim_host_effects(void **state)
 	cases[2].id = &side, cases[2].want = 1500;
 	cases[3].id = &merge, cases[3].want = 1200;	/* both, through the merge */
 	cases[4].id = &rev, cases[4].want = 1000;	/* the revert takes -20% away */
-	assert_int_equal(kreg_host_open(&h, &cfg, NULL, "simh"), 0);
+	assert_int_equal(kreg_host_open(&h, &cfg, "simh"), 0);
 	for (int i = 0; i < 5; i++) {
 		kreg_host_commit c = { .repo = "r", .repo_path = path, .sha = sha };
 		kreg_host_request req = { .atom_name = "atom", .commit = &c, .run_index = 0 };
 		kreg_host_kernel k;
 		kreg_host_result res;
 
-		git_oid_tostr(sha, sizeof(sha), cases[i].id);
+		kreg_bisect_oid_hex(sha, sizeof(sha), cases[i].id);
 		assert_int_equal(kreg_host_prepare(h, &k, &c), 0);
 		assert_int_equal(k.status, KREG_PREPARE_OK);
 		assert_int_equal(kreg_host_run(h, &res, &req), 0);
@@ -602,7 +625,7 @@ static void sim_host_effects(void **state)
 	kreg_host_close(h);
 	/* no metrics: a clear error at open */
 	hcfg.nsim_metrics = 0;
-	assert_true(kreg_host_open(&h, &cfg, NULL, "simh") < 0);
+	assert_true(kreg_host_open(&h, &cfg, "simh") < 0);
 	assert_non_null(strstr(kreg_error_last(), "sim_metrics"));
 	git_repository_free(repo);
 }

@@ -8,8 +8,10 @@
 #include "db/commits.h"
 #include "db/db.h"
 #include "db/db_internal.h"
+#include "db/outbox.h"
 #include "db/results.h"
 #include "helper_dead_run.h"
+#include "helper_old_db.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -265,6 +267,49 @@ static void nested_transactions_roll_back_whole(void **state)
 	assert_int_equal(kreg_db_check(f->db), 0);
 }
 
+/* 9 -> 10: the outbox rows of the first mail of a regression, queued or
+ * sent, of kind 'report' before, are of kind 'first'; the others keep
+ * theirs, and what they hold (refusals too) is kept. */
+static void migration_renames_first_mails(void **state)
+{
+	fixture *f = *state;
+	kreg_db_outbox m;
+
+	test_old_db_migrate(&f->db, f->path,
+		"DROP TABLE outbox;"
+		"CREATE TABLE outbox (id INTEGER PRIMARY KEY, regression_id INTEGER,"
+		"  bisection_id INTEGER, mail_key TEXT UNIQUE,"
+		"  kind TEXT NOT NULL DEFAULT 'report' CHECK (kind IN ('report','fixed','culprit',"
+		"    'confirmed','bisected')),"
+		"  culprit TEXT, message_id TEXT NOT NULL UNIQUE, in_reply_to TEXT,"
+		"  recipients TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL,"
+		"  message TEXT NOT NULL DEFAULT '', eml TEXT,"
+		"  state TEXT NOT NULL DEFAULT 'queued', attempts INTEGER NOT NULL DEFAULT 0,"
+		"  next_attempt INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+		"  created INTEGER NOT NULL, sent INTEGER, refusals INTEGER NOT NULL DEFAULT 0);"
+		"INSERT INTO outbox (mail_key, kind, message_id, recipients, subject, body, state,"
+		"  attempts, refusals, created) VALUES"
+		"  ('r1', 'report', '<a@x>', 'dev@x', 's1', 'b1', 'sent', 2, 1, 1),"
+		"  ('r1.fixed', 'fixed', '<b@x>', 'dev@x', 's2', 'b2', 'queued', 0, 0, 2),"
+		"  ('r2', 'report', '<c@x>', 'dev@x', 's3', 'b3', 'queued', 0, 0, 3);"
+		"PRAGMA user_version = 9;");
+	assert_int_equal(kreg_db_outbox_get(f->db, &m, 1), 0);
+	assert_string_equal(m.kind, "first");
+	assert_string_equal(m.state, "sent");
+	assert_int_equal(m.attempts, 2);
+	assert_int_equal(m.refusals, 1);
+	kreg_db_outbox_release(&m);
+	assert_int_equal(kreg_db_outbox_get(f->db, &m, 2), 0);
+	assert_string_equal(m.kind, "fixed");
+	kreg_db_outbox_release(&m);
+	assert_int_equal(kreg_db_outbox_get(f->db, &m, 3), 0);
+	assert_string_equal(m.kind, "first");
+	kreg_db_outbox_release(&m);
+	/* the old word is refused now */
+	assert_true(kreg_db__exec(f->db, "UPDATE outbox SET kind = 'report' WHERE id = 3") < 0);
+	kreg_error_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +321,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(check_finds_dangling_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(commits_by_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(nested_transactions_roll_back_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_renames_first_mails, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

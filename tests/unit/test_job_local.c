@@ -90,7 +90,7 @@ static kreg_run_status run_and_store(kreg_db *db, const kreg_atom *a, int64_t *j
 	char *dir, *sub;
 	kreg_run_status st;
 
-	assert_int_equal(kreg_host_open(&h, &cfg, NULL, "here"), 0);
+	assert_int_equal(kreg_host_open(&h, &cfg, "here"), 0);
 	assert_int_equal(kreg_host_needs_kernel(h), 0);
 	assert_int_equal(kreg_host_prepare(h, &k, NULL), 0);
 	assert_int_equal(k.status, KREG_PREPARE_OK);

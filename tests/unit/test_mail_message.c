@@ -172,7 +172,7 @@ static void message_threads_and_stays_safe(void **state)
 	r.job = (char *)"fxmark-dbench";
 	r.compiler = (char *)"gcc (Debian 12.2.0-14) 12.2.0";
 
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: "
 			    "fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec -66.0% regression");
 	assert_string_equal(m.mail_key, "r12");
@@ -193,7 +193,7 @@ static void message_threads_and_stays_safe(void **state)
 
 	/* the same regression: the same Message-ID; a follow-up threads under it */
 	assert_int_equal(kreg_mail_compose(&f, &cfg, &r, KREG_MAIL_FIXED, m.message_id, NULL, &rcpts, 0), 0);
-	char *again = kreg_mail_message_id(&cfg, &r, KREG_MAIL_REPORT);
+	char *again = kreg_mail_message_id(&cfg, &r, KREG_MAIL_FIRST);
 	assert_string_equal(again, m.message_id);
 	assert_string_equal(f.mail_key, "r12.fixed");
 	assert_string_not_equal(f.message_id, m.message_id);
@@ -264,7 +264,7 @@ static void message_has_0day_layout(void **state)
 			       "             \\          |                \\\n"
 			       "     10380           -22.8%       8013        fio.read_iops\n";
 
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: fio.read_iops -22.8% regression");
 	assert_non_null(strstr(m.body, "kreg noticed a -22.8% regression of fio.read_iops on:\n"));
 	assert_non_null(strstr(m.body, "\nhttps://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git master\n"));
@@ -285,7 +285,7 @@ static void message_has_0day_layout(void **state)
 	r.change = 2.0;
 	r.base_mean = 1.5;
 	r.bad_mean = 4.5;
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	assert_string_equal(m.subject, "[linux:master] [block] cb2ac2912a: fio.latency_10ms% +3.0 points regression");
 	assert_non_null(strstr(m.message, "\r\nContent-Type: text/plain; charset=utf-8\r\n"));
 	kreg_mail_message_release(&m);
@@ -355,7 +355,7 @@ static void message_says_how_to_reproduce(void **state)
 	r.reproduce = cmds;		/* the page's; not the mail's */
 	r.nreproduce = 1;
 
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	assert_non_null(strstr(m.body, "The kernel config and materials to reproduce are available at:\n"
 				       "https://lab.example.org/kreg/reproduce-r3/\n"));
 	assert_non_null(strstr(m.body, "To reproduce:\n\n"
@@ -373,7 +373,7 @@ static void message_says_how_to_reproduce(void **state)
 	cfg.web.base_url = NULL;
 	cfg.data_dir = (char *)"/srv/kreg/data";
 	r.kernel_config = NULL;
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	assert_non_null(strstr(m.body, "The materials to reproduce are available at:\n"
 				       "/srv/kreg/data/site/reproduce-r3/\n"));
 	assert_non_null(strstr(m.body, "        # kernel config: the repo's default; kreg kept no .config of this build\n"));
@@ -382,7 +382,7 @@ static void message_says_how_to_reproduce(void **state)
 
 	/* no site at all: the command that writes them */
 	cfg.data_dir = NULL;
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	assert_non_null(strstr(m.body, "are written by: kreg reproduce r3\n"));
 	kreg_mail_message_release(&m);
 }

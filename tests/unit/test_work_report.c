@@ -11,10 +11,10 @@
 
 #include "db/db.h"
 #include "db/work.h"
+#include "helper_old_db.h"
 #include "lib/mem.h"
 #include "lib/util.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,14 +122,9 @@ static void burst_makes_one_item(void **state)
 static void migration_renames_report_items(void **state)
 {
 	fixture *f = *state;
-	sqlite3 *h;
 	kreg_work w;
-	int v = 0;
 
-	kreg_db_close(f->db);
-	f->db = NULL;
-	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h,
+	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE work;"
 		"CREATE TABLE work (id INTEGER PRIMARY KEY,"
 		"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','report','mail')),"
@@ -155,11 +150,7 @@ static void migration_renames_report_items(void **state)
 		"  state TEXT NOT NULL DEFAULT 'suspected', created INTEGER NOT NULL,"
 		"  updated INTEGER NOT NULL, bisection_id INTEGER,"
 		"  UNIQUE (job_id, host_id, metric_id, bad_commit_id));"
-		"PRAGMA user_version = 7;", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
-	assert_int_equal(kreg_db_open(&f->db, f->path, KREG_DB_MIGRATE), 0);
-	assert_int_equal(kreg_db_version(f->db, &v), 0);
-	assert_int_equal(v, KREG_DB_VERSION);
+		"PRAGMA user_version = 7;");
 	assert_int_equal(kreg_db_work_get(f->db, &w, 1), 0);
 	assert_int_equal(w.kind, KREG_WORK_SITE);
 	assert_string_equal(w.key, "report:site:1");

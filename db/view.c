@@ -1,5 +1,6 @@
-/* Reads for the report model and the web pages. */
-#include "db/report.h"
+/* The lab as it is shown: the reads of the report model and the web pages
+ * (see view.h). */
+#include "db/view.h"
 #include "db/db_internal.h"
 
 #include "lib/err.h"
@@ -52,7 +53,7 @@ static void copy_sha(char *dst, sqlite3_stmt *st, int col)
 	snprintf(dst, 41, "%s", s ? (const char *)s : "");
 }
 
-static void read_regression(kreg_db_report_regression *r, sqlite3_stmt *st)
+static void read_regression(kreg_db_view_regression *r, sqlite3_stmt *st)
 {
 	memset(r, 0, sizeof(*r));
 	r->regression_id = sqlite3_column_int64(st, 0);
@@ -79,7 +80,7 @@ static void read_regression(kreg_db_report_regression *r, sqlite3_stmt *st)
 	copy_sha(r->culprit_sha, st, 21);
 }
 
-int kreg_db_report_regressions(kreg_db *db, kreg_db_report_regression **out, size_t *n)
+int kreg_db_view_regressions(kreg_db *db, kreg_db_view_regression **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -96,7 +97,7 @@ int kreg_db_report_regressions(kreg_db *db, kreg_db_report_regression **out, siz
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		kreg_db_report_regressions_free(*out, *n);
+		kreg_db_view_regressions_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return kreg_db__error(db, "cannot list regressions");
@@ -104,8 +105,8 @@ int kreg_db_report_regressions(kreg_db *db, kreg_db_report_regression **out, siz
 	return 0;
 }
 
-int kreg_db_report_regression_get(kreg_db *db, kreg_db_report_regression *out,
-				  int64_t regression_id, int64_t bisection_id)
+int kreg_db_view_regression_get(kreg_db *db, kreg_db_view_regression *out,
+				int64_t regression_id, int64_t bisection_id)
 {
 	sqlite3_stmt *st;
 	int rc, error = KREG_ERROR;
@@ -141,7 +142,7 @@ int kreg_db_report_regression_get(kreg_db *db, kreg_db_report_regression *out,
 	return error;
 }
 
-void kreg_db_report_regression_release(kreg_db_report_regression *r)
+void kreg_db_view_regression_release(kreg_db_view_regression *r)
 {
 	if (!r)
 		return;
@@ -154,14 +155,14 @@ void kreg_db_report_regression_release(kreg_db_report_regression *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void kreg_db_report_regressions_free(kreg_db_report_regression *v, size_t n)
+void kreg_db_view_regressions_free(kreg_db_view_regression *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_report_regression_release(&v[i]);
+		kreg_db_view_regression_release(&v[i]);
 	free(v);
 }
 
-int kreg_db_report_job_get(kreg_db *db, kreg_db_report_job *out, int64_t id)
+int kreg_db_view_job_get(kreg_db *db, kreg_db_view_job *out, int64_t id)
 {
 	sqlite3_stmt *st;
 	int rc, error = KREG_ERROR;
@@ -189,7 +190,7 @@ int kreg_db_report_job_get(kreg_db *db, kreg_db_report_job *out, int64_t id)
 	return error;
 }
 
-void kreg_db_report_job_release(kreg_db_report_job *j)
+void kreg_db_view_job_release(kreg_db_view_job *j)
 {
 	if (!j)
 		return;
@@ -202,7 +203,7 @@ void kreg_db_report_job_release(kreg_db_report_job *j)
 
 #define HOST_SELECT "SELECT id, name, backend, state, cpus, memory, updated FROM hosts "
 
-static void read_host(kreg_db_report_host *h, sqlite3_stmt *st)
+static void read_host(kreg_db_view_host *h, sqlite3_stmt *st)
 {
 	memset(h, 0, sizeof(*h));
 	h->id = sqlite3_column_int64(st, 0);
@@ -214,7 +215,7 @@ static void read_host(kreg_db_report_host *h, sqlite3_stmt *st)
 	h->updated = sqlite3_column_int64(st, 6);
 }
 
-int kreg_db_report_host_get(kreg_db *db, kreg_db_report_host *out, int64_t id)
+int kreg_db_view_host_get(kreg_db *db, kreg_db_view_host *out, int64_t id)
 {
 	sqlite3_stmt *st;
 	int rc, error = KREG_ERROR;
@@ -237,7 +238,7 @@ int kreg_db_report_host_get(kreg_db *db, kreg_db_report_host *out, int64_t id)
 	return error;
 }
 
-int kreg_db_report_hosts(kreg_db *db, kreg_db_report_host **out, size_t *n)
+int kreg_db_view_hosts(kreg_db *db, kreg_db_view_host **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -253,7 +254,7 @@ int kreg_db_report_hosts(kreg_db *db, kreg_db_report_host **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		kreg_db_report_hosts_free(*out, *n);
+		kreg_db_view_hosts_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return kreg_db__error(db, "cannot list hosts");
@@ -261,7 +262,7 @@ int kreg_db_report_hosts(kreg_db *db, kreg_db_report_host **out, size_t *n)
 	return 0;
 }
 
-void kreg_db_report_host_release(kreg_db_report_host *h)
+void kreg_db_view_host_release(kreg_db_view_host *h)
 {
 	if (!h)
 		return;
@@ -271,14 +272,14 @@ void kreg_db_report_host_release(kreg_db_report_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
-void kreg_db_report_hosts_free(kreg_db_report_host *v, size_t n)
+void kreg_db_view_hosts_free(kreg_db_view_host *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		kreg_db_report_host_release(&v[i]);
+		kreg_db_view_host_release(&v[i]);
 	free(v);
 }
 
-int kreg_db_report_mail_get(kreg_db *db, kreg_db_report_mail *out, int64_t regression_id)
+int kreg_db_view_mail_get(kreg_db *db, kreg_db_view_mail *out, int64_t regression_id)
 {
 	sqlite3_stmt *st;
 	int rc, error = KREG_ERROR;
@@ -307,7 +308,7 @@ int kreg_db_report_mail_get(kreg_db *db, kreg_db_report_mail *out, int64_t regre
 	return error;
 }
 
-void kreg_db_report_mail_release(kreg_db_report_mail *m)
+void kreg_db_view_mail_release(kreg_db_view_mail *m)
 {
 	if (!m)
 		return;
@@ -321,7 +322,7 @@ void kreg_db_report_mail_release(kreg_db_report_mail *m)
 
 /* ---- the lab's overview ---- */
 
-int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n)
+int kreg_db_view_branches(kreg_db *db, kreg_db_view_branch **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -334,7 +335,7 @@ int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n)
 			     "ORDER BY r.name, b.name") < 0)
 		return KREG_ERROR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_branch *b;
+		kreg_db_view_branch *b;
 
 		KREG_ARRAY_GROW(*out, *n + 1, alloc);
 		b = &(*out)[(*n)++];
@@ -346,7 +347,7 @@ int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		kreg_db_report_branches_free(*out, *n);
+		kreg_db_view_branches_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return kreg_db__error(db, "cannot list branches");
@@ -354,7 +355,7 @@ int kreg_db_report_branches(kreg_db *db, kreg_db_report_branch **out, size_t *n)
 	return 0;
 }
 
-void kreg_db_report_branches_free(kreg_db_report_branch *v, size_t n)
+void kreg_db_view_branches_free(kreg_db_view_branch *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].repo);
@@ -363,7 +364,7 @@ void kreg_db_report_branches_free(kreg_db_report_branch *v, size_t n)
 	free(v);
 }
 
-int kreg_db_report_pairs(kreg_db *db, kreg_db_report_pair **out, size_t *n)
+int kreg_db_view_pairs(kreg_db *db, kreg_db_view_pair **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -377,7 +378,7 @@ int kreg_db_report_pairs(kreg_db *db, kreg_db_report_pair **out, size_t *n)
 			     "JOIN hosts h ON h.id = p.host_id ORDER BY j.name, h.name") < 0)
 		return KREG_ERROR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_pair *p;
+		kreg_db_view_pair *p;
 
 		KREG_ARRAY_GROW(*out, *n + 1, alloc);
 		p = &(*out)[(*n)++];
@@ -388,7 +389,7 @@ int kreg_db_report_pairs(kreg_db *db, kreg_db_report_pair **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		kreg_db_report_pairs_free(*out, *n);
+		kreg_db_view_pairs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return kreg_db__error(db, "cannot list jobs and hosts");
@@ -396,7 +397,7 @@ int kreg_db_report_pairs(kreg_db *db, kreg_db_report_pair **out, size_t *n)
 	return 0;
 }
 
-void kreg_db_report_pairs_free(kreg_db_report_pair *v, size_t n)
+void kreg_db_view_pairs_free(kreg_db_view_pair *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].job);
@@ -405,7 +406,7 @@ void kreg_db_report_pairs_free(kreg_db_report_pair *v, size_t n)
 	free(v);
 }
 
-int kreg_db_report_metric_names(kreg_db *db, char ***names, size_t *n)
+int kreg_db_view_metric_names(kreg_db *db, char ***names, size_t *n)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -438,8 +439,8 @@ int kreg_db_report_metric_names(kreg_db *db, char ***names, size_t *n)
 	return 0;
 }
 
-int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id, int64_t from,
-			   int64_t to, kreg_db_report_sample_cb cb, void *arg)
+int kreg_db_view_samples(kreg_db *db, int64_t job_id, int64_t host_id, int64_t from,
+			 int64_t to, kreg_db_view_sample_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -463,8 +464,8 @@ int kreg_db_report_samples(kreg_db *db, int64_t job_id, int64_t host_id, int64_t
 	return 0;
 }
 
-int kreg_db_report_ok_runs(kreg_db *db, kreg_db_report_ok_run **out, size_t *n, int64_t job_id,
-			   int64_t host_id)
+int kreg_db_view_ok_runs(kreg_db *db, kreg_db_view_ok_run **out, size_t *n, int64_t job_id,
+			 int64_t host_id)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -478,7 +479,7 @@ int kreg_db_report_ok_runs(kreg_db *db, kreg_db_report_ok_run **out, size_t *n, 
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, host_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_ok_run *r;
+		kreg_db_view_ok_run *r;
 
 		KREG_ARRAY_GROW(*out, *n + 1, alloc);
 		r = &(*out)[(*n)++];
@@ -496,7 +497,7 @@ int kreg_db_report_ok_runs(kreg_db *db, kreg_db_report_ok_run **out, size_t *n, 
 	return 0;
 }
 
-int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
+int kreg_db_view_commits(kreg_db *db, kreg_db_view_commit **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -512,7 +513,7 @@ int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
 			     "WHERE role NOT IN ('good', 'bad')) FROM commits c ORDER BY c.id") < 0)
 		return KREG_ERROR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_commit *c;
+		kreg_db_view_commit *c;
 		const unsigned char *parents = sqlite3_column_text(st, 3);
 
 		KREG_ARRAY_GROW(*out, *n + 1, alloc);
@@ -534,7 +535,7 @@ int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		kreg_db_report_commits_free(*out, *n);
+		kreg_db_view_commits_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return kreg_db__error(db, "cannot list commits");
@@ -542,7 +543,7 @@ int kreg_db_report_commits(kreg_db *db, kreg_db_report_commit **out, size_t *n)
 	return 0;
 }
 
-void kreg_db_report_commits_free(kreg_db_report_commit *v, size_t n)
+void kreg_db_view_commits_free(kreg_db_view_commit *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].subject);
@@ -552,8 +553,8 @@ void kreg_db_report_commits_free(kreg_db_report_commit *v, size_t n)
 	free(v);
 }
 
-int kreg_db_report_host_runs(kreg_db *db, kreg_db_report_run **out, size_t *n, int64_t host_id,
-			     size_t limit)
+int kreg_db_view_host_runs(kreg_db *db, kreg_db_view_run **out, size_t *n, int64_t host_id,
+			   size_t limit)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -569,7 +570,7 @@ int kreg_db_report_host_runs(kreg_db *db, kreg_db_report_run **out, size_t *n, i
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_int64(st, 2, (int64_t)limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_run *r;
+		kreg_db_view_run *r;
 
 		KREG_ARRAY_GROW(*out, *n + 1, alloc);
 		r = &(*out)[(*n)++];
@@ -586,7 +587,7 @@ int kreg_db_report_host_runs(kreg_db *db, kreg_db_report_run **out, size_t *n, i
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		kreg_db_report_runs_free(*out, *n);
+		kreg_db_view_runs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return kreg_db__error(db, "cannot list the host's runs");
@@ -594,7 +595,7 @@ int kreg_db_report_host_runs(kreg_db *db, kreg_db_report_run **out, size_t *n, i
 	return 0;
 }
 
-void kreg_db_report_runs_free(kreg_db_report_run *v, size_t n)
+void kreg_db_view_runs_free(kreg_db_view_run *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].job);
@@ -605,7 +606,7 @@ void kreg_db_report_runs_free(kreg_db_report_run *v, size_t n)
 	free(v);
 }
 
-int kreg_db_report_host_counts(kreg_db *db, kreg_db_report_run_counts *out, int64_t host_id)
+int kreg_db_view_host_counts(kreg_db *db, kreg_db_view_run_counts *out, int64_t host_id)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -633,8 +634,8 @@ int kreg_db_report_host_counts(kreg_db *db, kreg_db_report_run_counts *out, int6
 	return rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot count the host's runs");
 }
 
-int kreg_db_report_queue(kreg_db *db, kreg_db_report_work_count **counts, size_t *ncounts,
-			 kreg_db_report_work **items, size_t *nitems, size_t limit)
+int kreg_db_view_queue(kreg_db *db, kreg_db_view_work_count **counts, size_t *ncounts,
+		       kreg_db_view_work **items, size_t *nitems, size_t limit)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -648,7 +649,7 @@ int kreg_db_report_queue(kreg_db *db, kreg_db_report_work_count **counts, size_t
 			     "ORDER BY kind, state") < 0)
 		return KREG_ERROR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_work_count *c;
+		kreg_db_view_work_count *c;
 		const unsigned char *kind = sqlite3_column_text(st, 0), *state = sqlite3_column_text(st, 1);
 
 		KREG_ARRAY_GROW(*counts, *ncounts + 1, alloc);
@@ -669,7 +670,7 @@ int kreg_db_report_queue(kreg_db *db, kreg_db_report_work_count **counts, size_t
 		goto fail;
 	sqlite3_bind_int64(st, 1, (int64_t)limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		kreg_db_report_work *w;
+		kreg_db_view_work *w;
 
 		KREG_ARRAY_GROW(*items, *nitems + 1, alloc);
 		w = &(*items)[(*nitems)++];
@@ -690,15 +691,15 @@ int kreg_db_report_queue(kreg_db *db, kreg_db_report_work_count **counts, size_t
 		return 0;
 fail:
 	kreg_db__error(db, "cannot read the work queue");
-	kreg_db_report_queue_free(*counts, *items, *nitems);
+	kreg_db_view_queue_free(*counts, *items, *nitems);
 	*counts = NULL;
 	*items = NULL;
 	*ncounts = *nitems = 0;
 	return KREG_ERROR;
 }
 
-void kreg_db_report_queue_free(kreg_db_report_work_count *counts, kreg_db_report_work *items,
-			       size_t nitems)
+void kreg_db_view_queue_free(kreg_db_view_work_count *counts, kreg_db_view_work *items,
+			     size_t nitems)
 {
 	free(counts);
 	for (size_t i = 0; i < nitems; i++) {
@@ -711,8 +712,8 @@ void kreg_db_report_queue_free(kreg_db_report_work_count *counts, kreg_db_report
 	free(items);
 }
 
-int kreg_db_report_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
-			       const char *config_name)
+int kreg_db_view_artifact_of(kreg_db *db, char **artifact, int64_t commit_id,
+			     const char *config_name)
 {
 	sqlite3_stmt *st;
 	int rc, error;

@@ -96,6 +96,7 @@ static const field build_fields[] = {
 	{ .key = "arch", .type = T_STR, .off = O(kreg_build_cfg, arch), .def = "x86_64" },
 	{ .key = "cross_compile", .type = T_STR, .off = O(kreg_build_cfg, cross_compile) },
 	{ .key = "target", .type = T_STR, .off = O(kreg_build_cfg, target), .def = "bzImage" },
+	{ .key = "dir", .type = T_PATH, .off = O(kreg_build_cfg, dir) },
 };
 SCHEMA(build_schema, kreg_build_cfg, build_fields, NULL);
 
@@ -595,6 +596,8 @@ static void finish(loader *ld, kreg_config *c)
 		return;
 	if (!c->database)
 		c->database = kreg_path_join(dd, "kreg.db");
+	if (!c->build.dir)
+		c->build.dir = kreg_strdup(dd);
 	if (!c->web.output)
 		c->web.output = kreg_path_join(dd, "site");
 	if (!c->mail.outbox)

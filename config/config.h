@@ -39,6 +39,8 @@ typedef struct {
 	char *arch;		/* ARCH=, default x86_64 */
 	char *cross_compile;	/* CROSS_COMPILE=, default none */
 	char *target;		/* make target, default bzImage */
+	char *dir;		/* trees/ and builds/ (checkouts, object directories);
+				 * default data_dir */
 } kreg_build_cfg;
 
 typedef enum {

@@ -21,9 +21,10 @@
 #   DEMO_TARBALL      linux-source (default /usr/src/linux-source-6.1.tar.xz)
 #   DEMO_BASE         optional: a git repository whose master is that source
 #                     committed as demo_base() does (the kernel tests' one)
-#   DEMO_BUILD_DIRS   optional: a directory whose trees/ and builds/ kreg's
-#                     data_dir links to (its checkout and kernel object
-#                     directories, kept or shared: the kernel tests' one)
+#   DEMO_BUILD_DIR    optional: kreg's build.dir, its checkout and kernel
+#                     object directories (default DEMO_DIR/build, kept
+#                     between demos like the repository; the kernel tests
+#                     give theirs)
 #   DEMO_TIMEOUT      give up after this many seconds (default 3600)
 set -u
 
@@ -33,6 +34,7 @@ TIMEOUT=${DEMO_TIMEOUT:-3600}
 PY=/usr/bin/python3	# Debian's, with python3-aiosmtpd
 UP=$DEMO_DIR/upstream
 DATA=$DEMO_DIR/data
+BUILD_DIR=${DEMO_BUILD_DIR:-$DEMO_DIR/build}
 MAIL=$DEMO_DIR/mail
 LOG=$DEMO_DIR/daemon.log
 T0=$(date +%s)
@@ -162,6 +164,7 @@ repos:
 build:
   make_jobs: $(nproc)
   timeout: 40m
+  dir: $BUILD_DIR
   configs:
     - name: qemu
       base: tinyconfig
@@ -279,12 +282,13 @@ left() {
 
 # A build under way, said as what it is rather than counted down to a
 # floor while it goes on: "building a kernel (clean: about 5 min, 2 min 10 s
-# so far); ". Clean while this lab has no build of over a minute yet.
+# so far); ". Clean while this lab has no build of over a minute yet and
+# found no objects in its build.dir.
 build_note() {
 	local g kind e
 	g=$(sql "SELECT coalesce(max(strftime('%s', 'now') - started), -1) FROM builds WHERE status = 'running'")
 	[ "${g:--1}" -ge 0 ] 2>/dev/null || return 0
-	if [ "$(sql "SELECT count(*) FROM builds WHERE status = 'ok' AND seconds > 60")" = 0 ]; then
+	if [ "$CLEAN" = 1 ] && [ "$(sql "SELECT count(*) FROM builds WHERE status = 'ok' AND seconds > 60")" = 0 ]; then
 		kind=clean e=$(build_secs clean)
 	else
 		kind=incremental e=$(build_secs incr)
@@ -331,19 +335,20 @@ eta_base() {
 	local b r
 	b=$(sql "SELECT count(*) FROM builds WHERE status != 'running'")
 	r=$(sql "SELECT count(*) FROM runs WHERE status = 'ok'")
-	left $((b > 0 ? 0 : 1)) 0 $((BASE_RUNS - r > 0 ? BASE_RUNS - r : 0))
+	left $((b > 0 ? 0 : CLEAN)) $((b > 0 || CLEAN ? 0 : 1)) $((BASE_RUNS - r > 0 ? BASE_RUNS - r : 0))
 }
 
-# After the push: the head (a clean build: the demo's build tree has not
-# built anything yet when the base came from the cache; 3 runs, then about
+# After the push: the head (a clean build when the demo's build.dir had no
+# objects and the base came from the cache; 3 runs, then about
 # 9 more to settle and confirm the drop), about 5 bisection steps of an
 # incremental build and 3 runs, and 6 runs to verify the culprit.
 eta_bisect() {
-	local steps head
+	local steps head hb
 	head=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD'")
 	steps=$(sql "SELECT count(DISTINCT commit_id) FROM bisect_steps WHERE role = 'step'")
 	if [ "$(sql "SELECT count(*) FROM bisections")" = 0 ]; then
-		left $(($(sql "SELECT count(*) FROM builds WHERE status != 'running'") > 1 ? 0 : 1)) 5 \
+		hb=$(($(sql "SELECT count(*) FROM builds WHERE status != 'running'") > 1 ? 0 : 1))
+		left $((hb && CLEAN)) $((hb && !CLEAN ? 6 : 5)) \
 			$((head < 12 ? 12 - head + 15 + 6 : 15 + 6))
 	else
 		left 0 $((steps < 5 ? 5 - steps : 0)) $((steps < 5 ? (5 - steps) * 3 + 6 : 6))
@@ -353,13 +358,9 @@ eta_bisect() {
 # ---- the demo ---------------------------------------------------------------
 mkdir -p "$DEMO_DIR" || die "cannot make $DEMO_DIR"
 rm -rf "$DATA" "$MAIL" "$DEMO_DIR/site" "$DEMO_DIR/vm.img" "$LOG" "$DEMO_DIR/smtp.log"
-if [ -n "${DEMO_BUILD_DIRS:-}" ]; then
-	# kreg's checkout and object directories kept elsewhere (the tests share
-	# them: the head is then an incremental build)
-	mkdir -p "$DATA" "$DEMO_BUILD_DIRS/trees" "$DEMO_BUILD_DIRS/builds" &&
-		ln -s "$DEMO_BUILD_DIRS/trees" "$DATA/trees" &&
-		ln -s "$DEMO_BUILD_DIRS/builds" "$DATA/builds" || die "cannot link $DEMO_BUILD_DIRS"
-fi
+# Objects kept from an earlier demo (or given): every build is incremental.
+CLEAN=1
+[ -f "$BUILD_DIR/builds/linux/qemu/vmlinux" ] && CLEAN=0
 echo "kreg demo: the daemon catches, bisects and mails a block-layer regression"
 echo "on real kernels built from Debian's linux-source 6.1 and booted in qemu."
 echo "Everything happens in $DEMO_DIR."

@@ -177,22 +177,46 @@ int kreg_build__run_make(kreg_spawn_result *r, build_ctx *b, const char *dir, co
 	return error;
 }
 
+/* An absolute path under dir (data_dir, build.dir). */
+static char *abs_path(const char *dir, const char *fmt, va_list ap)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	char cwd[PATH_MAX];
+
+	if (dir[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		kreg_buf_printf(&b, "%s/", cwd);
+	kreg_buf_printf(&b, "%s/", dir);
+	kreg_buf_vprintf(&b, fmt, ap);
+	return kreg_buf_detach(&b);
+}
+
 /* An absolute path under data_dir. */
 static char *data_path(const kreg_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static char *data_path(const kreg_config *cfg, const char *fmt, ...)
 {
-	kreg_buf b = KREG_BUF_INIT;
-	char cwd[PATH_MAX];
 	va_list ap;
+	char *p;
 
-	if (cfg->data_dir[0] != '/' && getcwd(cwd, sizeof(cwd)))
-		kreg_buf_printf(&b, "%s/", cwd);
-	kreg_buf_printf(&b, "%s/", cfg->data_dir);
 	va_start(ap, fmt);
-	kreg_buf_vprintf(&b, fmt, ap);
+	p = abs_path(cfg->data_dir, fmt, ap);
 	va_end(ap);
-	return kreg_buf_detach(&b);
+	return p;
+}
+
+/* An absolute path under build.dir (default data_dir): the work trees and
+ * object directories, which may outlive the lab or be shared by labs. */
+static char *build_path(const kreg_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static char *build_path(const kreg_config *cfg, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = abs_path(cfg->build.dir ? cfg->build.dir : cfg->data_dir, fmt, ap);
+	va_end(ap);
+	return p;
 }
 
 static int lock_file(int *fd, const char *path)
@@ -328,17 +352,18 @@ done:
 }
 
 /* Where the build is made (On disk, DESIGN.md): the paths in b, the
- * folders made. */
+ * folders made. The work tree and object directories are under build.dir,
+ * the artifacts under data_dir. */
 static int make_dirs(build_ctx *b, const kreg_build_result *out, const char *repo)
 {
 	char *artifacts = data_path(b->cfg, "artifacts");
 	int error;
 
-	b->tree_dir = data_path(b->cfg, "trees/%s", repo);
-	b->obj_dir = data_path(b->cfg, "builds/%s/%s", repo, b->kc->name);
-	b->conf_dir = data_path(b->cfg, "builds/%s/%s.kconfig", repo, b->label);
-	b->lock_path = data_path(b->cfg, "trees/%s.lock", repo);
-	b->index_path = data_path(b->cfg, "trees/%s.index", repo);
+	b->tree_dir = build_path(b->cfg, "trees/%s", repo);
+	b->obj_dir = build_path(b->cfg, "builds/%s/%s", repo, b->kc->name);
+	b->conf_dir = build_path(b->cfg, "builds/%s/%s.kconfig", repo, b->label);
+	b->lock_path = build_path(b->cfg, "trees/%s.lock", repo);
+	b->index_path = build_path(b->cfg, "trees/%s.index", repo);
 	b->art_dir = data_path(b->cfg, "artifacts/%s-%s", out->tree, out->config_hash);
 	b->tmp_dir = kreg_asprintf("%s.tmp", b->art_dir);
 	if ((error = kreg_mkdir_p(b->tree_dir, 0755)) >= 0 &&

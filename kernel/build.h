@@ -1,10 +1,11 @@
 /* Kernel builds: a commit of a repo, with a kernel config, to a bzImage.
  *
  * The commit is checked out with libgit2 into a work tree kept per repo
- * (<data_dir>/trees/<repo>/, only changed files rewritten), configured from a
- * base plus fragments (then olddefconfig, every fragment option checked), and
- * built out of tree in a directory kept per repo and config
- * (<data_dir>/builds/<repo>/<config>/), so a commit that touches one file
+ * (<build.dir>/trees/<repo>/, only changed files rewritten; build.dir is
+ * data_dir unless set), configured from a base plus fragments (then
+ * olddefconfig, every fragment option checked), and built out of tree in a
+ * directory kept per repo and config (<build.dir>/builds/<repo>/<config>/),
+ * so a commit that touches one file
  * rebuilds that file. Artifacts are cached by tree id plus config hash in
  * <data_dir>/artifacts/<tree>-<hash>/ and indexed by the builds table: the
  * same tree and config are never built twice, across processes too (a lock

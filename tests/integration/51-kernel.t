@@ -39,6 +39,9 @@ repos:
 build:
   make_jobs: 2
   timeout: 40m
+  # the suite's checkout and object directories (5x-kernel.sh): the first
+  # build is clean on a fresh clone and leaves its objects to 58
+  dir: $KERNEL_BUILD_DIR
   configs:
     - name: qemu
       base: tinyconfig
@@ -92,10 +95,6 @@ atom hangs randread sync 600s
 # The mirror kreg keeps of the repo, made here by a local clone (hard links)
 # rather than a fetch of 1.3 GB of objects.
 mkdir -p "$D/repos" && git clone -q --mirror "$KERNEL_GIT" "$D/repos/linux.git"
-# The checkout and object directories are the suite's (5x-kernel.sh): the
-# first build is clean on a fresh clone and leaves its objects to 58.
-kernel_shared_builds "$D"
-
 q() { sqlite3 "$D/kreg.db" "$@"; }
 last_run() { q "SELECT status FROM runs ORDER BY id DESC LIMIT 1"; }
 last_error() { q "SELECT error FROM runs ORDER BY id DESC LIMIT 1"; }

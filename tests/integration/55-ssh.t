@@ -30,6 +30,10 @@ repos:
 build:
   make_jobs: 2
   timeout: 40m
+  # the suite's checkout and object directories (5x-kernel.sh): the ssh
+  # config is compiled once, by 55 (master), and 56's build of the panic
+  # commit with it is incremental
+  dir: $KERNEL_BUILD_DIR
 hosts:
   - name: lab1
     backend: ssh
@@ -68,10 +72,6 @@ fio-setup-basic:
 fio:
 YAML
 mkdir -p "$D/repos" && git clone -q --mirror "$KERNEL_GIT" "$D/repos/linux.git"
-# The suite's checkout and object directories (5x-kernel.sh): the ssh
-# config is compiled once, by 55 (master), and 56's build of the panic
-# commit with it is incremental.
-kernel_shared_builds "$D"
 q() { sqlite3 "$D/kreg.db" "$@"; }
 on_box() {  # a command on the box, with kreg's known_hosts
 	ssh -o BatchMode=yes -o UserKnownHostsFile="$D/ssh/known_hosts" -o ConnectTimeout=10 \

@@ -43,6 +43,10 @@ repos:
 build:
   make_jobs: 2
   timeout: 40m
+  # the suite's checkout and object directories (5x-kernel.sh): the ssh
+  # config is compiled once, by 55 (master), and 56's build of the panic
+  # commit with it is incremental
+  dir: $KERNEL_BUILD_DIR
   # the ssh backend's built-in kernel config (ssh-box.config: network, kexec,
   # modules): the kernel 55-ssh.t built, from the suite's shared cache
 hosts:
@@ -72,10 +76,6 @@ YAML
 atom randread 3s
 atom hangs 600s
 mkdir -p "$D/repos" && git clone -q --mirror "$KERNEL_GIT" "$D/repos/linux.git"
-# The suite's checkout and object directories (5x-kernel.sh): the ssh
-# config is compiled once, by 55 (master), and 56's build of the panic
-# commit with it is incremental.
-kernel_shared_builds "$D"
 q() { sqlite3 "$D/kreg.db" "$@"; }
 last() { q "SELECT $1 FROM runs ORDER BY id DESC LIMIT 1"; }
 on_box() {  # a command on the box, with kreg's known_hosts

@@ -24,7 +24,7 @@ D="$SCRATCH/demo"
 
 # the checkout and object directories 51-kernel.t built the base in
 # (5x-kernel.sh): the head is an incremental build
-DEMO_BASE=$KERNEL_GIT DEMO_BUILD_DIRS=$KERNEL_SHARED_BUILDS run_kreg demo --dir "$D"
+DEMO_BASE=$KERNEL_GIT DEMO_BUILD_DIR=$KERNEL_BUILD_DIR run_kreg demo --dir "$D"
 printf '%s\n' "$OUT" > demo.out
 is "$RC" 0 "kreg demo exits 0"
 [ "$RC" = 0 ] || { tail -40 demo.out | sed 's/^/# /'; tail -20 "$D/daemon.log" | sed 's/^/# log: /'; }

@@ -7,7 +7,7 @@
 # olddefconfig, bzImage, image_name) and counts how often bzImage was built.
 . "$KREG_SRC/tests/lib.sh"
 command -v make >/dev/null || skip_all "no make"
-plan 17
+plan 21
 
 git_() { GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
 	GIT_COMMITTER_EMAIL=t@example.org git -C "$SCRATCH/tree" "$@"; }
@@ -86,3 +86,17 @@ KREG_BUILD_CACHE_MODE=fill "$KREG" -c c.yaml build --repo fake --commit master~2
 is "$(built)" 3 "KREG_BUILD_CACHE_MODE=fill builds for real"
 KREG_BUILD_CACHE= "$KREG" -c b.yaml build --repo fake --commit master~2 >/dev/null 2>&1
 is "$(built)" 3 "a lab's own builds table still answers first"
+
+# build.dir: the checkout and object directories where the config says
+# (here relative to the config file), shared by two labs; the artifacts
+# stay in each lab's data_dir.
+for l in d e; do lab $l && printf '  dir: objs\n' >> $l.yaml; done
+KREG_BUILD_CACHE= run_kreg -c d.yaml build --repo fake --commit master~2
+is "$RC:$(cat objs/trees/fake/version 2>/dev/null)" 0:1 "build.dir holds the work tree (trees/<repo>)"
+is "$(cat objs/builds/fake/fake/arch/x86/boot/bzImage 2>/dev/null)" 1 \
+	"and the object directory (builds/<repo>/<config>)"
+ok "nothing of them in data_dir, which keeps the artifact" \
+	test ! -e d/trees -a ! -e d/builds -a -f "$OUT/bzImage"
+KREG_BUILD_CACHE= run_kreg -c e.yaml build --repo fake --commit broken
+is "$RC:$(cat objs/trees/fake/version 2>/dev/null)" 1:BROKEN \
+	"a second lab with the same build.dir builds in the same work tree"

@@ -10,11 +10,10 @@
 #   $KERNEL_PANIC          commit 3 (child of 1): panic() early in kernel_init
 #   $KERNEL_BROKEN         commit 4 (child of 1): a block-layer file that does not compile
 #   branch fxmark-kblockd  (child of 1): kblockd_mod_delayed_work_on waits >= 1 tick
-#   kernel_shared_builds DATA_DIR
-#                          DATA_DIR/trees and DATA_DIR/builds (kreg's checkout
-#                          and object directories) become links to ones shared
-#                          by the suite, so a later test's build of a nearby
-#                          commit with the same config is incremental
+#   $KERNEL_BUILD_DIR      a build.dir (kreg's checkout and object
+#                          directories) shared by the suite: a test that
+#                          writes `dir: $KERNEL_BUILD_DIR` under build: builds
+#                          a nearby commit with the same config incrementally
 
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 KERNEL_CACHE=${KERNEL_CACHE:-$KREG_SRC/build/kernel-test}
@@ -80,15 +79,9 @@ kernel_fixture() {
 	KERNEL_BROKEN=$(_kernel_git rev-parse broken)
 }
 
-# kbuild names the source by its real path and the object directory by the
-# path it was given, so with the links in place every test's objects name
-# the same source files and stay valid from one test to the next: 51 makes
-# the one clean build, 58's demo then builds its series' head
-# incrementally (a minute, not 15). kreg's tree lock (trees/<repo>.lock,
-# shared too) keeps two tests from building in them at once.
-KERNEL_SHARED_BUILDS=$KERNEL_CACHE/work
-kernel_shared_builds() {
-	mkdir -p "$KERNEL_SHARED_BUILDS/trees" "$KERNEL_SHARED_BUILDS/builds" "$1" &&
-	ln -sfn "$KERNEL_SHARED_BUILDS/trees" "$1/trees" &&
-	ln -sfn "$KERNEL_SHARED_BUILDS/builds" "$1/builds"
-}
+# kreg's checkout and object directories, shared by the tests through
+# build.dir: 51 makes the one clean build of the qemu guest's config, 55
+# the ssh boxes', and 56's and 58's builds are incremental (a minute, not
+# 15). kreg's tree lock (trees/<repo>.lock, in it) keeps two tests from
+# building in them at once.
+KERNEL_BUILD_DIR=$KERNEL_CACHE/work

@@ -134,6 +134,7 @@ static void minimal_file_gets_defaults(void **state)
 	assert_string_equal(c->build.arch, "x86_64");
 	assert_string_equal(c->build.target, "bzImage");
 	assert_null(c->build.cross_compile);
+	assert_string_equal(c->build.dir, c->data_dir);
 	assert_string_equal(c->log_level, "info");
 	assert_int_equal(c->mail.to_author, 1);
 	assert_int_equal(c->mail.cc_committer, 1);

@@ -275,7 +275,9 @@ static void migration_renames_first_mails(void **state)
 	fixture *f = *state;
 	kreg_db_outbox m;
 
+	/* a version 9 database: no tries (10), the outbox of 9 (11) */
 	test_old_db_migrate(&f->db, f->path,
+		"DROP TABLE tries;"
 		"DROP TABLE outbox;"
 		"CREATE TABLE outbox (id INTEGER PRIMARY KEY, regression_id INTEGER,"
 		"  bisection_id INTEGER, mail_key TEXT UNIQUE,"

@@ -298,7 +298,7 @@ static void message_has_0day_layout(void **state)
 				 "     51234           -21.0%      40475        iostat.vda.r/s\n"
 				 "      1200           +80.0%       2160        interrupts.24:PCI-MSI.x\x1b[31m\n";
 	r.table.detail_monitors = 2;
-	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_REPORT, NULL, NULL, &rcpts, 0), 0);
+	assert_int_equal(kreg_mail_compose(&m, &cfg, &r, KREG_MAIL_FIRST, NULL, NULL, &rcpts, 0), 0);
 	const char *ct = strstr(m.message, "\r\nContent-Type: multipart/mixed; boundary=\"");
 	assert_non_null(ct);
 	char boundary[80];

@@ -168,7 +168,7 @@ build:
   configs:
     - name: qemu
       base: tinyconfig
-      fragments: [kernel/qemu-guest.config, kernel/fio-dbench.config, kernel/ext4.config, kernel/f2fs.config]
+      fragments: [kernel/qemu-guest.config, kernel/fio-dbench.config, kernel/ext4.config, kernel/f2fs.config, kernel/monitors.config]
 hosts:
   - name: vm
     backend: qemu

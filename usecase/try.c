@@ -404,6 +404,19 @@ static char *why_text(const kreg_try_result *out, const kreg_stats_cmp *gf,
 			     kreg_stats_verdict_name(cf->verdict));
 }
 
+/* A try's context: the three sides named, the lab's judgement options. */
+static void ctx_init(try_ctx *t, const kreg_config *cfg, kreg_db *db, FILE *progress)
+{
+	memset(t, 0, sizeof(*t));
+	t->cfg = cfg;
+	t->db = db;
+	t->progress = progress;
+	t->s[GOOD].role = "last good";
+	t->s[CULPRIT].role = "culprit";
+	t->s[FIX].role = "fix";
+	kreg_judge_stats_opts(&t->sopts, cfg);
+}
+
 int kreg_try(kreg_try_result *out, const kreg_config *cfg, kreg_db *db, const kreg_try_spec *spec,
 	     FILE *progress)
 {
@@ -412,14 +425,7 @@ int kreg_try(kreg_try_result *out, const kreg_config *cfg, kreg_db *db, const kr
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	memset(&t, 0, sizeof(t));
-	t.cfg = cfg;
-	t.db = db;
-	t.progress = progress;
-	t.s[GOOD].role = "last good";
-	t.s[CULPRIT].role = "culprit";
-	t.s[FIX].role = "fix";
-	kreg_judge_stats_opts(&t.sopts, cfg);
+	ctx_init(&t, cfg, db, progress);
 	if ((error = open_regression(&t, spec->regression_id)) < 0)
 		goto done;
 	out->metric = kreg_strdup(t.reg.metric);
@@ -618,13 +624,7 @@ int kreg_try_retest(kreg_try_retest_result *out, const kreg_config *cfg, kreg_db
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	memset(&t, 0, sizeof(t));
-	t.cfg = cfg;
-	t.db = db;
-	t.progress = progress;
-	t.s[GOOD].role = "last good";
-	t.s[CULPRIT].role = "culprit";
-	kreg_judge_stats_opts(&t.sopts, cfg);
+	ctx_init(&t, cfg, db, progress);
 	if ((error = open_regression(&t, regression_id)) < 0)
 		goto done;
 	out->metric = kreg_strdup(t.reg.metric);

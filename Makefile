@@ -141,11 +141,12 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-# Everything runs under prove: unit programs speak TAP through cmocka,
-# integration tests are TAP shell scripts. tests/run-suite.sh runs them
-# KREG_TEST_JOBS (2) at a time where they can (the kernel tests one after
-# the other once the rest is done, a test marked `# suite: alone` by itself
-# at the end), then prints the ten slowest; prove's summary closes the output.
+# Everything runs under TAP::Harness (prove's engine): unit programs speak
+# TAP through cmocka, integration tests are TAP shell scripts.
+# tests/run-suite.sh runs the kernel tests' lanes (`# suite: lane NAME`)
+# from the start, at nice 10, the others KREG_TEST_JOBS (2) at a time beside
+# them, a test marked `# suite: alone` by itself at the end, then prints the
+# ten slowest; the harness's summary closes the output.
 check: tests $(REL)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))
 	@$(SAN_ENV) KREG="$(CURDIR)/$(SAN)/kreg" KREG_SRC="$(CURDIR)" KREG_RELEASE="$(CURDIR)/$(REL)/kreg" \
 	CMOCKA_MESSAGE_OUTPUT=TAP KREG_FUZZ_DIR="$(CURDIR)/$(FUZ)" PROVE_FLAGS="$(PROVE_FLAGS)" \

@@ -1,51 +1,79 @@
 #!/bin/bash
-# make check's runner: prove over the tests given, KREG_TEST_JOBS (default
-# 2) at a time where they can, then the ten slowest, then prove's summary,
-# which stays the last lines of the output (CI reads prove's closing line).
+# make check's runner: TAP::Harness (prove's engine) over the tests given,
+# then the ten slowest, then the harness's summary, which stays the last
+# lines of the output (CI reads its closing line).
 #
 #   tests/run-suite.sh TEST...        (the environment is make check's)
 #
 # Three kinds of tests (docs/HACKING.md, "Tests"):
-# - the kernel tests (tests/integration/5N-*.t) run one after the other,
-#   in their order, once the others are done (prove's scheduler takes a
-#   seq group after the single tests: TAP::Parser::Scheduler queues nested
-#   groups last; so no kernel build runs beside a daemon test's margins;
-#   giving each single test a group of its own would start the kernel
-#   lane first, beside them, if that is ever wanted): they share the suite's kernel
-#   checkout, object directories and build cache (5x-kernel.sh), and 51
-#   builds what 52-58 then take;
-# - a test that says `suite: alone` (a comment line of its own: `# suite:
-#   alone` in a .t file, ` * suite: alone` in tests/unit/<name>.c for a
-#   unit test) runs by itself once
-#   everything else is done: its assertions hold a margin of time that
-#   another test beside it on 2 cores could eat;
-# - every other test runs beside any other.
+# - a test in a lane (a comment line of its own, `# suite: lane NAME`): the
+#   tests of one lane run one after the other, in their order, and every
+#   lane starts first, beside everything else, at `nice` 10 (the kernel
+#   tests: their builds take what the other tests leave; they share the
+#   suite's kernel fixture and build cache, 5x-kernel.sh, and the lane's
+#   first test builds what the next ones take);
+# - a test that says `suite: alone` (`# suite: alone` in a .t file,
+#   ` * suite: alone` in tests/unit/<name>.c for a unit test) runs by
+#   itself once everything else is done: its assertions hold a margin of
+#   time another test beside it on 2 cores could eat;
+# - every other test runs beside any other, KREG_TEST_JOBS (default 2) at
+#   a time, beside the lanes.
+# A test's stderr is held until it ends, then shown: the harness reads a
+# test's stderr and stdout together, and a line on stderr with none on
+# stdout after it would keep it from starting the next test until the
+# writer prints again (TAP::Parser::Iterator::Process).
 set -u
 jobs=${KREG_TEST_JOBS:-2}
 src=${KREG_SRC:-.}
-kernel=() par=() alone=()
+lanes=() alone=() par=()
 for t in "$@"; do
 	case $t in
 	*.t) marker=$t ;;
 	*) marker=$src/tests/unit/$(basename "$t").c ;;
 	esac
-	if grep -qE '^(#| \*) suite: alone$' "$marker" 2>/dev/null; then
-		alone+=("$t")	# matched by no rule: prove runs it last, alone
-	elif [[ $t == */integration/5[0-9]-*.t ]]; then
-		kernel+=("$t")
+	lane=$(sed -nE 's/^(#| \*) suite: lane ([a-z0-9-]+)$/\2/p' "$marker" 2>/dev/null | head -1)
+	if [ -n "$lane" ]; then
+		lanes+=("$lane=$t")
+	elif grep -qE '^(#| \*) suite: alone$' "$marker" 2>/dev/null; then
+		alone+=("$t")
 	else
 		par+=("$t")
 	fi
 done
-glob() { local IFS=,; printf '{%s}' "$*"; }
-rules=()
-[ ${#kernel[@]} -gt 0 ] && rules+=(--rules "seq=$(glob "${kernel[@]}")")
-[ ${#par[@]} -gt 0 ] && rules+=(--rules "par=$(glob "${par[@]}")")
-[ "$jobs" -gt 1 ] || rules=()
+
+verbose=0
+case " ${PROVE_FLAGS:-} " in *" -v "*|*" --verbose "*) verbose=1 ;; esac
 
 set -o pipefail
-# shellcheck disable=SC2086 # PROVE_FLAGS is a list of flags
-prove --exec '' -j"$jobs" --timer "${rules[@]}" ${PROVE_FLAGS:-} "$@" 2>&1 |
+KREG_SUITE_JOBS=$jobs KREG_SUITE_VERBOSE=$verbose perl -MTAP::Harness -e '
+	use strict; use warnings;
+	my (@lanes, @par, @alone, %lane, @order);
+	my $part = "lanes";
+	for (@ARGV) {
+		if ($_ eq "--") { $part = $part eq "lanes" ? "par" : "alone"; next }
+		if ($part eq "lanes") {
+			my ($name, $t) = /^([^=]+)=(.*)$/;
+			push @order, $name unless $lane{$name};
+			push @{ $lane{$name} }, $t;
+			push @lanes, $t;
+		} elsif ($part eq "par") { push @par, $_ } else { push @alone, $_ }
+	}
+	my %in_lane = map { $_ => 1 } @lanes;
+	# The lanes first, then the other tests; a test matched by no rule
+	# (the alone ones) runs after everything, by itself.
+	my @rules = ((map { { seq => $lane{$_} } } @order), @par ? ({ par => [@par] }) : ());
+	my $jobs = $ENV{KREG_SUITE_JOBS} > 1 ? $ENV{KREG_SUITE_JOBS} + @order : 1;
+	my $h = TAP::Harness->new({
+		jobs => $jobs, timer => 1, verbosity => $ENV{KREG_SUITE_VERBOSE},
+		@rules ? (rules => { par => \@rules }) : (),
+		exec => sub {
+			my (undef, $t) = @_;
+			return [ $ENV{KREG_SRC} . "/tests/run-test.sh", $in_lane{$t} ? "lane" : "-", $t ];
+		},
+	});
+	my $agg = $h->runtests(@lanes, @par, @alone);
+	exit($agg->all_passed ? 0 : 1);
+' -- "${lanes[@]}" -- "${par[@]}" -- "${alone[@]}" 2>&1 |
 perl -ne '
 	BEGIN { $| = 1; %ms = (); $shown = 0 }
 	sub slowest {

@@ -6,6 +6,7 @@
 # does not build, a config option that does not survive) recorded as such,
 # and the host usable after each. One clean kernel build, the rest
 # incremental or cached.
+# suite: lane kernel-qemu
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 

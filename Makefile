@@ -144,7 +144,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
 # Everything runs under TAP::Harness (prove's engine): unit programs speak
 # TAP through cmocka, integration tests are TAP shell scripts.
 # tests/run-suite.sh runs the kernel tests' lanes (`# suite: lane NAME`)
-# from the start, at nice 10, the others KREG_TEST_JOBS (2) at a time beside
+# from the start, the others KREG_TEST_JOBS (2) at a time beside
 # them, a test marked `# suite: alone` by itself at the end, then prints the
 # ten slowest; the harness's summary closes the output.
 check: tests $(REL)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))

@@ -92,6 +92,7 @@ SCHEMA(kconfig_schema, kreg_kconfig_cfg, kconfig_fields, kconfig_check);
 static const field build_fields[] = {
 	{ .key = "configs", .type = T_LIST, .off = O(kreg_build_cfg, configs), C(kreg_build_cfg, nconfigs), .sub = &kconfig_schema },
 	{ .key = "make_jobs", .type = T_INT, .off = O(kreg_build_cfg, make_jobs), .min = 0, .max = 4096 },
+	{ .key = "nice", .type = T_INT, .off = O(kreg_build_cfg, nice), .def = "10", .min = 0, .max = 19 },
 	{ .key = "timeout", .type = T_DURATION, .off = O(kreg_build_cfg, timeout), .def = "2h", .min = 1, .max = HUGE_VAL },
 	{ .key = "arch", .type = T_STR, .off = O(kreg_build_cfg, arch), .def = "x86_64" },
 	{ .key = "cross_compile", .type = T_STR, .off = O(kreg_build_cfg, cross_compile) },

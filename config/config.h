@@ -35,6 +35,7 @@ typedef struct {
 	kreg_kconfig_cfg *configs;
 	size_t nconfigs;
 	int make_jobs;		/* -jN; 0: number of CPUs */
+	int nice;		/* make runs this much nicer than kreg (default 10) */
 	double timeout;		/* seconds for one build */
 	char *arch;		/* ARCH=, default x86_64 */
 	char *cross_compile;	/* CROSS_COMPILE=, default none */

@@ -170,6 +170,7 @@ int kreg_build__run_make(kreg_spawn_result *r, build_ctx *b, const char *dir, co
 	opts.append = 1;
 	opts.timeout = timeout;
 	opts.kill_grace = 5;
+	opts.nice = b->cfg->build.nice;
 	error = kreg_spawn(r, &opts);
 	free(cross);
 	free(arch);

@@ -15,6 +15,7 @@ typedef struct {
 	int inherit_output;		/* no out_path: keep the caller's stdout and stderr */
 	double timeout;			/* seconds; 0: none */
 	double kill_grace;		/* seconds between SIGTERM and SIGKILL; 0: 2 s */
+	int nice;			/* the child runs this much nicer than kreg (nice(2)) */
 } kreg_spawn_opts;
 
 typedef struct {

@@ -8,10 +8,10 @@
 # Three kinds of tests (docs/HACKING.md, "Tests"):
 # - a test in a lane (a comment line of its own, `# suite: lane NAME`): the
 #   tests of one lane run one after the other, in their order, and every
-#   lane starts first, beside everything else, at `nice` 10 (the kernel
-#   tests: their builds take what the other tests leave; they share the
-#   suite's kernel fixture and build cache, 5x-kernel.sh, and the lane's
-#   first test builds what the next ones take);
+#   lane starts first, beside everything else (the kernel tests: their
+#   builds run at kreg's build.nice, 10, and take what the other tests
+#   leave; they share the suite's kernel fixture and build cache,
+#   5x-kernel.sh, and the lane's first test builds what the next ones take);
 # - a test that says `suite: alone` (`# suite: alone` in a .t file,
 #   ` * suite: alone` in tests/unit/<name>.c for a unit test) runs by
 #   itself once everything else is done: its assertions hold a margin of

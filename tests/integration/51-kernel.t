@@ -60,7 +60,7 @@ build:
 hosts:
 $(host vm1 5m)
 $(host vm2 5m)
-$(host vmshort 45s)
+$(host vmshort 90s)
   - name: noqemu
     backend: qemu
     qemu: false

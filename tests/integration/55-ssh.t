@@ -42,7 +42,7 @@ hosts:
     user: root
     identity: $SCRATCH/keys/id
     good_kernel: "$1"
-    reboot_timeout: 90s
+    reboot_timeout: 240s
     timeout: 5m
     target: /dev/vda
     initrd: /boot/lab.cpio

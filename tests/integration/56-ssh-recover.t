@@ -28,7 +28,7 @@ host() {  # name timeout good_kernel
     address: 127.0.0.1:$PORT
     identity: $SCRATCH/keys/id
     good_kernel: "$3"
-    reboot_timeout: 60s
+    reboot_timeout: 120s
     timeout: $2
     target: /dev/vda
     initrd: /boot/lab.cpio
@@ -107,7 +107,7 @@ ready() { grep -c '^KREG-LAB: ready' lab1.console; }
 run_kreg job run randread.yaml --host lab1 --repo linux --commit panic
 is "$([ "$RC" != 0 ] && echo failed)" failed "a run on the panicking kernel fails"
 is "$(last status)" kernel_failed "recorded as a kernel failure"
-like "$(last error)" "no boot: lab1 did not answer within 60 s of booting kernel [0-9a-f]{40}-[0-9a-f]{16}" \
+like "$(last error)" "no boot: lab1 did not answer within 120 s of booting kernel [0-9a-f]{40}-[0-9a-f]{16}" \
 	"the error says the machine did not come back"
 like "$(last error)" "power cycled, back on $good" "and that it was power cycled back to the good kernel"
 is "$(wc -l < lab1.cycles 2>/dev/null)" 1 "the power_cycle command ran once"

@@ -21,10 +21,12 @@
 #include "lib/util.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <git2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -199,6 +201,26 @@ static void run_captures_output_and_status(void **state)
 	assert_true(r.exited);
 	assert_int_equal(r.status, 3);
 	assert_string_equal(output, "out\nerr\n");
+	free(output);
+}
+
+static void run_nicer_child(void **state)
+{
+	/* coreutils' nice with no operand prints its own niceness */
+	const char *argv[] = { "nice", NULL };
+	kreg_spawn_opts o = { .argv = argv, .nice = 7 };
+	kreg_spawn_result r;
+	char *output;
+	int want;
+
+	(void)state;
+	errno = 0;
+	want = getpriority(PRIO_PROCESS, 0) + 7;
+	if (want > 19)
+		want = 19;
+	assert_int_equal(kreg_spawn_capture(&r, &output, &o), 0);
+	assert_true(r.exited);
+	assert_int_equal(atoi(output), want);
 	free(output);
 }
 
@@ -422,6 +444,7 @@ int main(void)
 		cmocka_unit_test(distance_suggests),
 		cmocka_unit_test(run_captures_output_and_status),
 		cmocka_unit_test(run_passes_argv_without_a_shell),
+		cmocka_unit_test(run_nicer_child),
 		cmocka_unit_test(run_missing_program_is_an_error),
 		cmocka_unit_test(run_timeout_kills_the_whole_group),
 		cmocka_unit_test(mkdir_p_and_atomic_write),

@@ -73,7 +73,7 @@ clock() { printf '%02d:%02d' $(($1 / 60)) $(($1 % 60)); }
 say() { printf '[%s] %s\n' "$(clock "$(now)")" "$*"; }
 
 STAGE_T=$T0
-stage() {	# close the previous stage, open "N/7 name"
+stage() {	# close the previous stage, open "N/8 name"
 	local t
 	t=$(date +%s)
 	if [ ${#STAGE_NAMES[@]} -gt 0 ]; then
@@ -81,7 +81,7 @@ stage() {	# close the previous stage, open "N/7 name"
 	fi
 	STAGE_T=$t
 	STAGE_NAMES+=("$1")
-	printf '\n[%s] == %d/7 %s\n' "$(clock "$(now)")" ${#STAGE_NAMES[@]} "$1"
+	printf '\n[%s] == %d/8 %s\n' "$(clock "$(now)")" ${#STAGE_NAMES[@]} "$1"
 }
 
 sql() { sqlite3 -cmd ".timeout 10000" "$DATA/kreg.db" "$1" 2>/dev/null; }
@@ -320,6 +320,14 @@ tested() {	# the branch is at $1 and nothing is queued or running
 	[ "$(sql "SELECT count(*) FROM work WHERE state IN ('queued', 'running')")" = 0 ]
 }
 
+closed() {	# the revert tried, the regression fixed and its follow-up mail out
+	[ "$(sql "SELECT count(*) FROM tries t JOIN commits c ON c.id = t.fix_commit_id
+		   WHERE c.sha = '$REVERT'")" -gt 0 ] || return 1
+	[ "$(sql "SELECT count(*) FROM regressions WHERE state = 'fixed'")" -gt 0 ] ||
+		die "the revert did not fix it: $(sql "SELECT verdict || ' ' || coalesce(why, '') FROM tries ORDER BY id DESC LIMIT 1")"
+	[ "$(sql "SELECT count(*) FROM outbox WHERE kind = 'fixed' AND state != 'queued'")" -gt 0 ]
+}
+
 found() {
 	local s
 	s=$(sql "SELECT state FROM bisections ORDER BY id LIMIT 1")
@@ -339,20 +347,32 @@ eta_base() {
 }
 
 # After the push: the head (a clean build when the demo's build.dir had no
-# objects and the base came from the cache; 3 runs, then about
-# 9 more to settle and confirm the drop), about 5 bisection steps of an
-# incremental build and 3 runs, and 6 runs to verify the culprit.
+# objects and the base came from the cache; 3 runs, then 3 more of it and
+# 3 of the base at once to settle the drop: tests/integration/73's shape),
+# about 5 bisection steps of an incremental build and 3 runs each; the
+# verification reuses the steps' runs.
 eta_bisect() {
-	local steps head hb
+	local steps head base hb
 	head=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$HEAD'")
+	base=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$BASE'")
 	steps=$(sql "SELECT count(DISTINCT commit_id) FROM bisect_steps WHERE role = 'step'")
 	if [ "$(sql "SELECT count(*) FROM bisections")" = 0 ]; then
 		hb=$(($(sql "SELECT count(*) FROM builds WHERE status != 'running'") > 1 ? 0 : 1))
 		left $((hb && CLEAN)) $((hb && !CLEAN ? 6 : 5)) \
-			$((head < 12 ? 12 - head + 15 + 6 : 15 + 6))
+			$(((head < 6 ? 6 - head : 0) + (base < BASE_RUNS + 3 ? BASE_RUNS + 3 - base : 0) + 15))
 	else
-		left 0 $((steps < 5 ? 5 - steps : 0)) $((steps < 5 ? (5 - steps) * 3 + 6 : 6))
+		left 0 $((steps < 5 ? 5 - steps : 0)) $((steps < 5 ? (5 - steps) * 3 : 0))
 	fi
+}
+
+# The revert: an incremental build, its runs as the new head (the try
+# takes them: the last good's and the culprit's are stored).
+eta_fix() {
+	local b r
+	b=$(sql "SELECT count(*) FROM builds b JOIN commits c ON c.id = b.commit_id
+		 WHERE c.sha = '$REVERT' AND b.status = 'ok'")
+	r=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$REVERT'")
+	left 0 $((b > 0 ? 0 : 1)) $((r < 3 ? 3 - r : 0))
 }
 
 # ---- the demo ---------------------------------------------------------------
@@ -381,6 +401,16 @@ say "master is ${HEAD:0:12} (20 new commits); nobody tells the daemon"
 stage "daemon: test the head, detect, confirm, bisect, verify, report and mail"
 ETA_FN=eta_bisect wait_until "$TIMEOUT" "finding the culprit" found
 ETA_FN= wait_until 600 "finishing its work" tested "$HEAD"
+CULPRIT=$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id ORDER BY b.id LIMIT 1")
+
+stage "fix: the culprit's revert is pushed; the daemon tries it and closes the regression"
+[ -n "$CULPRIT" ] || die "no culprit to revert"
+git_up revert --no-edit "$CULPRIT" >/dev/null || die "cannot revert ${CULPRIT:0:12} in $UP"
+REVERT=$(git_up rev-parse HEAD)
+git_up update-ref refs/heads/master "$REVERT" || die "cannot push the revert"
+say "master is ${REVERT:0:12} \"$(git_up log -1 --format=%s "$REVERT")\"; nobody tells the daemon"
+ETA_FN=eta_fix wait_until 1200 "trying the revert" closed
+ETA_FN= wait_until 600 "finishing its work" tested "$REVERT"
 
 stage "stop: the daemon stops on SIGTERM"
 kill -TERM "$DPID"
@@ -391,7 +421,6 @@ SPID=
 
 stage "summary"
 STAGE_SECS+=(0)
-CULPRIT=$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id ORDER BY b.id LIMIT 1")
 echo
 echo "First bad commit: $(git_up log -1 --format='%H%n  %s%n  Author: %an <%ae>' "$CULPRIT")"
 if [ "$(git_up log -1 --format=%s "$CULPRIT")" = "$(bash "$DEMO_SERIES" --list | sed -n 14p)" ]; then
@@ -399,6 +428,10 @@ if [ "$(git_up log -1 --format=%s "$CULPRIT")" = "$(bash "$DEMO_SERIES" --list |
 else
 	echo "  (NOT the series' injected regression, commit 14 of demo/series.sh)"
 fi
+FIX=$(sql "SELECT t.verdict || ' ' || printf('%.0f%%', 100 * t.share) FROM tries t
+	    JOIN commits c ON c.id = t.fix_commit_id WHERE c.sha = '$REVERT' ORDER BY t.id DESC LIMIT 1")
+echo "Fixed by: $(git_up log -1 --format='%H%n  %s' "$REVERT")"
+echo "  the daemon tried it untold: ${FIX:-no try recorded}; regression state: $(sql "SELECT group_concat(DISTINCT state) FROM regressions WHERE culprit_commit_id = (SELECT id FROM commits WHERE sha = '$CULPRIT')")"
 echo
 sql "SELECT 'Bisection: ' || b.builds || ' builds, ' || b.runs || ' runs; '
 	    || (SELECT count(*) FROM bisect_steps s WHERE s.bisection_id = b.id AND s.verdict = 'skip')

@@ -4,9 +4,11 @@
 # builds and boots them in qemu, runs fio, detects the block-layer
 # regression, confirms it, bisects it (skipping the commit that does not
 # build), writes the pages and mails the report to an SMTP server on
-# loopback. The test checks what a kernel developer would: the culprit,
-# the skipped commit, the mail's subject and recipients, the regression's
-# page. The base is the kernel tests' fixture (the same commit), so its
+# loopback; then the demo pushes the culprit's revert and the daemon,
+# untold, tries it against the regression and closes it with a follow-up
+# in the report's thread. The test checks what a kernel developer would:
+# the culprit, the skipped commit, the mail's subject and recipients, the
+# regression's page, the fix tried and the follow-up. The base is the kernel tests' fixture (the same commit), so its
 # kernel comes from the suite's shared build cache.
 # suite: lane kernel-qemu
 . "$KREG_SRC/tests/lib.sh"
@@ -16,7 +18,7 @@ command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || skip_all "python3-aiosmtpd is not installed (make deps)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 21
+plan 27
 
 series() { bash "$KREG_SRC/demo/series.sh" --list | sed -n "$1p"; }
 CULPRIT_SUBJECT=$(series 14)
@@ -43,7 +45,7 @@ is "$(sql "SELECT group_concat(c.sha) FROM bisect_steps s JOIN commits c ON c.id
 	"$BROKEN" "the commit that does not build was skipped, and only it"
 like "$OUT" "skipped ${BROKEN:0:7}[0-9a-f]* $BROKEN_SUBJECT" "the summary names the skipped commit"
 is "$(sql "SELECT count(*) FROM builds WHERE status = 'failed'")" 1 "its build failed, once"
-is "$(sql "SELECT count(*) FROM pushes")" 2 "the daemon saw two heads: the base and the pushed series"
+is "$(sql "SELECT count(*) FROM pushes")" 3 "the daemon saw three heads: the base, the pushed series, the revert"
 is "$(sql "SELECT count(*) FROM work WHERE state NOT IN ('done')")" 0 "every work item the daemon made is done"
 is "$(sql "SELECT count(*) FROM runs WHERE kernel IS NULL OR kernel NOT LIKE '6.1.%'")" 0 \
 	"runs.kernel names the kernel each run booted (linux 6.1)"
@@ -51,7 +53,8 @@ is "$(sql "SELECT count(*) FROM runs WHERE kernel IS NULL OR kernel NOT LIKE '6.
 # The mail, as the SMTP server on loopback took it.
 ENV="$D/mail/1.env"
 ok "the SMTP server received the report" test -s "$D/mail/1.eml"
-is "$(ls "$D"/mail/*.eml 2>/dev/null | wc -l)" 1 "one mail for the culprit, not one per metric that moved"
+is "$(grep -l '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null | wc -l) $(ls "$D"/mail/*.eml 2>/dev/null | wc -l)" "1 2" \
+	"one report for the culprit, not one per metric that moved, and one follow-up"
 like "$(grep -m1 -i '^Subject:' "$D/mail/1.eml" 2>/dev/null | tr -d '\r')" \
 	"^Subject: \[linux:master\] \[block\] ${CULPRIT:0:10}: fio\.(read|write)_(iops|bw_MBps) -[0-9.]+% regression$" \
 	"the subject names the culprit and the throughput it costs"
@@ -66,6 +69,20 @@ REG=$(ls "$D"/site/regression-*.html 2>/dev/null | head -1)
 ok "the site has the regression's page" test -n "$REG" -a -s "$D/site/index.html"
 like "$(cat "$REG" 2>/dev/null)" "${CULPRIT:0:12}" "the page names the culprit"
 like "$(cat "$REG" 2>/dev/null)" "<svg" "and draws it"
+
+# The fix: the culprit's revert, pushed after the report.
+REVERT=$(git -C "$D/upstream" rev-parse master)
+like "$(git -C "$D/upstream" log -1 --format=%B "$REVERT")" "This reverts commit $CULPRIT" "master's head is the culprit's revert"
+is "$(sql "SELECT t.source || ' ' || t.verdict FROM tries t JOIN commits c ON c.id = t.fix_commit_id
+	WHERE c.sha = '$REVERT' ORDER BY t.id LIMIT 1")" "revert fixed" "the daemon tried the revert, untold: fixed"
+is "$(sql "SELECT count(*) FROM regressions WHERE culprit_commit_id = (SELECT id FROM commits WHERE sha = '$CULPRIT')
+	AND state != 'fixed'")" 0 "every regression of the culprit is closed as fixed"
+like "$OUT" "Fixed by: $REVERT" "the demo's summary names the fix"
+FIXMAIL=$(grep -l '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null | head -1)
+is "$(sed -n 's/^In-Reply-To: *//p' "$FIXMAIL" 2>/dev/null | tr -d '\r')" \
+	"$(sed -n 's/^Message-I[Dd]: *//p' "$D/mail/1.eml" 2>/dev/null | tr -d '\r')" \
+	"the follow-up is in the report's thread"
+like "$(cat "$FIXMAIL" 2>/dev/null)" "${REVERT:0:12}" "and names the revert"
 
 ok "no qemu of this demo is left behind" bash -c "! pgrep -f '$D/[v]m.img' >/dev/null"
 ERR=$(cat "$D/daemon.log" "$D"/data/logs/*.log 2>/dev/null)

@@ -75,7 +75,8 @@ typedef struct {
 	kreg_stats_drift *drifts;
 	size_t ndrifts;
 	size_t nsegments;	/* segments fitted, kinks between drifts included */
-	double sigma;		/* noise of a commit's value, estimated */
+	double sigma;		/* noise of a commit's value, estimated (its long-run
+				 * value when the values wander or cycle) */
 } kreg_stats_segmentation;
 
 /* Segment h (opts may be NULL: PELT, MBIC, drifts, clipping, 2% floor).

@@ -14,7 +14,13 @@
  * wy, wxy, wy^2 (x the commit's place in the history). PELT (Killick et al.
  * 2012) minimises the cost plus beta per segment, keeping only the last
  * points that can still start the final segment (with the line's log n as
- * the pruning constant, since a line may pay it once more when cut). */
+ * the pruning constant, since a line may pay it once more when cut).
+ *
+ * Differences see only the noise from one commit to the next: values that
+ * wander or cycle look quieter to them than they are, and the fit at that
+ * noise cuts a season into steps. wander() compares the fit with a coarser
+ * one whose residuals are an AR(1) process and, when the second explains
+ * the history better, fits it again at the long-run noise. */
 #include "stats/segment.h"
 
 #include "stats/stats.h"
@@ -28,6 +34,10 @@
 
 /* a step is a jump of the fitted level by this many of its standard errors */
 #define STEP_Z 3.0
+/* wandering values (see wander()): the coarse fit's penalties, and the
+ * largest autocorrelation the noise is widened for */
+#define COARSE 3.0
+#define AUTOCORR_MAX 0.8
 
 enum { S_W, S_X, S_XX, S_Y, S_XY, S_YY, NSUMS };
 
@@ -402,12 +412,139 @@ static void report(kreg_stats_segmentation *out, const seg_ctx *c, const seg *se
 	}
 }
 
+/* The segments of the history at c's noise and penalty into *out (the
+ * caller's, free()); returns how many. */
+static size_t fit(seg_ctx *c, kreg_stats_seg_method method, seg **out)
+{
+	size_t *ends = kreg_malloc((c->K + 1) * sizeof(*ends)), nends, nsegs = 0;
+	seg *segs;
+
+	if (c->K < 2 * c->min_len) {
+		ends[0] = c->K;
+		nends = 1;
+	} else {
+		nends = method == KREG_SEG_BINSEG ? binseg(c, ends) : pelt(c, ends);
+	}
+	segs = kreg_calloc(2 * nends, sizeof(*segs));
+	for (size_t i = 0; i < nends; i++) {
+		size_t a = i ? ends[i - 1] : 0, t;
+		int line, drift = c->drift;
+
+		cost(c, a, ends[i], &line, &segs[nsegs]);
+		if (line && (t = step_not_line(c, &segs[nsegs]))) {
+			int flat;
+
+			c->drift = 0;
+			cost(c, a, t, &flat, &segs[nsegs++]);
+			cost(c, t, ends[i], &flat, &segs[nsegs]);
+			c->drift = drift;
+		}
+		nsegs++;
+	}
+	free(ends);
+	*out = segs;
+	return nsegs;
+}
+
+/* The lag-1 autocorrelation of the residuals of the fit, within segments:
+ * near 0 when what is left is noise, well above it when the values wander
+ * or cycle (a random walk, a season) and the fit took that for steps. */
+static double residual_autocorr(const seg_ctx *c, const seg *segs, size_t n)
+{
+	double num = 0, den = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const seg *s = &segs[i];
+
+		for (size_t k = s->a; k < s->b; k++) {
+			double r = c->y[k] - fitted(s, c->x[k]);
+
+			den += r * r;
+			if (k > s->a)
+				num += r * (c->y[k - 1] - fitted(s, c->x[k - 1]));
+		}
+	}
+	return den > 0 ? num / den : 0;
+}
+
+/* The weighted residual sum of squares of a fit, in units of sigma^2,
+ * of the residuals less rho times the one before (within a segment). */
+static double fit_rss(const seg_ctx *c, const seg *segs, size_t n, double rho)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const seg *s = &segs[i];
+
+		for (size_t k = s->a; k < s->b; k++) {
+			double r = c->y[k] - fitted(s, c->x[k]);
+
+			if (k > s->a)
+				r -= rho * (c->y[k - 1] - fitted(s, c->x[k - 1]));
+			sum += c->w[k] * r * r;
+		}
+	}
+	return sum / c->sigma2;
+}
+
+/* The penalties a fit pays: beta a segment, line_pen a line. */
+static double fit_penalty(const seg_ctx *c, const seg *segs, size_t n)
+{
+	double pen = 0;
+
+	for (size_t i = 0; i < n; i++)
+		pen += c->beta + (segs[i].line ? c->line_pen : 0);
+	return pen;
+}
+
+/* Values that wander or cycle (a random walk, a season, a host that slows
+ * for a while) have first differences smaller than their spread: the fit
+ * at that noise takes the wandering for steps. Two accounts of the history
+ * compete, each with its noise level left free (K log(RSS / K) + its
+ * penalties): the fit found, its residuals independent, and a fit at
+ * COARSE times the penalties whose residuals are an AR(1) process with
+ * their lag-1 autocorrelation rho (one more parameter, log K). When the
+ * second wins, the noise is widened to its long-run variance, (1 + rho) /
+ * (1 - rho) times (rho at most AUTOCORR_MAX), and the history fitted
+ * again. A real step the coarse fit misses leaves residuals that an AR(1)
+ * explains badly (one jump), so the first account keeps it. Returns the
+ * segments in *segs (replaced when the noise widens). */
+static size_t wander(seg_ctx *c, kreg_stats_seg_method method, seg **segs, size_t nsegs)
+{
+	double beta = c->beta, line_pen = c->line_pen, K = (double)c->K, rho, white, ar;
+	seg *coarse;
+	size_t ncoarse;
+
+	if (c->K < 8)
+		return nsegs;
+	c->beta *= COARSE;
+	c->line_pen *= COARSE;
+	ncoarse = fit(c, KREG_SEG_BINSEG, &coarse);
+	c->beta = beta;
+	c->line_pen = line_pen;
+	rho = residual_autocorr(c, coarse, ncoarse);
+	if (rho > 0) {
+		white = K * log(fit_rss(c, *segs, nsegs, 0) / K + 1e-12) + fit_penalty(c, *segs, nsegs);
+		ar = K * log(fit_rss(c, coarse, ncoarse, rho) / K + 1e-12) +
+		     fit_penalty(c, coarse, ncoarse) + log(K);
+		if (ar < white) {
+			if (rho > AUTOCORR_MAX)
+				rho = AUTOCORR_MAX;
+			c->sigma2 *= (1 + rho) / (1 - rho);
+			free(*segs);
+			nsegs = fit(c, method, segs);
+		}
+	}
+	free(coarse);
+	return nsegs;
+}
+
 int kreg_stats_segment(kreg_stats_segmentation *out, const kreg_stats_history *h,
 		       const kreg_stats_seg_opts *opts)
 {
 	kreg_stats_seg_opts o = opts ? *opts : (kreg_stats_seg_opts){ 0 };
 	seg_ctx c = { 0 };
-	size_t *nruns = NULL, *ends = NULL, nends, nsegs, typical;
+	size_t *nruns = NULL, nsegs, typical;
 	seg *segs = NULL;
 	double scale, sigma, floor;
 	int error;
@@ -465,7 +602,6 @@ int kreg_stats_segment(kreg_stats_segmentation *out, const kreg_stats_history *h
 	if (!(sigma > 1e-9))
 		sigma = 1e-9;
 	c.sigma2 = sigma * sigma;
-	out->sigma = sigma * scale;
 	c.beta = (o.penalty == KREG_SEG_BIC ? 2 : 3) * log((double)(c.K > 2 ? c.K : 2));
 	c.line_pen = 2 * log((double)(c.K > 2 ? c.K : 2));
 
@@ -482,35 +618,14 @@ int kreg_stats_segment(kreg_stats_segmentation *out, const kreg_stats_history *h
 		q[S_YY] = p[S_YY] + w * y * y;
 	}
 
-	ends = kreg_malloc((c.K + 1) * sizeof(*ends));
-	if (c.K < 2 * c.min_len) {
-		ends[0] = c.K;
-		nends = 1;
-	} else {
-		nends = o.method == KREG_SEG_BINSEG ? binseg(&c, ends) : pelt(&c, ends);
-	}
-	segs = kreg_calloc(2 * nends, sizeof(*segs));
-	nsegs = 0;
-	for (size_t i = 0; i < nends; i++) {
-		size_t a = i ? ends[i - 1] : 0, t;
-		int line;
-
-		cost(&c, a, ends[i], &line, &segs[nsegs]);
-		if (line && (t = step_not_line(&c, &segs[nsegs]))) {
-			int flat;
-
-			c.drift = 0;
-			cost(&c, a, t, &flat, &segs[nsegs++]);
-			cost(&c, t, ends[i], &flat, &segs[nsegs]);
-			c.drift = 1;
-		}
-		nsegs++;
-	}
+	nsegs = fit(&c, o.method, &segs);
+	if (!o.no_autocorr)
+		nsegs = wander(&c, o.method, &segs, nsegs);
+	out->sigma = sqrt(c.sigma2) * scale;
 	out->nsegments = nsegs;
 	report(out, &c, segs, nsegs, scale, floor);
 done:
 	free(segs);
-	free(ends);
 	free(c.sum);
 	free(nruns);
 	free(c.x);

@@ -8,7 +8,10 @@
  * over the noise variance plus a penalty per segment (MBIC's 3 log n by
  * default, BIC's 2 log n on request) and one more log n per line. PELT
  * finds the exact optimum; binary segmentation is the greedy, cheaper way
- * (and with flat segments, BIC and no clipping, the textbook baseline).
+ * (and with flat segments, BIC, no clipping and no_autocorr, a baseline).
+ * When the values wander or cycle (a random walk, a season), the noise is
+ * widened to its long-run variance before the fit that counts, so a season
+ * is not cut into steps.
  *
  * A boundary where the level jumps by the floor is a step; a line whose
  * rise over its span reaches the floor is a drift, reported with its slope,
@@ -35,6 +38,8 @@ typedef struct {
 	kreg_stats_seg_penalty penalty;
 	int no_drift;		/* flat segments only */
 	int no_clip;		/* take commit values as they are (no clipping) */
+	int no_autocorr;	/* keep the noise from the differences even when
+				 * the fit's residuals are autocorrelated */
 	double floor;		/* smallest relative step or drift reported;
 				 * 0: 0.02, <0: none */
 	size_t min_commits;	/* commits with runs per segment; 0: 2 */
@@ -70,7 +75,8 @@ typedef struct {
 	kreg_stats_drift *drifts;
 	size_t ndrifts;
 	size_t nsegments;	/* segments fitted, kinks between drifts included */
-	double sigma;		/* noise of a commit's value, estimated */
+	double sigma;		/* noise of a commit's value, estimated (its long-run
+				 * value when the values wander or cycle) */
 } kreg_stats_segmentation;
 
 /* Segment h (opts may be NULL: PELT, MBIC, drifts, clipping, 2% floor).

@@ -599,6 +599,95 @@ static void driver_close(driver *d)
 		close(d->lock_fd);
 }
 
+/* The bisection's row, host, repo, atom, graph and parameters; locked
+ * when lock (one process carries it out). *over when it has its outcome. */
+static int driver_open(driver *d, const kreg_config *cfg, kreg_db *db, int64_t id,
+		       FILE *progress, int lock, int *over)
+{
+	int error;
+
+	*over = 0;
+	memset(d, 0, sizeof(*d));
+	d->cfg = cfg;
+	d->db = db;
+	d->progress = progress;
+	d->lock_fd = -1;
+	if ((error = kreg_db_bisection_get(db, &d->b, id)) < 0)
+		return error;
+	if (strcmp(d->b.state, "running")) {
+		say(d, "bisection %lld is over: %s", (long long)id, d->b.message ? d->b.message : d->b.state);
+		*over = 1;
+		return 0;
+	}
+	if (lock && (error = lock_bisection(d)) < 0)
+		return error;
+	if ((error = kreg_host_open(&d->host, cfg, d->b.host)) < 0 ||
+	    (error = kreg_repo_open(&d->repo, cfg, d->b.repo)) < 0)
+		return error;
+	d->sim = kreg_host_simulated(d->host);
+	if (!d->sim) {
+		char *yaml = NULL;
+
+		if ((error = kreg_db_bisection_job_yaml(db, &yaml, id)) < 0)
+			return error;
+		error = kreg_atom_load_string(&d->atom, d->b.job, yaml, strlen(yaml));
+		free(yaml);
+		if (error < 0)
+			return error;
+	}
+	d->kconfig = d->b.config_name;
+	if ((error = oid_of(&d->good, d->b.good_sha)) < 0 || (error = oid_of(&d->bad, d->b.bad_sha)) < 0)
+		return error;
+	if ((error = kreg_bisect_graph_new(&d->graph, kreg_repo_git(d->repo), &d->good, &d->bad)) < 0)
+		return error;
+	kreg_judge_bisect_params(&d->params, cfg, d->b.metric);
+	return 0;
+}
+
+int kreg_bisect_driver_ahead(kreg_bisect_builds_ahead *out, const kreg_config *cfg, kreg_db *db,
+			     int64_t id)
+{
+	driver d;
+	kreg_bisect_state st;
+	kreg_bisect_action a;
+	kreg_bisect_oid next[2];
+	size_t nnext = 0;
+	int error, over;
+
+	memset(out, 0, sizeof(*out));
+	memset(&a, 0, sizeof(a));
+	if ((error = driver_open(&d, cfg, db, id, NULL, 0, &over)) < 0 || over ||
+	    !kreg_host_needs_kernel(d.host))
+		goto done;
+	if ((error = state_load(&d, &st)) < 0 || (error = kreg_bisect_next(&a, d.graph, &st)) < 0 ||
+	    a.done)
+		goto done;
+	out->host_id = d.b.host_id;
+	out->job_id = d.atom ? d.b.job_id : 0;	/* the job's needs go into its kernel */
+	out->config_name = d.b.config_name ? kreg_strdup(d.b.config_name) : NULL;
+	/* a revert is made by the step itself: its kernel is not known yet */
+	if (a.runs && !a.make_revert && a.role != KREG_BISECT_ROLE_REVERT) {
+		if ((error = record(&d, &out->commit_ids[0], &a.commit)) < 0)
+			goto done;
+		out->n = out->nnow = 1;
+	}
+	if ((error = kreg_bisect_ahead(next, &nnext, d.graph, &st, &a.commit)) < 0)
+		goto done;
+	for (size_t k = 0; k < nnext; k++)
+		if ((error = record(&d, &out->commit_ids[out->n++], &next[k])) < 0)
+			goto done;
+done:
+	kreg_bisect_action_release(&a);
+	driver_close(&d);
+	return error;
+}
+
+void kreg_bisect_builds_ahead_release(kreg_bisect_builds_ahead *a)
+{
+	free(a->config_name);
+	memset(a, 0, sizeof(*a));
+}
+
 static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
 		 int max_actions, int *over)
 {
@@ -607,48 +696,16 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	kreg_bisect_action a;
 	int error, abandoned = 0;
 
-	*over = 0;
-	memset(&d, 0, sizeof(d));
 	memset(&a, 0, sizeof(a));
-	d.cfg = cfg;
-	d.db = db;
-	d.progress = progress;
-	d.lock_fd = -1;
-	if ((error = kreg_db_bisection_get(db, &d.b, id)) < 0)
+	if ((error = driver_open(&d, cfg, db, id, progress, 1, over)) < 0 || *over)
 		goto done;
-	if (strcmp(d.b.state, "running")) {
-		say(&d, "bisection %lld is over: %s", (long long)id, d.b.message ? d.b.message : d.b.state);
-		*over = 1;
-		goto done;
-	}
-	if ((error = lock_bisection(&d)) < 0)
-		goto done;
-	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
-	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
-		goto done;
-	d.sim = kreg_host_simulated(d.host);
-	if (!d.sim) {
-		char *yaml = NULL;
-
-		if ((error = kreg_db_bisection_job_yaml(db, &yaml, id)) < 0)
-			goto done;
-		error = kreg_atom_load_string(&d.atom, d.b.job, yaml, strlen(yaml));
-		free(yaml);
-		if (error < 0)
-			goto done;
-	}
-	d.kconfig = d.b.config_name;
-	if ((error = oid_of(&d.good, d.b.good_sha)) < 0 || (error = oid_of(&d.bad, d.b.bad_sha)) < 0)
-		goto done;
-	if ((error = kreg_bisect_graph_new(&d.graph, kreg_repo_git(d.repo), &d.good, &d.bad)) < 0)
-		goto done;
-	kreg_judge_bisect_params(&d.params, cfg, d.b.metric);
 	if ((error = kreg_db_bisection_abandon_runs(db, &abandoned, id)) < 0)
 		goto done;
 	say(&d, "bisection %lld: %s %.12s..%.12s, %zu commits, job %s, metric %s, host %s (%s%s)",
 	    (long long)id, d.b.repo, d.b.good_sha, d.b.bad_sha, kreg_bisect_graph_size(d.graph),
 	    d.b.job, d.b.metric, d.b.host, d.b.backend,
-	    d.sim ? ": simulated samples, nothing is built or run" : "");
+	    !d.sim ? "" : kreg_host_needs_kernel(d.host) ? ": simulated samples, kernels built" :
+	    ": simulated samples, nothing is built or run");
 	if (abandoned)
 		say(&d, "resuming: %d interrupted run%s marked infra_failed", abandoned,
 		    abandoned == 1 ? "" : "s");

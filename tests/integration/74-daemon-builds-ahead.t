@@ -1,0 +1,120 @@
+#!/bin/bash
+# Builds beside runs (docs/bisect.md, "Kernels built ahead"): while a
+# bisection's step runs on the host, the build lane builds the kernels the
+# next step may need (both possible midpoints), so each step after the
+# first finds its kernel in the cache; a kernel is never built twice; the
+# culprit is the one the model put there.
+#
+# The host is a sim host with a kernel_config: each commit's kernel is
+# built for real (kreg's build, make in build.dir, the builds rows) with a
+# stand-in kernel tree whose `make bzImage` takes a second and writes down
+# which commit it built; the runs draw samples, and once the base is
+# measured take 2 s each (KREG_SIM_RUN_DELAY_MS). The overlap is read from the database as an
+# ordering: a step's kernel was built before the previous step's last run
+# ended (a build after it would start at least a second later, whole
+# seconds being what the rows keep).
+# Fixed commit dates: the same shas, so the same samples, every run.
+. "$KREG_SRC/tests/lib.sh"
+. "$KREG_SRC/tests/integration/daemon-lib.sh"
+command -v make >/dev/null || skip_all "no make"
+plan 10
+
+export GIT_AUTHOR_DATE="2026-11-30T12:00:00Z" GIT_COMMITTER_DATE="2026-11-30T12:00:00Z"
+up_init >/dev/null
+cat > "$UP/Makefile" <<'MK'
+# A stand-in kernel: enough of kbuild's interface for kreg's build.
+O ?= .
+tinyconfig:
+	@mkdir -p $(O) && printf 'CONFIG_TINY=y\n' > $(O)/.config
+olddefconfig:
+	@test -f $(O)/.config
+bzImage:
+	@sleep 1
+	@mkdir -p $(O)/arch/x86/boot
+	@tail -1 $(CURDIR)/f > $(O)/arch/x86/boot/bzImage
+	@tail -1 $(CURDIR)/f >> $(BUILT)
+	@echo "Kernel: arch/x86/boot/bzImage is ready"
+image_name:
+	@echo arch/x86/boot/bzImage
+MK
+git -C "$UP" add Makefile && git -C "$UP" commit -qm "a stand-in kernel"
+ROOT=$(git -C "$UP" rev-parse HEAD)
+up_push
+write_atom job.yaml
+printf 'CONFIG_FRAG=y\n' > frag.config
+export BUILT="$SCRATCH/built" KREG_BUILD_CACHE=
+: > "$BUILT"
+cat > kreg.yaml <<YAML
+$(lab_yaml)
+build:
+  make_jobs: 1
+  dir: $SCRATCH/objs
+  configs:
+    - name: fake
+      base: tinyconfig
+      fragments: [$SCRATCH/frag.config]
+hosts:
+  - name: vm
+    backend: sim
+    seed: 5
+    kernel_config: fake
+    metrics:
+      - { metric: fio.read_iops, base: 10000, noise: 2% }
+jobs:
+  - file: job.yaml
+    runs: 3
+detect:
+  baseline_runs: 13
+  confirm: 0.01
+  metrics:
+    - { pattern: "fio.*_iops", direction: higher, floor: 5% }
+bisect:
+  runs_per_step: 3
+YAML
+export KREG_CONFIG="$SCRATCH/kreg.yaml"
+
+daemon_start
+wait_for 120 "the daemon builds and tests the first head it sees" idle_at "$ROOT"
+daemon_stop
+export KREG_SIM_RUN_DELAY_MS=2000
+daemon_start
+for i in $(seq 1 16); do
+	case $i in
+	11) CULPRIT=$(up_commit $i "Sim-Effect: fio.read_iops -50%") ;;
+	*) HEAD=$(up_commit $i) ;;
+	esac
+done
+up_push
+over() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ] && idle_at "$HEAD"; }
+wait_for 400 "the push's drop is bisected" over
+daemon_stop
+
+is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" "$CULPRIT" \
+	"to the commit with the effect"
+is "$(sort "$BUILT" | uniq -d | tr '\n' ' ')" "" "no kernel was built twice (make bzImage once a commit)"
+
+# the search's steps, in order, one row a commit
+STEPS=$(sql "SELECT commit_id FROM bisect_steps WHERE role = 'step' GROUP BY commit_id ORDER BY min(seq)")
+NSTEPS=$(echo "$STEPS" | wc -l)
+ok "the search took 3 steps or more ($NSTEPS)" test "$NSTEPS" -ge 3
+# A step's kernel was built before the step before it ended: its builds
+# row started before that step's last run finished.
+early=0 prev=
+for c in $STEPS; do
+	if [ -n "$prev" ]; then
+		[ "$(sql "SELECT b.started < (SELECT max(finished) FROM runs WHERE commit_id = $prev)
+			FROM builds b WHERE b.commit_id = $c")" = 1 ] && early=$((early + 1))
+	fi
+	prev=$c
+done
+is "$early" "$((NSTEPS - 1))" "every step after the first had its kernel built while the step before ran"
+LOGS=$(cat "$DATA_DIR"/logs/work-*.log)
+STEPLOGS=$(grep -l "^bisection 1: " "$DATA_DIR"/logs/work-*.log | xargs cat)
+is "$(grep -c "kernel of .*: ok (cached)" <<<"$STEPLOGS")" "$((NSTEPS - 1))" \
+	"each step after the first took its kernel from the cache"
+like "$STEPLOGS" "simulated samples, kernels built" "the bisection says its kernels are built"
+ok "a kernel the bisection did not need was built ahead or dropped" \
+	test "$(sql "SELECT count(*) FROM work WHERE kind = 'build' AND bisection_id = 1
+		AND commit_id NOT IN (SELECT commit_id FROM bisect_steps)")" -ge 1
+no_sanitizer_in_logs "no sanitizer report from the daemon or its workers"
+done_testing

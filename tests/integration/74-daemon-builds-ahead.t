@@ -6,9 +6,9 @@
 # culprit is the one the model put there.
 #
 # The host is a sim host with a kernel_config: each commit's kernel is
-# built for real (kreg's build, make in build.dir, the builds rows) with a
-# stand-in kernel tree whose `make bzImage` takes a second and writes down
-# which commit it built; the runs draw samples, and once the base is
+# built for real (kreg's build, make in build.dir, the builds rows) with
+# the stand-in kernel (tests/fixtures/stand-in-kernel), whose `make bzImage`
+# takes a second here and writes down which commit it built; the runs draw samples, and once the base is
 # measured take 2 s each (KREG_SIM_RUN_DELAY_MS). The overlap is read from the database as an
 # ordering: a step's kernel was built before the previous step's last run
 # ended (a build after it would start at least a second later, whole
@@ -21,28 +21,13 @@ plan 10
 
 export GIT_AUTHOR_DATE="2026-11-30T12:00:00Z" GIT_COMMITTER_DATE="2026-11-30T12:00:00Z"
 up_init >/dev/null
-cat > "$UP/Makefile" <<'MK'
-# A stand-in kernel: enough of kbuild's interface for kreg's build.
-O ?= .
-tinyconfig:
-	@mkdir -p $(O) && printf 'CONFIG_TINY=y\n' > $(O)/.config
-olddefconfig:
-	@test -f $(O)/.config
-bzImage:
-	@sleep 1
-	@mkdir -p $(O)/arch/x86/boot
-	@tail -1 $(CURDIR)/f > $(O)/arch/x86/boot/bzImage
-	@tail -1 $(CURDIR)/f >> $(BUILT)
-	@echo "Kernel: arch/x86/boot/bzImage is ready"
-image_name:
-	@echo arch/x86/boot/bzImage
-MK
+cp "$KREG_SRC/tests/fixtures/stand-in-kernel/Makefile" "$UP/Makefile"
 git -C "$UP" add Makefile && git -C "$UP" commit -qm "a stand-in kernel"
 ROOT=$(git -C "$UP" rev-parse HEAD)
 up_push
 write_atom job.yaml
 printf 'CONFIG_FRAG=y\n' > frag.config
-export BUILT="$SCRATCH/built" KREG_BUILD_CACHE=
+export BUILT="$SCRATCH/built" KREG_BUILD_CACHE= VERSION_FILE=f BUILD_SECONDS=1
 : > "$BUILT"
 cat > kreg.yaml <<YAML
 $(lab_yaml)
@@ -78,19 +63,15 @@ wait_for 120 "the daemon builds and tests the first head it sees" idle_at "$ROOT
 daemon_stop
 export KREG_SIM_RUN_DELAY_MS=2000
 daemon_start
-for i in $(seq 1 16); do
-	case $i in
-	11) CULPRIT=$(up_commit $i "Sim-Effect: fio.read_iops -50%") ;;
-	*) HEAD=$(up_commit $i) ;;
-	esac
+for i in $(seq 1 16); do	# commit 11 halves the read IOPS
+	HEAD=$(up_commit "$i" "$([ "$i" = 11 ] && echo "Sim-Effect: fio.read_iops -50%")")
+	[ "$i" = 11 ] && CULPRIT=$HEAD
 done
 up_push
-over() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ] && idle_at "$HEAD"; }
-wait_for 400 "the push's drop is bisected" over
+wait_for 400 "the push's drop is bisected" bisected_at "$HEAD"
 daemon_stop
 
-is "$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" "$CULPRIT" \
-	"to the commit with the effect"
+is "$(culprit_of 1)" "$CULPRIT" "to the commit with the effect"
 is "$(sort "$BUILT" | uniq -d | tr '\n' ' ')" "" "no kernel was built twice (make bzImage once a commit)"
 
 # the search's steps, in order, one row a commit

@@ -682,6 +682,44 @@ done:
 	return error;
 }
 
+int kreg_bisect_driver_first_step(int64_t *commit_id, const kreg_config *cfg, kreg_db *db,
+				  const char *repo_name, int64_t good_id, int64_t bad_id)
+{
+	kreg_commit_row g, b;
+	kreg_repo *repo = NULL;
+	kreg_bisect_graph *graph = NULL;
+	kreg_bisect_oid good, bad;
+	kreg_bisect_search s = { 0 };
+	kreg_bisect_mark *marks = NULL;
+	char sha[KREG_REPO_SHA_SIZE];
+	int error;
+
+	*commit_id = 0;
+	memset(&g, 0, sizeof(g));
+	memset(&b, 0, sizeof(b));
+	if ((error = kreg_db_commit_get(db, &g, good_id)) < 0 ||
+	    (error = kreg_db_commit_get(db, &b, bad_id)) < 0 ||
+	    (error = kreg_repo_open(&repo, cfg, repo_name)) < 0 ||
+	    (error = oid_of(&good, g.sha)) < 0 || (error = oid_of(&bad, b.sha)) < 0 ||
+	    (error = kreg_bisect_graph_new(&graph, kreg_repo_git(repo), &good, &bad)) < 0)
+		goto done;
+	marks = kreg_calloc(kreg_bisect_graph_size(graph), sizeof(*marks));
+	marks[kreg_bisect_graph_size(graph) - 1] = KREG_BISECT_MARK_BAD;
+	kreg_bisect_graph_search(&s, graph, marks);
+	if (s.next >= 0 && s.ncandidates > 1) {
+		kreg_bisect_oid_hex(sha, sizeof(sha), kreg_bisect_graph_oid(graph, (size_t)s.next));
+		error = kreg_repo_record(repo, db, commit_id, sha);
+	}
+done:
+	kreg_bisect_search_release(&s);
+	free(marks);
+	kreg_bisect_graph_free(graph);
+	kreg_repo_close(repo);
+	kreg_db_commit_release(&b);
+	kreg_db_commit_release(&g);
+	return error;
+}
+
 void kreg_bisect_builds_ahead_release(kreg_bisect_builds_ahead *a)
 {
 	free(a->config_name);

@@ -60,4 +60,11 @@ int kreg_bisect_driver_ahead(kreg_bisect_builds_ahead *out, const kreg_config *c
 			     int64_t id);
 void kreg_bisect_builds_ahead_release(kreg_bisect_builds_ahead *a);
 
+/* The first step a bisection of (good_id, bad_id] in repo would take, to
+ * build its kernel before the bisection starts (the detector's runs that
+ * may start it): *commit_id its commits row (recorded), 0 when the range
+ * has no step (one commit). */
+int kreg_bisect_driver_first_step(int64_t *commit_id, const kreg_config *cfg, kreg_db *db,
+				  const char *repo, int64_t good_id, int64_t bad_id);
+
 #endif

@@ -901,6 +901,35 @@ out:
 	return 0;
 }
 
+int kreg_bisect_ahead(kreg_bisect_oid out[2], size_t *n, const kreg_bisect_graph *g,
+		      const kreg_bisect_state *st, const kreg_bisect_oid *commit)
+{
+	static const kreg_bisect_mark as[2] = { KREG_BISECT_MARK_GOOD, KREG_BISECT_MARK_BAD };
+	size_t N = kreg_bisect_graph_size(g);
+	long gi = kreg_bisect_graph_index(g, commit);
+	machine m;
+
+	*n = 0;
+	machine_load(&m, g, st);
+	set_marks(&m, N);
+	for (int k = 0; k < 2; k++) {
+		kreg_bisect_mark was = gi >= 0 ? m.marks[gi] : KREG_BISECT_MARK_NONE;
+		kreg_bisect_search s = { 0 };
+
+		if (gi >= 0 && gi < (long)N - 1)
+			m.marks[gi] = as[k];
+		kreg_bisect_graph_search(&s, g, m.marks);
+		if (gi >= 0)
+			m.marks[gi] = was;
+		if (s.next >= 0 && s.next != gi && s.ncandidates > 1 &&
+		    !(*n && kreg_bisect_oid_equal(&out[0], kreg_bisect_graph_oid(g, (size_t)s.next))))
+			out[(*n)++] = *kreg_bisect_graph_oid(g, (size_t)s.next);
+		kreg_bisect_search_release(&s);
+	}
+	machine_free(&m);
+	return 0;
+}
+
 void kreg_bisect_action_release(kreg_bisect_action *a)
 {
 	free(a->candidates);

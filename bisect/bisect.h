@@ -130,6 +130,15 @@ int kreg_bisect_next(kreg_bisect_action *out, const kreg_bisect_graph *g,
 		     const kreg_bisect_state *st);
 void kreg_bisect_action_release(kreg_bisect_action *a);
 
+/* The commits the search would test next once commit's verdict is in:
+ * its next step if commit is good and if it is bad (git bisect's two
+ * possible midpoints, one when both agree), for kernels built ahead while
+ * commit runs. While the ends run (commit is one of them), the first step.
+ * *n is 0, 1 or 2; a guess from the verdicts as they stand, never an
+ * action. */
+int kreg_bisect_ahead(kreg_bisect_oid out[2], size_t *n, const kreg_bisect_graph *g,
+		      const kreg_bisect_state *st, const kreg_bisect_oid *commit);
+
 /* The current judgement of one commit (for the steps' rows and the log). */
 typedef struct {
 	kreg_bisect_verdict verdict;

@@ -135,7 +135,7 @@ static const field host_fields[] = {
 	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
 	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU },
 	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH },
-	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH,
+	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH | B_SIM,
 	  .flags = F_REF, .kind = K_KCONFIG },
 	/* ssh */
 	{ .key = "address", .type = T_STR, .off = O(kreg_host_cfg, address), .only = B_SSH },

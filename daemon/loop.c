@@ -260,13 +260,14 @@ static pid_t start_kreg(loop *d, const char *const *args, const char *log)
 }
 
 /* The one host of the configuration a worker builds (`kreg work --host`,
- * kreg_config_load_hosts): its item's, or for a build the first host that
- * boots a kernel (kreg_host_cfg_build_host); NULL: none. */
+ * kreg_config_load_hosts): its item's, or for a build of none (a new
+ * head's) the first host that boots a kernel (kreg_host_cfg_build_host);
+ * NULL: none. */
 static const char *worker_host(loop *d, const kreg_work *w)
 {
 	lane *l;
 
-	if (w->kind == KREG_WORK_BUILD) {
+	if (w->kind == KREG_WORK_BUILD && !w->host_id) {
 		const kreg_host_cfg *hc = kreg_host_cfg_build_host(d->cfg);
 
 		return hc ? hc->name : NULL;

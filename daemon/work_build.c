@@ -1,16 +1,20 @@
 /* The build item: a commit's kernel built with a kernel config (cached by
  * tree and config: usecase/build.h) before its runs, which wait for it,
- * as the first configured host that boots a built kernel has it built. */
+ * as the first configured host that boots a built kernel has it built; a
+ * bisection's kernel built ahead (work_bisect.c) as its host and job have
+ * it built, so that its step finds it in the cache. */
 #include "daemon/work_internal.h"
 
 #include "db/work.h"
 #include "hosts/host.h"
+#include "jobs/job.h"
 #include "kernel/repo.h"
 #include "usecase/build.h"
 #include "lib/log.h"
 #include "lib/mem.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int open_commit(kreg_work_item *j, kreg_repo **repo, kreg_work_names *names)
 {
@@ -29,15 +33,24 @@ int kreg_worker_build(kreg_work_item *j)
 	kreg_repo *repo = NULL;
 	kreg_host_kernel kernel = { 0 };
 	kreg_host_commit hc = { 0 };
-	const kreg_host_cfg *pick = kreg_host_cfg_build_host(j->cfg);
+	kreg_atom *atom = NULL;
+	const kreg_host_cfg *pick = NULL;
 	int error;
 
-	if (!pick) {
-		error = kreg_worker_finish(j, "failed", "no configured host boots a built kernel any more");
-		goto done;
-	}
 	if ((error = open_commit(j, &repo, &names)) < 0)
 		goto done;
+	/* a bisection's: its host's kernel with its job's needs */
+	pick = names.host ? kreg_config_host(j->cfg, names.host) : kreg_host_cfg_build_host(j->cfg);
+	if (!pick || !kreg_host_cfg_needs_kernel(pick)) {
+		error = kreg_worker_finish(j, "failed", names.host ?
+					   "its host boots no built kernel any more" :
+					   "no configured host boots a built kernel any more");
+		goto done;
+	}
+	if (names.job_yaml && (error = kreg_atom_load_string(&atom, names.job, names.job_yaml,
+							      strlen(names.job_yaml))) < 0)
+		goto done;
+	hc.atom = atom;
 	hc.repo = names.repo;
 	hc.repo_path = kreg_repo_path(repo);
 	hc.sha = names.sha;
@@ -58,6 +71,7 @@ int kreg_worker_build(kreg_work_item *j)
 		error = kreg_worker_finish(j, "done", NULL);
 	}
 done:
+	kreg_atom_free(atom);
 	kreg_host_kernel_release(&kernel);
 	kreg_repo_close(repo);
 	kreg_work_names_release(&names);

@@ -1,10 +1,14 @@
 /* The detect item: the detection step after a group of runs
  * (usecase/detect.h), and what it asks for queued in the same transaction
  * with the item's end: more runs, the first step of each bisection it
- * started, the mail of a confirmed regression, the site. */
+ * started, the mail of a confirmed regression, the site; and while the
+ * runs that may start a bisection run, its first step's kernel. */
 #include "daemon/work_internal.h"
 
 #include "db/bisect.h"
+#include "db/commits.h"
+#include "hosts/host.h"
+#include "usecase/bisect_driver.h"
 #include "db/work.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -14,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int queue_more(kreg_work_item *j, int64_t commit_id, int runs, const char *kconfig)
 {
@@ -41,6 +46,59 @@ static int queue_more(kreg_work_item *j, int64_t commit_id, int runs, const char
 		made += added;
 	}
 	return 0;
+}
+
+/* The kernel of the first step a bisection of the range the detector
+ * suspects would take, built while the runs that may start it run (as the
+ * bisection builds it: its host's kernel config, its job's needs, the
+ * same key, so the bisection finds the item or the kernel). A failure
+ * costs only the head start. */
+static void build_first_step(kreg_work_item *j, const kreg_detect_outcome *o)
+{
+	kreg_work_names names = { 0 };
+	const kreg_host_cfg *hc;
+	const kreg_kconfig_cfg *kc;
+	kreg_commit_row c;
+	int64_t commit_id = 0, job_id;
+	char *key = NULL;
+	int failed = 1;
+
+	memset(&c, 0, sizeof(c));
+	if (!o->ahead_bad)
+		return;
+	if (kreg_db_work_names(j->db, &names, 0, j->w.host_id, j->w.commit_id) < 0)
+		goto done;
+	failed = 0;
+	if (!names.host || !names.repo || !(hc = kreg_config_host(j->cfg, names.host)) ||
+	    !kreg_host_cfg_needs_kernel(hc) ||
+	    !(kc = kreg_config_host_kconfig(j->cfg, hc, j->w.config_name, NULL)))
+		goto done;
+	failed = kreg_bisect_driver_first_step(&commit_id, j->cfg, j->db, names.repo,
+					       o->ahead_good, o->ahead_bad) < 0 ||
+		 (commit_id && kreg_db_commit_get(j->db, &c, commit_id) < 0);
+	if (failed || !commit_id)
+		goto done;
+	job_id = kreg_host_backend_simulated(kreg_backend_name(hc->backend)) ? 0 : j->w.job_id;
+	key = kreg_work_key_build_job(c.tree, kc->name, job_id);
+	{
+		kreg_work_new b = { .kind = KREG_WORK_BUILD, .key = key, .commit_id = commit_id,
+				    .job_id = job_id, .host_id = j->w.host_id, .config_name = kc->name,
+				    .priority = KREG_PRIO_AHEAD };
+		int added = 0;
+
+		failed = kreg_db_work_add(j->db, NULL, &added, &b) < 0;
+		if (!failed && added)
+			log_info("work %lld: building %.12s ahead: a bisection's first step if the "
+				 "runs asked bear the change out", (long long)j->w.id, c.sha);
+	}
+done:
+	if (failed) {
+		log_warn("work %lld: no kernel built ahead: %s", (long long)j->w.id, kreg_error_last());
+		kreg_error_clear();
+	}
+	free(key);
+	kreg_db_commit_release(&c);
+	kreg_work_names_release(&names);
 }
 
 int kreg_worker_detect(kreg_work_item *j)
@@ -72,6 +130,8 @@ int kreg_worker_detect(kreg_work_item *j)
 		if (error < 0)
 			goto rollback_o;
 	}
+	if (!o.nbisections)
+		build_first_step(j, &o);
 	if (o.confirmed && j->cfg->mail.confirmed) {
 		/* the mail of a confirmed regression: sent by a mail item */
 		char *key = kreg_work_key_mail_confirmed(j->w.id);

@@ -48,6 +48,13 @@ char *kreg_work_key_build(const char *tree, const char *kconfig)
 	return kreg_asprintf("build:%s:%s", tree, kconfig ? kconfig : "");
 }
 
+char *kreg_work_key_build_job(const char *tree, const char *kconfig, int64_t job_id)
+{
+	if (!job_id)
+		return kreg_work_key_build(tree, kconfig);
+	return kreg_asprintf("build:%s:%s:job%lld", tree, kconfig ? kconfig : "", (long long)job_id);
+}
+
 /* The same key as kreg_db_work_move's SQL makes. */
 char *kreg_work_key_run(int64_t commit_id, int64_t job_id, int64_t host_id, int seq)
 {
@@ -359,6 +366,40 @@ static int exec_bound(kreg_db *db, const char *sql, const char *what, int *count
 	sqlite3_reset(st);
 	if (!error && count)
 		*count = sqlite3_changes(db->h);
+	return error;
+}
+
+int kreg_db_work_builds_ahead(kreg_db *db, int *dropped, int64_t bisection_id,
+			      const kreg_work_new *want, size_t n)
+{
+	/* ?1: the wanted keys, each between new lines; dropped items were never
+	 * claimed (attempts 0), which tells them from built ones */
+	static const char drop[] =
+		"UPDATE work SET state = 'done', error = '" KREG_WORK_NOT_NEEDED "', updated = ?3 "
+		"WHERE kind = 'build' AND bisection_id = ?2 AND state = 'queued' "
+		"AND instr(?1, char(10) || key || char(10)) = 0";
+	static const char again[] =
+		"UPDATE work SET state = 'queued', error = NULL, priority = max(priority, ?2), "
+		"updated = ?3 WHERE key = ?1 AND (state = 'queued' OR (state = 'done' AND "
+		"attempts = 0 AND error = '" KREG_WORK_NOT_NEEDED "'))";
+	kreg_buf keys = KREG_BUF_INIT;
+	int64_t now = kreg_now();
+	int error;
+
+	kreg_buf_putc(&keys, '\n');
+	for (size_t i = 0; i < n; i++)
+		kreg_buf_printf(&keys, "%s\n", want[i].key);
+	error = exec_bound(db, drop, "cannot drop the builds ahead", dropped, keys.ptr,
+			   bisection_id, now);
+	kreg_buf_release(&keys);
+	for (size_t i = 0; i < n && !error; i++) {
+		int added = 0;
+
+		if ((error = kreg_db_work_add(db, NULL, &added, &want[i])) < 0 || added)
+			continue;
+		error = exec_bound(db, again, "cannot queue a build ahead again", NULL, want[i].key,
+				   want[i].priority, now);
+	}
 	return error;
 }
 

@@ -39,6 +39,9 @@ int kreg_work_kind_parse(kreg_work_kind *kind, const char *name);
 
 /* The keys that make an item the same work twice (the caller's). */
 char *kreg_work_key_build(const char *tree, const char *kconfig);
+/* A build with a job's needs (a bisection's kernel built ahead): job_id 0
+ * is kreg_work_key_build's key. */
+char *kreg_work_key_build_job(const char *tree, const char *kconfig, int64_t job_id);
 char *kreg_work_key_run(int64_t commit_id, int64_t job_id, int64_t host_id, int seq);
 char *kreg_work_key_bisect(int64_t bisection_id, int step);
 /* The mail of a confirmed regression, asked by detect item detect_id. */
@@ -65,6 +68,7 @@ enum {
 /* Priorities: bisect steps and confirmation runs go before new heads. */
 enum {
 	KREG_PRIO_HEAD = 0,	/* runs of a new head */
+	KREG_PRIO_AHEAD = 4,	/* kernels a bisection may need after the step running */
 	KREG_PRIO_BUILD = 5,	/* builds of new heads */
 	KREG_PRIO_PUBLISH = 10,	/* site, mail */
 	KREG_PRIO_CONFIRM = 20,	/* the detector's extra runs */
@@ -106,6 +110,15 @@ typedef struct {
 /* Add an item unless one with its key exists; *id is the row either way
  * (may be NULL), *added 1 when it is new (may be NULL). */
 int kreg_db_work_add(kreg_db *db, int64_t *id, int *added, const kreg_work_new *w);
+/* The builds a bisection wants ahead of its steps (build items with its
+ * bisection_id), in the caller's transaction: each of want added, or when
+ * queued already (or dropped before and wanted again) queued at want's
+ * priority if higher; every other queued build item of the bisection is
+ * ended "done" with KREG_WORK_NOT_NEEDED: its kernel is not needed any
+ * more (one building goes on). *dropped: how many (may be NULL). */
+#define KREG_WORK_NOT_NEEDED "not needed: the bisection went the other way"
+int kreg_db_work_builds_ahead(kreg_db *db, int *dropped, int64_t bisection_id,
+			      const kreg_work_new *want, size_t n);
 /* The site item (the web site written again) after a result, coalesced:
  * added unless one is queued already (it will read this result too); it waits
  * for a running one (after_id: one generation at a time) and is not

@@ -75,9 +75,14 @@ const kreg_host_cfg *kreg_host_config(const kreg_host *h)
 	return h->hc;
 }
 
+static int needs_kernel(const struct kreg_host_ops *ops, const kreg_host_cfg *hc)
+{
+	return ops && (ops->needs_kernel || (ops->kernel_if_configured && hc->kernel_config));
+}
+
 int kreg_host_needs_kernel(const kreg_host *h)
 {
-	return h->ops->needs_kernel;
+	return needs_kernel(h->ops, h->hc);
 }
 
 const kreg_host_cfg *kreg_host_cfg_build_host(const kreg_config *cfg)
@@ -90,9 +95,7 @@ const kreg_host_cfg *kreg_host_cfg_build_host(const kreg_config *cfg)
 
 int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc)
 {
-	const struct kreg_host_ops *ops = ops_for(hc->backend);
-
-	return ops && ops->needs_kernel;
+	return needs_kernel(ops_for(hc->backend), hc);
 }
 
 int kreg_host_simulated(const kreg_host *h)

@@ -74,7 +74,8 @@ typedef struct {
 int kreg_host_open(kreg_host **out, const kreg_config *cfg, const char *name);
 void kreg_host_close(kreg_host *h);
 const kreg_host_cfg *kreg_host_config(const kreg_host *h);
-/* 1 when the backend runs on a kernel kreg builds (qemu, ssh). */
+/* 1 when the host runs on a kernel kreg builds (qemu, ssh; a sim host that
+ * names a kernel_config builds it for real before it draws its samples). */
 int kreg_host_needs_kernel(const kreg_host *h);
 /* The same asked of a configured host without opening it (planning builds). */
 int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc);

@@ -16,6 +16,9 @@ struct kreg_host {
 struct kreg_host_ops {
 	const char *name;
 	int needs_kernel;
+	int kernel_if_configured;	/* needs_kernel only when the host names a
+					 * kernel_config (sim: a real build, then drawn
+					 * samples: the build lane without a machine) */
 	int simulated;			/* runs nothing: draws samples (sim) */
 	int (*open)(kreg_host *h);	/* may be NULL */
 	void (*close)(kreg_host *h);	/* may be NULL */

@@ -497,6 +497,7 @@ static int sim_check_metric(const kreg_host *h, const char *metric)
 const struct kreg_host_ops kreg_host_sim_ops = {
 	.name = "sim",
 	.needs_kernel = 0,
+	.kernel_if_configured = 1,
 	.simulated = 1,
 	.check_metric = sim_check_metric,
 	.open = sim_open,

@@ -599,6 +599,133 @@ static void driver_close(driver *d)
 		close(d->lock_fd);
 }
 
+/* The bisection's row, host, repo, atom, graph and parameters; locked
+ * when lock (one process carries it out). *over when it has its outcome. */
+static int driver_open(driver *d, const kreg_config *cfg, kreg_db *db, int64_t id,
+		       FILE *progress, int lock, int *over)
+{
+	int error;
+
+	*over = 0;
+	memset(d, 0, sizeof(*d));
+	d->cfg = cfg;
+	d->db = db;
+	d->progress = progress;
+	d->lock_fd = -1;
+	if ((error = kreg_db_bisection_get(db, &d->b, id)) < 0)
+		return error;
+	if (strcmp(d->b.state, "running")) {
+		say(d, "bisection %lld is over: %s", (long long)id, d->b.message ? d->b.message : d->b.state);
+		*over = 1;
+		return 0;
+	}
+	if (lock && (error = lock_bisection(d)) < 0)
+		return error;
+	if ((error = kreg_host_open(&d->host, cfg, d->b.host)) < 0 ||
+	    (error = kreg_repo_open(&d->repo, cfg, d->b.repo)) < 0)
+		return error;
+	d->sim = kreg_host_simulated(d->host);
+	if (!d->sim) {
+		char *yaml = NULL;
+
+		if ((error = kreg_db_bisection_job_yaml(db, &yaml, id)) < 0)
+			return error;
+		error = kreg_atom_load_string(&d->atom, d->b.job, yaml, strlen(yaml));
+		free(yaml);
+		if (error < 0)
+			return error;
+	}
+	d->kconfig = d->b.config_name;
+	if ((error = oid_of(&d->good, d->b.good_sha)) < 0 || (error = oid_of(&d->bad, d->b.bad_sha)) < 0)
+		return error;
+	if ((error = kreg_bisect_graph_new(&d->graph, kreg_repo_git(d->repo), &d->good, &d->bad)) < 0)
+		return error;
+	kreg_judge_bisect_params(&d->params, cfg, d->b.metric);
+	return 0;
+}
+
+int kreg_bisect_driver_ahead(kreg_bisect_builds_ahead *out, const kreg_config *cfg, kreg_db *db,
+			     int64_t id)
+{
+	driver d;
+	kreg_bisect_state st;
+	kreg_bisect_action a;
+	kreg_bisect_oid next[2];
+	size_t nnext = 0;
+	int error, over;
+
+	memset(out, 0, sizeof(*out));
+	memset(&a, 0, sizeof(a));
+	if ((error = driver_open(&d, cfg, db, id, NULL, 0, &over)) < 0 || over ||
+	    !kreg_host_needs_kernel(d.host))
+		goto done;
+	if ((error = state_load(&d, &st)) < 0 || (error = kreg_bisect_next(&a, d.graph, &st)) < 0 ||
+	    a.done)
+		goto done;
+	out->host_id = d.b.host_id;
+	out->job_id = d.atom ? d.b.job_id : 0;	/* the job's needs go into its kernel */
+	out->config_name = d.b.config_name ? kreg_strdup(d.b.config_name) : NULL;
+	/* a revert is made by the step itself: its kernel is not known yet */
+	if (a.runs && !a.make_revert && a.role != KREG_BISECT_ROLE_REVERT) {
+		if ((error = record(&d, &out->commit_ids[0], &a.commit)) < 0)
+			goto done;
+		out->n = out->nnow = 1;
+	}
+	if ((error = kreg_bisect_ahead(next, &nnext, d.graph, &st, &a.commit)) < 0)
+		goto done;
+	for (size_t k = 0; k < nnext; k++)
+		if ((error = record(&d, &out->commit_ids[out->n++], &next[k])) < 0)
+			goto done;
+done:
+	kreg_bisect_action_release(&a);
+	driver_close(&d);
+	return error;
+}
+
+int kreg_bisect_driver_first_step(int64_t *commit_id, const kreg_config *cfg, kreg_db *db,
+				  const char *repo_name, int64_t good_id, int64_t bad_id)
+{
+	kreg_commit_row g, b;
+	kreg_repo *repo = NULL;
+	kreg_bisect_graph *graph = NULL;
+	kreg_bisect_oid good, bad;
+	kreg_bisect_search s = { 0 };
+	kreg_bisect_mark *marks = NULL;
+	char sha[KREG_REPO_SHA_SIZE];
+	int error;
+
+	*commit_id = 0;
+	memset(&g, 0, sizeof(g));
+	memset(&b, 0, sizeof(b));
+	if ((error = kreg_db_commit_get(db, &g, good_id)) < 0 ||
+	    (error = kreg_db_commit_get(db, &b, bad_id)) < 0 ||
+	    (error = kreg_repo_open(&repo, cfg, repo_name)) < 0 ||
+	    (error = oid_of(&good, g.sha)) < 0 || (error = oid_of(&bad, b.sha)) < 0 ||
+	    (error = kreg_bisect_graph_new(&graph, kreg_repo_git(repo), &good, &bad)) < 0)
+		goto done;
+	marks = kreg_calloc(kreg_bisect_graph_size(graph), sizeof(*marks));
+	marks[kreg_bisect_graph_size(graph) - 1] = KREG_BISECT_MARK_BAD;
+	kreg_bisect_graph_search(&s, graph, marks);
+	if (s.next >= 0 && s.ncandidates > 1) {
+		kreg_bisect_oid_hex(sha, sizeof(sha), kreg_bisect_graph_oid(graph, (size_t)s.next));
+		error = kreg_repo_record(repo, db, commit_id, sha);
+	}
+done:
+	kreg_bisect_search_release(&s);
+	free(marks);
+	kreg_bisect_graph_free(graph);
+	kreg_repo_close(repo);
+	kreg_db_commit_release(&b);
+	kreg_db_commit_release(&g);
+	return error;
+}
+
+void kreg_bisect_builds_ahead_release(kreg_bisect_builds_ahead *a)
+{
+	free(a->config_name);
+	memset(a, 0, sizeof(*a));
+}
+
 static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
 		 int max_actions, int *over)
 {
@@ -607,48 +734,16 @@ static int drive(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress
 	kreg_bisect_action a;
 	int error, abandoned = 0;
 
-	*over = 0;
-	memset(&d, 0, sizeof(d));
 	memset(&a, 0, sizeof(a));
-	d.cfg = cfg;
-	d.db = db;
-	d.progress = progress;
-	d.lock_fd = -1;
-	if ((error = kreg_db_bisection_get(db, &d.b, id)) < 0)
+	if ((error = driver_open(&d, cfg, db, id, progress, 1, over)) < 0 || *over)
 		goto done;
-	if (strcmp(d.b.state, "running")) {
-		say(&d, "bisection %lld is over: %s", (long long)id, d.b.message ? d.b.message : d.b.state);
-		*over = 1;
-		goto done;
-	}
-	if ((error = lock_bisection(&d)) < 0)
-		goto done;
-	if ((error = kreg_host_open(&d.host, cfg, d.b.host)) < 0 ||
-	    (error = kreg_repo_open(&d.repo, cfg, d.b.repo)) < 0)
-		goto done;
-	d.sim = kreg_host_simulated(d.host);
-	if (!d.sim) {
-		char *yaml = NULL;
-
-		if ((error = kreg_db_bisection_job_yaml(db, &yaml, id)) < 0)
-			goto done;
-		error = kreg_atom_load_string(&d.atom, d.b.job, yaml, strlen(yaml));
-		free(yaml);
-		if (error < 0)
-			goto done;
-	}
-	d.kconfig = d.b.config_name;
-	if ((error = oid_of(&d.good, d.b.good_sha)) < 0 || (error = oid_of(&d.bad, d.b.bad_sha)) < 0)
-		goto done;
-	if ((error = kreg_bisect_graph_new(&d.graph, kreg_repo_git(d.repo), &d.good, &d.bad)) < 0)
-		goto done;
-	kreg_judge_bisect_params(&d.params, cfg, d.b.metric);
 	if ((error = kreg_db_bisection_abandon_runs(db, &abandoned, id)) < 0)
 		goto done;
 	say(&d, "bisection %lld: %s %.12s..%.12s, %zu commits, job %s, metric %s, host %s (%s%s)",
 	    (long long)id, d.b.repo, d.b.good_sha, d.b.bad_sha, kreg_bisect_graph_size(d.graph),
 	    d.b.job, d.b.metric, d.b.host, d.b.backend,
-	    d.sim ? ": simulated samples, nothing is built or run" : "");
+	    !d.sim ? "" : kreg_host_needs_kernel(d.host) ? ": simulated samples, kernels built" :
+	    ": simulated samples, nothing is built or run");
 	if (abandoned)
 		say(&d, "resuming: %d interrupted run%s marked infra_failed", abandoned,
 		    abandoned == 1 ? "" : "s");

@@ -41,4 +41,30 @@ int kreg_bisect_driver_run(const kreg_config *cfg, kreg_db *db, int64_t id, FILE
 int kreg_bisect_driver_step(const kreg_config *cfg, kreg_db *db, int64_t id, FILE *progress,
 			    int *over);
 
+/* The kernels to build ahead while bisection id runs its next action
+ * (usecase/build.h builds them as the step would, the build cache keeps
+ * them): the commit of that action when it runs anything (nnow 1), then
+ * the steps the search may take after it (kreg_bisect_ahead: its two
+ * possible midpoints). Nothing (n 0) when the bisection is over or its host
+ * builds no kernel. The commits rows are recorded. */
+#define KREG_BISECT_AHEAD_MAX 3
+typedef struct {
+	int64_t commit_ids[KREG_BISECT_AHEAD_MAX];	/* the action's first when nnow, then what may follow */
+	size_t n, nnow;
+	int64_t host_id;	/* the bisection's host */
+	int64_t job_id;		/* its job, whose needs go into the kernel; 0: none (sim) */
+	char *config_name;	/* its kernel config */
+} kreg_bisect_builds_ahead;
+
+int kreg_bisect_driver_ahead(kreg_bisect_builds_ahead *out, const kreg_config *cfg, kreg_db *db,
+			     int64_t id);
+void kreg_bisect_builds_ahead_release(kreg_bisect_builds_ahead *a);
+
+/* The first step a bisection of (good_id, bad_id] in repo would take, to
+ * build its kernel before the bisection starts (the detector's runs that
+ * may start it): *commit_id its commits row (recorded), 0 when the range
+ * has no step (one commit). */
+int kreg_bisect_driver_first_step(int64_t *commit_id, const kreg_config *cfg, kreg_db *db,
+				  const char *repo, int64_t good_id, int64_t bad_id);
+
 #endif

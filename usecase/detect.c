@@ -241,6 +241,8 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 		o->suspected++;
 		if (!settled) {
 			ask_more(o, bad_id, step_runs);
+			o->ahead_good = base_id;
+			o->ahead_bad = bad_id;
 			to_bisect_add(tb, ntb, r.id, base_id, bad_id, det->change, at->metric, 0, 1);
 			say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); "
 			    "%d confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
@@ -345,8 +347,13 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 		break;
 	case KREG_DETECT_MORE_RUNS:
 		ask_more(o, h.commit_ids[det.index], det.runs > 0 ? det.runs : step_runs);
-		if (det.base_runs_more > 0)
+		if (det.base_runs_more > 0) {
 			ask_more(o, h.commit_ids[det.base_index], det.base_runs_more);
+			if (det.base_index < det.index) {	/* what it would bisect */
+				o->ahead_good = h.commit_ids[det.base_index];
+				o->ahead_bad = h.commit_ids[det.index];
+			}
+		}
 		say(progress, "detect: %s: %s", metric, det.reason);
 		break;
 	case KREG_DETECT_CHANGE:

@@ -37,6 +37,10 @@ typedef struct {
 	size_t nbisections;
 	int suspected, confirmed, refuted;	/* regression rows moved */
 	int drifts;			/* calls that were a drift, not a step */
+	/* A range (good, bad] a bisection may follow once the runs asked are
+	 * in (a change suspected, or suggested and more runs asked): its
+	 * first step's kernel is worth building meanwhile. 0: none. */
+	int64_t ahead_good, ahead_bad;
 } kreg_detect_outcome;
 
 /* Detect after the runs of (commit_id, job_id, host_id); a bisection it

@@ -3,8 +3,8 @@
 # labs, each with its own data_dir and database, build the same tree and
 # config once between them; a failure is shared too; a half-written entry is
 # never taken; KREG_BUILD_CACHE_MODE=fill only adds. The "kernel" is a tiny
-# git tree whose Makefile answers the targets kreg makes (tinyconfig,
-# olddefconfig, bzImage, image_name) and counts how often bzImage was built.
+# git tree with the stand-in kernel's Makefile (tests/fixtures/stand-in-kernel:
+# kreg's targets, and a line in $BUILT each time bzImage is built).
 . "$KREG_SRC/tests/lib.sh"
 command -v make >/dev/null || skip_all "no make"
 plan 21
@@ -12,29 +12,14 @@ plan 21
 git_() { GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
 	GIT_COMMITTER_EMAIL=t@example.org git -C "$SCRATCH/tree" "$@"; }
 mkdir tree && git_ init -q -b master
-cat > tree/Makefile <<'MK'
-# A stand-in kernel: enough of kbuild's interface for kreg's build.
-O ?= .
-tinyconfig:
-	@mkdir -p $(O) && printf 'CONFIG_TINY=y\n' > $(O)/.config
-olddefconfig:
-	@test -f $(O)/.config
-bzImage:
-	@if grep -q BROKEN $(CURDIR)/version; then echo "version:1: error: does not compile"; exit 2; fi
-	@mkdir -p $(O)/arch/x86/boot
-	@cat $(CURDIR)/version > $(O)/arch/x86/boot/bzImage
-	@echo built >> $(COUNT)
-	@echo "Kernel: arch/x86/boot/bzImage is ready"
-image_name:
-	@echo arch/x86/boot/bzImage
-MK
+cp "$KREG_SRC/tests/fixtures/stand-in-kernel/Makefile" tree/Makefile
 echo 1 > tree/version && git_ add -A && git_ commit -qm "fake: one"
 echo BROKEN > tree/version && git_ commit -qam "fake: broken"
 git_ tag broken && git_ checkout -q HEAD~1 -- version && git_ commit -qm "fake: one again"
 git_ tag fixed
 
-export COUNT="$SCRATCH/count" KREG_BUILD_CACHE="$SCRATCH/shared"
-touch "$COUNT"
+export BUILT="$SCRATCH/count" KREG_BUILD_CACHE="$SCRATCH/shared"
+touch "$BUILT"
 printf 'CONFIG_FRAG=y\n' > frag.config
 lab() {  # name
 	cat > "$1.yaml" <<YAML
@@ -51,7 +36,7 @@ build:
 YAML
 }
 lab a && lab b && lab c
-built() { wc -l < "$COUNT" | tr -d ' '; }
+built() { wc -l < "$BUILT" | tr -d ' '; }
 
 run_kreg -c a.yaml build --repo fake --commit master~2
 is "$RC" 0 "lab a builds the first commit"; [ "$RC" = 0 ] || echo "$ERR" | sed 's/^/# /'

@@ -17,6 +17,8 @@
 #   daemon_stop             SIGTERM, wait (bounded); $DRC is its exit status
 #   wait_for SECONDS DESC CMD...   retry CMD each 0.2 s; fail the test when it never holds
 #   idle_at SHA             the branch head is SHA and nothing is queued or running
+#   bisected_at SHA         bisection 1 found its culprit, idle_at SHA
+#   culprit_of ID           the sha of the culprit bisection ID found
 #   tested_heads ROOT N     the daemon tests ROOT (its first head), then N heads
 #                           pushed one by one ("commit 1".."commit N"): a history
 #                           for the detector's window; 1 + N tests
@@ -129,6 +131,14 @@ wait_for() {
 idle_at() {
 	[ "$(sql "SELECT head FROM branches WHERE name = 'main'")" = "$1" ] &&
 	[ "$(sql "SELECT count(*) FROM work WHERE state IN ('queued', 'running')")" = 0 ]
+}
+
+bisected_at() {
+	[ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ] && idle_at "$1"
+}
+
+culprit_of() {
+	sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id WHERE b.id = $1"
 }
 
 tested_heads() {

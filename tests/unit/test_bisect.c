@@ -396,6 +396,71 @@ static void machine_finds_culprit(void **state)
 	git_repository_free(repo);
 }
 
+/* The kernels built ahead: while a step's commit runs, its two possible
+ * successors (the next step if it is good, if it is bad) are named, and
+ * the step the search then takes is one of them; while the ends run, the
+ * first step. */
+static void machine_names_next_steps(void **state)
+{
+	git_repository *repo = new_repo("ahead");
+	kreg_bisect_oid ids[41], ahead[2], prev = { { 0 } }, pahead[2];
+	kreg_bisect_graph *g;
+	kreg_bisect_action a;
+	kreg_bisect_state st;
+	mem_world w;
+	mem_rows *r = kreg_calloc(1, sizeof(*r));
+	size_t n, pn = 0;
+	int steps = 0, guessed = 0, first = 1;
+
+	(void)state;
+	linear(repo, ids, 40);
+	assert_int_equal(kreg_bisect_graph_new(&g, repo, &ids[0], &ids[40]), 0);
+	mem_world_init(&w, g, 27, 0.3, 4);
+	memset(&st, 0, sizeof(st));
+	st.good = ids[0];
+	st.bad = ids[40];
+	kreg_bisect_params_default(&st.params);
+	st.params.direction = KREG_DIR_HIGHER;
+	for (int i = 0; i < 200; i++) {
+		st.commits = r->c;
+		st.ncommits = r->n;
+		st.events = r->e;
+		st.nevents = r->ne;
+		assert_int_equal(kreg_bisect_next(&a, g, &st), 0);
+		if (a.done)
+			break;
+		if (a.role == KREG_BISECT_ROLE_STEP && !kreg_bisect_oid_equal(&a.commit, &prev)) {
+			steps++;
+			for (size_t k = 0; k < pn; k++)
+				guessed += kreg_bisect_oid_equal(&pahead[k], &a.commit);
+			prev = a.commit;
+		}
+		assert_int_equal(kreg_bisect_ahead(ahead, &n, g, &st, &a.commit), 0);
+		if (a.role == KREG_BISECT_ROLE_GOOD || a.role == KREG_BISECT_ROLE_BAD) {
+			/* the ends: the first step, whatever they show */
+			assert_int_equal(n, 1);
+			assert_true(kreg_bisect_oid_equal(&ahead[0], &ids[20]));
+		} else if (a.role == KREG_BISECT_ROLE_STEP) {
+			assert_true(n >= 1 && n <= 2);
+		}
+		if (a.role == KREG_BISECT_ROLE_STEP || first) {
+			memcpy(pahead, ahead, sizeof(ahead));
+			pn = n;
+		}
+		first = first && a.role != KREG_BISECT_ROLE_STEP;
+		mem_execute(&w, r, &a);
+		kreg_bisect_action_release(&a);
+	}
+	assert_int_equal(a.outcome, KREG_BISECT_FOUND);
+	assert_true(kreg_bisect_oid_equal(&a.culprit, kreg_bisect_graph_oid(g, 27)));
+	assert_true(steps >= 4);
+	assert_int_equal(guessed, steps);
+	kreg_bisect_action_release(&a);
+	free(r);
+	kreg_bisect_graph_free(g);
+	git_repository_free(repo);
+}
+
 static void machine_skips_and_resumes(void **state)
 {
 	git_repository *repo = new_repo("skips");
@@ -653,6 +718,7 @@ int main(void)
 		cmocka_unit_test(verdict_statistics),
 		cmocka_unit_test(machine_finds_culprit),
 		cmocka_unit_test(machine_skips_and_resumes),
+		cmocka_unit_test(machine_names_next_steps),
 		cmocka_unit_test(revert_is_deterministic),
 		cmocka_unit_test(sim_model),
 		cmocka_unit_test(sim_host_effects),

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "db/bisect.h"
 #include "db/commits.h"
 #include "db/db.h"
 #include "db/results.h"
@@ -321,6 +322,75 @@ static int h3_gone(const char *name, void *arg)
 
 /* An infrastructure failure on h1: the item goes to the least busy other
  * host of the backend that has the job planned and is up, as its next run. */
+/* The state and error of the item of key. */
+static void state_of(fixture *f, const char *key, const char *state, const char *error)
+{
+	kreg_work_new n = { .kind = KREG_WORK_BUILD, .key = key };
+	kreg_work w;
+	int64_t id;
+
+	assert_int_equal(kreg_db_work_add(f->db, &id, NULL, &n), 0);
+	assert_int_equal(kreg_db_work_get(f->db, &w, id), 0);
+	assert_string_equal(w.state, state);
+	if (error)
+		assert_string_equal(w.error, error);
+	else
+		assert_null(w.error);
+	kreg_work_release(&w);
+}
+
+/* A bisection's builds ahead: what it wants is queued (the one needed now
+ * raised to its priority), what it wanted before and no longer is dropped
+ * unbuilt, wanted again it is queued again; a running one is left alone. */
+static void builds_ahead_follow_the_bisection(void **state)
+{
+	fixture *f = *state;
+	kreg_commit_row c = { .sha = "1111111111111111111111111111111111111111",
+			      .tree = "2222222222222222222222222222222222222222" };
+	kreg_db_bisection b = { 0 };
+	kreg_work_new w[3];
+	const char *why = KREG_WORK_NOT_NEEDED;
+	int dropped = -1;
+
+	assert_int_equal(kreg_db_repo_id(f->db, &b.repo_id, "src", "/src"), 0);
+	c.repo_id = b.repo_id;
+	assert_int_equal(kreg_db_commit_put(f->db, &c.id, &c), 0);
+	assert_int_equal(kreg_db_job_id(f->db, &b.job_id, "a", "t", "", "a\n"), 0);
+	assert_int_equal(kreg_db_metric_id(f->db, &b.metric_id, "fio.read_iops"), 0);
+	b.host_id = f->host1;
+	b.good_commit_id = b.bad_commit_id = c.id;
+	assert_int_equal(kreg_db_bisection_create(f->db, &b.id, &b), 0);
+	for (int i = 0; i < 3; i++)
+		w[i] = (kreg_work_new){ .kind = KREG_WORK_BUILD, .commit_id = c.id,
+					.bisection_id = b.id, .priority = KREG_PRIO_AHEAD };
+	w[0].key = "b:mid-good";
+	w[1].key = "b:mid-bad";
+	assert_int_equal(kreg_db_work_builds_ahead(f->db, &dropped, b.id, w, 2), 0);
+	assert_int_equal(dropped, 0);
+	/* it went the bad way: that one now, the next two ahead */
+	w[0].key = "b:mid-bad";
+	w[0].priority = KREG_PRIO_BISECT;
+	w[1].key = "b:next-good";
+	w[2].key = "b:next-bad";
+	assert_int_equal(kreg_db_work_builds_ahead(f->db, &dropped, b.id, w, 3), 0);
+	assert_int_equal(dropped, 1);
+	state_of(f, "b:mid-good", "done", why);
+	state_of(f, "b:mid-bad", "queued", NULL);
+	assert_int_equal(claim(f, 0, "build", 100), 2);	/* the one needed now first */
+	/* wanted again: queued again; the running one is not touched */
+	w[0].key = "b:mid-good";
+	w[0].priority = KREG_PRIO_AHEAD;
+	assert_int_equal(kreg_db_work_builds_ahead(f->db, &dropped, b.id, w, 1), 0);
+	assert_int_equal(dropped, 2);
+	state_of(f, "b:mid-good", "queued", NULL);
+	state_of(f, "b:mid-bad", "running", NULL);
+	state_of(f, "b:next-good", "done", why);
+	/* over: nothing wanted, nothing queued */
+	assert_int_equal(kreg_db_work_builds_ahead(f->db, &dropped, b.id, NULL, 0), 0);
+	assert_int_equal(dropped, 1);
+	state_of(f, "b:mid-good", "done", why);
+}
+
 static void moves_to_another_host_of_the_backend(void **state)
 {
 	fixture *f = *state;
@@ -414,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(release_does_not_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(groups_and_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(hosts_go_down_and_are_probed, setup, teardown),
+		cmocka_unit_test_setup_teardown(builds_ahead_follow_the_bisection, setup, teardown),
 		cmocka_unit_test_setup_teardown(moves_to_another_host_of_the_backend, setup, teardown),
 		cmocka_unit_test_setup_teardown(claim_stays_fast_shaped, setup, teardown),
 	};

@@ -15,10 +15,11 @@
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/daemon-lib.sh"
 . "$KREG_SRC/tests/integration/mail-lib.sh"
+. "$KREG_SRC/tests/integration/report-lib.sh"
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
 trap 'smtp_stop; _daemon_cleanup' EXIT
-plan 56
+plan 71
 
 export GIT_AUTHOR_DATE="@1700000000 +0000" GIT_COMMITTER_DATE="@1700000000 +0000"
 SMTP_PORT=$(smtp_free_port)
@@ -134,7 +135,7 @@ git -C dev commit -qam "touches lines the culprit does not have"
 git -C dev format-patch -1 --stdout > late.patch
 git -C dev checkout -q "$CULPRIT"
 echo broken >> dev/seven.c
-git -C dev commit -qam "a fix that breaks the build
+git -C dev commit -qam "a fix that breaks the build <script>alert(1)</script> & co
 
 Sim-Build: fails"
 git -C dev format-patch -1 --stdout > broken.patch
@@ -164,5 +165,36 @@ wait_for 120 "the daemon goes idle" idle_at "$REVERT"
 daemon_stop
 is "$DRC" 0 "the daemon stops"
 is "$(ls "$SCRATCH"/smtp/*.eml | wc -l)" 7 "seven mails in all: the report and six answers"
+
+# the regression's whole life on its page; the index: open, then closed
+run_kreg report -o "$SCRATCH/site"
+is "$RC" 0 "kreg report writes the site"
+SHARE3=$(sql "SELECT printf('%.0f', share * 100) FROM tries WHERE id = 3")
+lab_check text "$SCRATCH/site/regression-r1.html"
+PAGE=$CHECK_OUT
+like "$PAGE" "^Fixed by ${REVERT:0:12} at $SHARE3% of the regression recovered\. Closed: fixed$" \
+	"the page: fixed by the revert, at the share its try recovered; closed"
+like "$PAGE" "^[0-9: -]+UTCfound.*the detector saw fio\.read_iops -[0-9.]+%" "its life: found"
+like "$PAGE" "^[0-9: -]+UTCbisected${CULPRIT:0:12}culprit ${CULPRIT:0:12} \(\"commit 7\"\)" "bisected to the culprit"
+like "$PAGE" "^[0-9: -]+UTCreported.*the report, first sent to 2 recipients: \[src:main\]" \
+	"reported: the mail sent, with its date"
+like "$PAGE" "UTCfix tried${REVERT:0:12}try 3, revert ${REVERT:0:12} .*: fixed, $SHARE3% of the regression recovered$" \
+	"each fix tried: the revert, fixed, with its share"
+like "$PAGE" "UTCfix triedtry 5, patch -: does not apply$" "the patch that did not apply"
+like "$PAGE" "UTCmarked${REVERT:0:12}fixed $REVERT by kreg" "the mark that fixed it"
+is "$(grep -c "UTCmailedthe answer of try [0-9], try sent to 2 recipients" <<<"$PAGE")" 6 "every answer mailed"
+like "$PAGE" "\(\"a fix that breaks the build <script>alert\(1\)</script> & co\"\): does not build" \
+	"a commit's subject shown as text"
+lab_check safe "$SCRATCH/site"
+is "$?" 0 "and escaped: no script on any page"
+lab_check text "$SCRATCH/site/index.html"
+like "$(sed -n '/^Closed/,/^Branches/p' <<<"$CHECK_OUT")" "^fixed-[0-9.]+%fio\.read_iops.*${CULPRIT:0:12} commit 7" \
+	"the index: the fixed regression among the closed ones"
+OPEN=$(sed -n '/^Open/,/^Closed/p' <<<"$CHECK_OUT")
+ok "not among the open ones" test -n "$OPEN" -a "${OPEN/${CULPRIT:0:12}/}" = "$OPEN"
+lab_check links "$SCRATCH/site"
+is "$?" 0 "every link of the site resolves"
+run_kreg regression list --closed
+like "$OUT" "^1 +fixed +-[0-9.]+% +${CULPRIT:0:12} " "regression list --closed: fixed"
 no_sanitizer_in_logs "no sanitizer report"
 done_testing

@@ -370,6 +370,12 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 			error = queue_one(db, cfg, opts, r,
 					  r->culprit.id ? KREG_MAIL_FIRST : KREG_MAIL_CONFIRMED,
 					  NULL, NULL, NULL, stats);
+			/* tries that waited for a thread are answered in it now */
+			if (error == 0 && (error = kreg_db_outbox_find(db, &first, key)) == 0) {
+				int told;
+
+				error = queue_answers(db, cfg, opts, r, key, &first, NULL, &told, stats);
+			}
 		} else if (error == 0) {
 			error = queue_followups(db, cfg, opts, r, key, &first, stats);
 		}

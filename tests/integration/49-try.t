@@ -11,7 +11,7 @@
 # retest runs the culprit and its parent again and sees the drop again.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 47
+plan 50
 
 TRAILERS_20="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"
@@ -131,6 +131,15 @@ run_kreg try 1 --queue --patch late.patch
 is "$RC" 1 "try --queue of a patch that does not apply: exit 1"
 is "$(sql "SELECT verdict || ' ' || answer FROM tries ORDER BY id DESC LIMIT 1") $(sql "SELECT count(*) FROM work WHERE kind = 'mail'")" \
 	"no_apply 1 1" "its try stored to be answered, and a mail item queued"
+# what that mail item does: the report, and the answer in its thread at once
+LATE=$(sql "SELECT max(id) FROM tries")
+run_kreg mail send --dry-run
+is "$(sql "SELECT group_concat(kind || ' ' || mail_key, ', ') FROM outbox")" "first r1, try r1.try.$LATE" \
+	"mail send: the report and, in the same pass, the answer of the queued try (no other try)"
+is "$(sql "SELECT a.in_reply_to = f.message_id FROM outbox a, outbox f WHERE a.kind = 'try' AND f.kind = 'first'")" 1 \
+	"the answer is in the report's thread"
+like "$(sql "SELECT body FROM outbox WHERE kind = 'try'")" "^verdict: the patch does not apply on the culprit ${SHA_20:0:12}$" \
+	"it says the patch does not apply"
 
 run_kreg try 7 --patch revert.patch
 is "$RC" 1 "an unknown regression: exit 1"

@@ -143,6 +143,22 @@ static void addresses_are_checked(void **state)
 	kreg_buf_release(&b);
 }
 
+/* A regression 12 of linux, its culprit cb2ac2912a on host lab1, a
+ * metric whose higher values are better; the lab's From. */
+static void sample_regression(kreg_config *cfg, kreg_report_regression *r)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	memset(r, 0, sizeof(*r));
+	cfg->mail.from = (char *)"kreg robot <kreg@lab.example.org>";
+	r->regression_id = 12;
+	r->repo = (char *)"linux";
+	r->culprit.id = 5;
+	strcpy(r->culprit.sha, "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
+	r->direction = KREG_DIR_HIGHER;
+	r->base_mean = r->bad_mean = NAN;
+	r->host = (char *)"lab1";
+}
+
 static void message_threads_and_stays_safe(void **state)
 {
 	kreg_config cfg;
@@ -155,20 +171,11 @@ static void message_threads_and_stays_safe(void **state)
 	kreg_mail_message m, f;
 
 	(void)state;
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&r, 0, sizeof(r));
-	cfg.mail.from = (char *)"kreg robot <kreg@lab.example.org>";
-	r.regression_id = 12;
-	r.repo = (char *)"linux";
+	sample_regression(&cfg, &r);
 	r.branch = (char *)"master";
-	r.culprit.id = 5;
-	strcpy(r.culprit.sha, "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
 	r.culprit.subject = (char *)"block: reduce kblockd_mod_delayed_work_on() CPU consumption";
 	r.metric = (char *)"fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec";
 	r.change = -0.66;
-	r.direction = KREG_DIR_HIGHER;
-	r.base_mean = r.bad_mean = NAN;
-	r.host = (char *)"lab1";
 	r.job = (char *)"fxmark-dbench";
 	r.compiler = (char *)"gcc (Debian 12.2.0-14) 12.2.0";
 
@@ -223,20 +230,11 @@ static void try_answer_threads_and_says_the_verdict(void **state)
 	kreg_mail_message m;
 
 	(void)state;
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&r, 0, sizeof(r));
 	memset(&t, 0, sizeof(t));
-	cfg.mail.from = (char *)"kreg robot <kreg@lab.example.org>";
-	r.regression_id = 12;
-	r.repo = (char *)"linux";
-	r.culprit.id = 5;
-	strcpy(r.culprit.sha, "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
+	sample_regression(&cfg, &r);
 	r.culprit.subject = (char *)"block: reduce CPU consumption";
 	r.metric = (char *)"fio.read_iops";
 	r.change = -0.2;
-	r.direction = KREG_DIR_HIGHER;
-	r.base_mean = r.bad_mean = NAN;
-	r.host = (char *)"lab1";
 	r.job = (char *)"fio";
 	r.table.detail = (char *)"a detail table\n";
 	t.id = 3;

@@ -40,15 +40,16 @@ static const char usage[] =
 	"        and noise no longer start a level for the detector; a closed\n"
 	"        regression is not mailed. --by defaults to $USER.\n";
 
-/* Closed: a person's mark, or fixed, or refuted by the robot. */
-static int is_closed(const kreg_db_regression *r)
-{
-	return r->triage[0] || !strcmp(r->state, "fixed") || !strcmp(r->state, "not_reproduced");
-}
-
 static const char *shown_state(const kreg_db_regression *r)
 {
 	return r->triage[0] ? r->triage : r->state;
+}
+
+/* Closed: a person's mark, or fixed, or refuted by the robot (the
+ * pages' rule, kreg_report_state_closed). */
+static int is_closed(const kreg_db_regression *r)
+{
+	return kreg_report_state_closed(shown_state(r));
 }
 
 /* The change a list prints is THE figure of the report model, the mail's

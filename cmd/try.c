@@ -17,7 +17,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: kreg try REGRESSION (--patch FILE | --commit SHA | --branch REPO:BRANCH)\n"
+	"usage: kreg try REGRESSION (--patch FILE | --commit SHA | --branch REPO:BRANCH) [--queue]\n"
 	"\n"
 	"Try a fix of a regression: --patch applies FILE (git format-patch mail or a\n"
 	"diff) on the culprit, --commit takes a commit of the regression's repo,\n"
@@ -28,7 +28,37 @@ static const char usage[] =
 	"the verdict: fixed, partly fixed (the share recovered), not fixed; a patch\n"
 	"that does not apply, a fix that does not build. Exit 0 with a verdict on\n"
 	"the fix, 1 when it could not be tried (unknown regression, no culprit, a\n"
-	"patch that does not apply, a fix that does not build).\n";
+	"patch that does not apply, a fix that does not build).\n"
+	"\n"
+	"--queue: make the fix's commit now (the patch applied on the culprit), and\n"
+	"queue its try for the daemon, which runs it and answers by mail in the\n"
+	"regression's thread. Exit 0 when queued (or queued before), 1 when the\n"
+	"regression is unknown or has no culprit, or the patch does not apply (its\n"
+	"answer is mailed).\n";
+
+/* --queue: the fix made, its try queued for the daemon. */
+static int queue_try(const kreg_config *cfg, kreg_db *db, const kreg_try_spec *spec,
+		     const char *patch_file)
+{
+	kreg_try_queued q;
+	long long id = (long long)spec->regression_id;
+	int ret = KREG_EXIT_FAIL;
+
+	if (kreg_try_queue(&q, cfg, db, spec, kreg_opts.quiet ? NULL : stdout) < 0) {
+		kreg_cmd_error("try: regression %lld: %s", id, kreg_error_last());
+	} else if (q.try_id) {
+		kreg_cmd_error("try: regression %lld: %s%s%s; try %lld stored, its answer mailed", id,
+			       patch_file ? patch_file : "", patch_file ? ": " : "", q.why,
+			       (long long)q.try_id);
+	} else {
+		printf("regression %lld: the try of %.12s %s (work %lld): the daemon runs it and "
+		       "answers in the regression's thread\n", id, q.fix,
+		       q.added ? "is queued" : "was queued before", (long long)q.work_id);
+		ret = KREG_EXIT_OK;
+	}
+	kreg_try_queued_release(&q);
+	return ret;
+}
 
 /* The verdict's line: "fixed", "partly fixed: 60% recovered", ... */
 static void print_result(const kreg_try_result *r, int64_t id)
@@ -54,6 +84,7 @@ int cmd_try(int argc, char **argv)
 		{ "patch", required_argument, NULL, 'p' },
 		{ "commit", required_argument, NULL, 'c' },
 		{ "branch", required_argument, NULL, 'b' },
+		{ "queue", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -65,7 +96,7 @@ int cmd_try(int argc, char **argv)
 	kreg_config *cfg = NULL;
 	kreg_db *db = NULL;
 	long long id;
-	int opt, ret = KREG_EXIT_FAIL;
+	int opt, queue = 0, ret = KREG_EXIT_FAIL;
 
 	if (kreg_cmd_wants_help(argc, argv, usage))
 		return KREG_EXIT_OK;
@@ -75,6 +106,7 @@ int cmd_try(int argc, char **argv)
 		case 'p': patch_file = optarg; break;
 		case 'c': spec.commit = optarg; break;
 		case 'b': branch = optarg; break;
+		case 'q': queue = 1; break;
 		default:
 			return kreg_cmd_usage(usage, "try: unknown option '%s'", argv[optind - 1]);
 		}
@@ -105,13 +137,17 @@ int cmd_try(int argc, char **argv)
 	}
 	if (kreg_cmd_load_config(&cfg) < 0 || kreg_cmd_open_db(&db, cfg, 0) < 0)
 		goto done;
+	if (queue) {
+		ret = queue_try(cfg, db, &spec, patch_file);
+		goto done;
+	}
 	if (kreg_try(&res, cfg, db, &spec, kreg_opts.quiet ? NULL : stdout) < 0) {
 		kreg_cmd_error("try: regression %lld: %s", id, kreg_error_last());
 		kreg_try_result_release(&res);
 		goto done;
 	}
 	print_result(&res, id);
-	if (kreg_try_store(db, NULL, id, &res, patch_file ? "patch" : branch ? "branch" : "commit") < 0) {
+	if (kreg_try_store(db, NULL, id, &res, patch_file ? "patch" : branch ? "branch" : "commit", 0) < 0) {
 		kreg_cmd_error(NULL);
 		kreg_try_result_release(&res);
 		goto done;

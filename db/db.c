@@ -13,6 +13,32 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+/* The outbox's columns as migrations 11 and 12 make it (11's text as it
+ * always was): its head up to the kind's list of words (each migration
+ * ends the list), then the rest. */
+#define OUTBOX_HEAD \
+	"  id INTEGER PRIMARY KEY," \
+	"  regression_id INTEGER REFERENCES regressions(id)," \
+	"  bisection_id INTEGER REFERENCES bisections(id)," \
+	"  mail_key TEXT UNIQUE," \
+	"  kind TEXT NOT NULL DEFAULT 'first' CHECK (kind IN ('first','fixed','culprit',"
+#define OUTBOX_TAIL \
+	"  culprit TEXT," \
+	"  message_id TEXT NOT NULL UNIQUE," \
+	"  in_reply_to TEXT," \
+	"  recipients TEXT NOT NULL," \
+	"  subject TEXT NOT NULL," \
+	"  body TEXT NOT NULL," \
+	"  message TEXT NOT NULL DEFAULT ''," \
+	"  eml TEXT," \
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','sent','failed','dry_run'))," \
+	"  attempts INTEGER NOT NULL DEFAULT 0," \
+	"  next_attempt INTEGER NOT NULL DEFAULT 0," \
+	"  last_error TEXT," \
+	"  created INTEGER NOT NULL, sent INTEGER," \
+	"  refusals INTEGER NOT NULL DEFAULT 0" \
+	");"
+
 /* Migrations: migrations[i] takes the schema from version i to i + 1.
  * Append only; a released entry is never edited. */
 static const char *const migrations[] = {
@@ -410,27 +436,9 @@ static const char *const migrations[] = {
 	 * queued or sent, are renamed. SQLite cannot change a CHECK in
 	 * place. */
 	"CREATE TABLE outbox11 ("
-	"  id INTEGER PRIMARY KEY,"
-	"  regression_id INTEGER REFERENCES regressions(id),"
-	"  bisection_id INTEGER REFERENCES bisections(id),"
-	"  mail_key TEXT UNIQUE,"
-	"  kind TEXT NOT NULL DEFAULT 'first' CHECK (kind IN ('first','fixed','culprit',"
+	OUTBOX_HEAD
 	"    'confirmed','bisected')),"
-	"  culprit TEXT,"
-	"  message_id TEXT NOT NULL UNIQUE,"
-	"  in_reply_to TEXT,"
-	"  recipients TEXT NOT NULL,"
-	"  subject TEXT NOT NULL,"
-	"  body TEXT NOT NULL,"
-	"  message TEXT NOT NULL DEFAULT '',"
-	"  eml TEXT,"
-	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','sent','failed','dry_run')),"
-	"  attempts INTEGER NOT NULL DEFAULT 0,"
-	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
-	"  last_error TEXT,"
-	"  created INTEGER NOT NULL, sent INTEGER,"
-	"  refusals INTEGER NOT NULL DEFAULT 0"
-	");"
+	OUTBOX_TAIL
 	"INSERT INTO outbox11 (id, regression_id, bisection_id, mail_key, kind, culprit, message_id,"
 	"  in_reply_to, recipients, subject, body, message, eml, state, attempts, next_attempt,"
 	"  last_error, created, sent, refusals)"
@@ -440,6 +448,23 @@ static const char *const migrations[] = {
 	"  created, sent, refusals FROM outbox;"
 	"DROP TABLE outbox;"
 	"ALTER TABLE outbox11 RENAME TO outbox;"
+	"CREATE INDEX outbox_regression ON outbox(regression_id);"
+	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
+	/* 11 -> 12: a try the daemon does is answered by mail in the
+	 * regression's thread (issue 25): tries keep whether to answer and
+	 * the table the answer carries; the outbox's answer is of kind
+	 * 'try'. */
+	"ALTER TABLE tries ADD COLUMN answer INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE tries ADD COLUMN report TEXT;"
+	"CREATE TABLE outbox12 ("
+	OUTBOX_HEAD
+	"    'confirmed','bisected','try')),"
+	OUTBOX_TAIL
+	"INSERT INTO outbox12 SELECT id, regression_id, bisection_id, mail_key, kind, culprit,"
+	"  message_id, in_reply_to, recipients, subject, body, message, eml, state, attempts,"
+	"  next_attempt, last_error, created, sent, refusals FROM outbox;"
+	"DROP TABLE outbox;"
+	"ALTER TABLE outbox12 RENAME TO outbox;"
 	"CREATE INDEX outbox_regression ON outbox(regression_id);"
 	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
 };

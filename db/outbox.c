@@ -167,7 +167,8 @@ int kreg_db_outbox_add(kreg_db *db, int64_t *id, const kreg_db_outbox *m)
 	return error;
 }
 
-int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n)
+/* Every row (regression_id 0), or those of a regression. */
+static int list_rows(kreg_db *db, kreg_db_outbox **out, size_t *n, int64_t regression_id)
 {
 	sqlite3_stmt *st;
 	kreg_db_outbox *v = NULL;
@@ -176,8 +177,12 @@ int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (kreg_db__prepare(db, &st, "SELECT " OUTBOX_LIST_COLUMNS " FROM outbox ORDER BY id") < 0)
+	if (kreg_db__prepare(db, &st, regression_id ?
+			     "SELECT " OUTBOX_LIST_COLUMNS " FROM outbox WHERE regression_id = ?1 ORDER BY id" :
+			     "SELECT " OUTBOX_LIST_COLUMNS " FROM outbox ORDER BY id") < 0)
 		return KREG_ERROR;
+	if (regression_id)
+		sqlite3_bind_int64(st, 1, regression_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		KREG_ARRAY_GROW(v, count + 1, alloc);
 		read_row(st, &v[count++]);
@@ -190,6 +195,17 @@ int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n)
 	*out = v;
 	*n = count;
 	return 0;
+}
+
+int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n)
+{
+	return list_rows(db, out, n, 0);
+}
+
+int kreg_db_outbox_list_regression(kreg_db *db, kreg_db_outbox **out, size_t *n,
+				   int64_t regression_id)
+{
+	return list_rows(db, out, n, regression_id);
 }
 
 int kreg_db_outbox_due(kreg_db *db, int64_t **ids, size_t *n, int64_t now, int retry)

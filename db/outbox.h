@@ -45,6 +45,9 @@ int kreg_db_outbox_last_culprit(kreg_db *db, char **sha, const char *mail_key);
 int kreg_db_outbox_culprit_count(kreg_db *db, int *n, const char *sha);
 /* Every row, oldest first (without message and body). */
 int kreg_db_outbox_list(kreg_db *db, kreg_db_outbox **out, size_t *n);
+/* The rows of regression id (> 0), the same way. */
+int kreg_db_outbox_list_regression(kreg_db *db, kreg_db_outbox **out, size_t *n,
+				   int64_t regression_id);
 /* Ids of the rows to send now: queued with next_attempt <= now; with retry,
  * every queued row and the failed ones too. */
 int kreg_db_outbox_due(kreg_db *db, int64_t **ids, size_t *n, int64_t now, int retry);

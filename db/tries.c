@@ -17,7 +17,7 @@ int kreg_db_try_add(kreg_db *db, int64_t *id, const kreg_db_try *t)
 	int error;
 
 	if (kreg_db__prepare(db, &st, "INSERT INTO tries (regression_id, fix_commit_id, source, "
-			     "verdict, share, why, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") < 0)
+			     "verdict, share, why, created, answer, report) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, t->regression_id);
 	if (t->fix_commit_id)
@@ -28,6 +28,8 @@ int kreg_db_try_add(kreg_db *db, int64_t *id, const kreg_db_try *t)
 		sqlite3_bind_double(st, 5, t->share);
 	kreg_db__bind_text(st, 6, t->why);
 	sqlite3_bind_int64(st, 7, kreg_now());
+	sqlite3_bind_int(st, 8, t->answer != 0);
+	kreg_db__bind_text(st, 9, t->report);
 	error = kreg_db__step_done(db, st, "cannot store the try");
 	sqlite3_finalize(st);
 	if (!error && id)
@@ -45,7 +47,8 @@ int kreg_db_tries_list(kreg_db *db, kreg_db_try **out, size_t *n, int64_t regres
 	*out = NULL;
 	*n = 0;
 	if (kreg_db__prepare(db, &st, "SELECT t.id, t.regression_id, coalesce(t.fix_commit_id, 0), "
-			     "t.source, t.verdict, t.share, t.why, t.created, coalesce(c.sha, '') "
+			     "t.source, t.verdict, t.share, t.why, t.created, coalesce(c.sha, ''), "
+			     "t.answer, t.report, c.subject "
 			     "FROM tries t LEFT JOIN commits c ON c.id = t.fix_commit_id "
 			     "WHERE t.regression_id = ?1 ORDER BY t.id") < 0)
 		return KREG_ERROR;
@@ -66,6 +69,9 @@ int kreg_db_tries_list(kreg_db *db, kreg_db_try **out, size_t *n, int64_t regres
 		t->why = kreg_db__column_strdup(st, 6);
 		t->created = sqlite3_column_int64(st, 7);
 		snprintf(t->fix_sha, sizeof(t->fix_sha), "%s", (const char *)sqlite3_column_text(st, 8));
+		t->answer = sqlite3_column_int(st, 9);
+		t->report = kreg_db__column_strdup(st, 10);
+		t->fix_subject = kreg_db__column_strdup(st, 11);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -80,7 +86,10 @@ int kreg_db_tries_list(kreg_db *db, kreg_db_try **out, size_t *n, int64_t regres
 
 void kreg_db_tries_free(kreg_db_try *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(v[i].why);
+		free(v[i].report);
+		free(v[i].fix_subject);
+	}
 	free(v);
 }

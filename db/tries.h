@@ -17,10 +17,15 @@ typedef struct {
 	char verdict[16];	/* fixed, partly, not_fixed, no_apply, no_build */
 	double share;		/* NAN when there is none */
 	char *why;		/* NULL when none */
+	int answer;		/* 1: answered by mail in the regression's thread (the
+				 * daemon's tries); 0: a command printed it */
+	char *report;		/* the table of the last good, the culprit and the
+				 * fix as the try printed it; NULL when none */
 	int64_t created;
 
 	/* Joined for display (read only). */
 	char fix_sha[41];
+	char *fix_subject;	/* untrusted; NULL when none */
 } kreg_db_try;
 
 /* Store a try (its id, fix_sha and created are not read); *id may be NULL. */

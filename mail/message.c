@@ -87,6 +87,8 @@ const char *kreg_mail_kind_name(kreg_mail_kind kind)
 		return "confirmed";
 	case KREG_MAIL_BISECTED:
 		return "bisected";
+	case KREG_MAIL_TRY:
+		return "try";
 	case KREG_MAIL_FIRST:
 		break;
 	}
@@ -439,6 +441,93 @@ static void put_body(kreg_buf *b, const kreg_config *cfg, const kreg_report_regr
 	kreg_buf_puts(b, "\n-- \nkreg, the kernel performance regression robot\n");
 }
 
+/* What a try tried, by where it came from (db/tries.h's source). */
+static const char *try_source_text(const char *source)
+{
+	static const struct {
+		const char *source, *text;
+	} texts[] = {
+		{ "fixes", "a commit of the watched branch that says it fixes the culprit (Fixes:)" },
+		{ "revert", "a commit of the watched branch that reverts the culprit" },
+		{ "link", "a commit of the watched branch that closes this report (Closes:)" },
+		{ "patch", "a patch, applied on the culprit" },
+		{ "commit", "a commit asked to be tried" },
+		{ "branch", "the head of a branch asked to be tried" },
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (!strcmp(source, texts[i].source))
+			return texts[i].text;
+	return "a fix";
+}
+
+/* The verdict's line (the share as `kreg try` prints it), then why. */
+static void put_try_verdict(kreg_buf *b, const kreg_db_try *t, const char *culprit)
+{
+	static const struct {
+		const char *key, *text;
+	} names[] = {
+		{ "fixed", "fixed" }, { "partly", "partly fixed" }, { "not_fixed", "not fixed" },
+	};
+	const char *name = NULL;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(t->verdict, names[i].key))
+			name = names[i].text;
+	if (name)
+		kreg_buf_printf(b, "verdict: %s, %.0f%% of the regression recovered\n", name,
+				isfinite(t->share) ? t->share * 100 : 0.0);
+	else if (!strcmp(t->verdict, "no_apply"))
+		kreg_buf_printf(b, "verdict: the patch does not apply on the culprit %.12s\n", culprit);
+	else
+		kreg_buf_puts(b, "verdict: the fix does not build\n");
+	if (t->why)
+		put_indented(b, t->why, "  ");
+	if (!strcmp(t->verdict, "fixed"))
+		kreg_buf_printf(b, "\nkreg confirmed the regression is fixed by %.12s.\n", t->fix_sha);
+}
+
+/* The answer of a try: what was tried, the verdict, the three-column
+ * table (last good, culprit, culprit plus fix) as the try made it. */
+static void put_try_body(kreg_buf *b, const kreg_report_regression *r, const kreg_db_try *t)
+{
+	const char *sim = kreg_host_backend_simulated(r->backend) ? " (sim: simulated samples)" : "";
+	const kreg_report_table *tb = &r->table;
+
+	kreg_buf f = KREG_BUF_INIT;
+
+	kreg_report_figure(&f, r);
+	kreg_buf_printf(b, "Hello,\n\nkreg tried a fix of the regression reported in this thread\n(%s%s%s of ",
+			kreg_buf_cstr(&f), f.len ? " " : "", change_word(r));
+	put_clean(b, r->metric, 200);
+	kreg_buf_puts(b, "):\n\n");
+	kreg_buf_release(&f);
+	put_commit_line(b, "commit:", &r->culprit);
+	if (t->fix_sha[0]) {
+		kreg_buf_printf(b, "fix:    %s (\"", t->fix_sha);
+		put_clean(b, t->fix_subject, 200);
+		kreg_buf_puts(b, "\")\n");
+	}
+	kreg_buf_printf(b, "        %s\n", try_source_text(t->source));
+	kreg_buf_printf(b, "test machine: %s%s\n\n", r->host, sim);
+	put_try_verdict(b, t, r->culprit.sha);
+	if (t->report && *t->report) {
+		kreg_buf_puts(b, "\n=========================================================================================\ncommit:\n");
+		if (tb->ncols && tb->roles[0] && !strcmp(tb->roles[0], "parent"))
+			kreg_buf_printf(b, "  %.10s  last good (the culprit's parent)\n", tb->labels[0]);
+		kreg_buf_printf(b, "  %.10s  culprit\n", r->culprit.sha);
+		if (t->fix_sha[0])
+			kreg_buf_printf(b, "  %.10s  %s\n", t->fix_sha,
+					!strcmp(t->source, "patch") ? "culprit plus fix" : "fix");
+		kreg_buf_putc(b, '\n');
+		put_indented(b, t->report, "");
+	}
+	kreg_buf_puts(b, "\n\nDisclaimer:\nResults come from kreg's runs on the test machine named above");
+	kreg_buf_puts(b, *sim ? "; a sim host draws\nits samples from a model, they are not measurements.\n" :
+			 ";\nyour hardware and configuration may give other figures.\n");
+	kreg_buf_puts(b, "\n-- \nkreg, the kernel performance regression robot\n");
+}
+
 /* CRLF lines of at most 998 characters, for the SMTP DATA. */
 static void put_crlf(kreg_buf *out, const char *body)
 {
@@ -503,7 +592,7 @@ static void put_content_type(kreg_buf *h, char **detail, char **boundary,
 {
 	char *v;
 
-	*detail = detail_text(r);
+	*detail = r ? detail_text(r) : NULL;
 	*boundary = *detail ? mime_boundary(body, *detail) : NULL;
 	if (!*boundary) {
 		kreg_mail_header_raw(h, "Content-Type", "text/plain; charset=utf-8");
@@ -547,12 +636,50 @@ static void rfc5322_date(kreg_buf *out, int64_t when)
 	kreg_buf_puts(out, s);
 }
 
-int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
-		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
-		      const char *old_culprit, const kreg_mail_rcpts *rcpts, int64_t date)
+/* The message's name, Message-ID and body: a try's answer (t), or a
+ * mail of kind. */
+static void name_message(kreg_mail_message *out, const kreg_config *cfg,
+			 const kreg_report_regression *r, kreg_mail_kind kind, const char *old_culprit,
+			 const kreg_db_try *t)
+{
+	kreg_buf body = KREG_BUF_INIT;
+	char key[64];
+
+	kreg_mail_regression_key(r, key, sizeof(key));
+	if (t) {
+		char *domain = from_domain(cfg);
+
+		out->mail_key = kreg_mail_try_key(key, t->id);
+		out->message_id = kreg_asprintf("<kreg.%s.%016llx@%s>", out->mail_key,
+						(unsigned long long)regression_hash(r), domain);
+		free(domain);
+		put_try_body(&body, r, t);
+	} else {
+		if (kind == KREG_MAIL_FIRST || kind == KREG_MAIL_CONFIRMED)
+			out->mail_key = kreg_strdup(key);
+		else if (kind == KREG_MAIL_CULPRIT || kind == KREG_MAIL_BISECTED)
+			out->mail_key = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
+		else
+			out->mail_key = kreg_asprintf("%s.fixed", key);
+		out->message_id = kreg_mail_message_id(cfg, r, kind);
+		put_body(&body, cfg, r, kind, old_culprit);
+	}
+	out->body = kreg_strdup(body.ptr ? body.ptr : "");
+	kreg_buf_release(&body);
+}
+
+char *kreg_mail_try_key(const char *key, int64_t try_id)
+{
+	return kreg_asprintf("%s.try.%lld", key, (long long)try_id);
+}
+
+static int compose(kreg_mail_message *out, const kreg_config *cfg,
+		   const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
+		   const char *old_culprit, const kreg_db_try *t, const kreg_mail_rcpts *rcpts,
+		   int64_t date)
 {
 	const kreg_mail_cfg *mc = &cfg->mail;
-	kreg_buf h = KREG_BUF_INIT, body = KREG_BUF_INIT, v = KREG_BUF_INIT;
+	kreg_buf h = KREG_BUF_INIT, v = KREG_BUF_INIT;
 	char **to = NULL, **cc = NULL;
 	size_t nto = 0, ncc = 0;
 	char *fname = NULL, *faddr = NULL, *detail = NULL, *boundary = NULL, key[64];
@@ -561,12 +688,6 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 	memset(out, 0, sizeof(*out));
 	out->kind = kind;
 	kreg_mail_regression_key(r, key, sizeof(key));
-	if (kind == KREG_MAIL_FIRST || kind == KREG_MAIL_CONFIRMED)
-		out->mail_key = kreg_strdup(key);
-	else if (kind == KREG_MAIL_CULPRIT || kind == KREG_MAIL_BISECTED)
-		out->mail_key = kreg_asprintf("%s.culprit.%.12s", key, r->culprit.sha);
-	else
-		out->mail_key = kreg_asprintf("%s.fixed", key);
 	if (kreg_maint_parse_email(mc->from ? mc->from : "", &fname, &faddr) < 0 ||
 	    !kreg_mail_address_ok(faddr)) {
 		kreg_error_set("mail.from: '%s' is not an e-mail address", mc->from ? mc->from : "");
@@ -574,13 +695,11 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		goto done;
 	}
 	out->from = kreg_strdup(faddr);
-	out->message_id = kreg_mail_message_id(cfg, r, kind);
+	name_message(out, cfg, r, kind, old_culprit, t);
 	out->in_reply_to = thread ? kreg_strdup(thread) : NULL;
 	char *s = make_subject(r);
 	out->subject = thread ? kreg_asprintf("Re: %s", s) : kreg_strdup(s);
 	free(s);
-	put_body(&body, cfg, r, kind, old_culprit);
-	out->body = kreg_strdup(body.ptr ? body.ptr : "");
 
 	/* the recipients: everyone, or the lab's one address */
 	kreg_buf_clear(&v);
@@ -635,7 +754,7 @@ int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		kreg_mail_header_raw(&h, "References", thread);
 	}
 	kreg_mail_header_raw(&h, "MIME-Version", "1.0");
-	put_content_type(&h, &detail, &boundary, r, out->body);
+	put_content_type(&h, &detail, &boundary, t ? NULL : r, out->body);
 	kreg_mail_header_raw(&h, "X-Kreg-Regression", key);
 	if (mc->override_to && *mc->override_to && rcpts->count) {
 		kreg_buf_clear(&v);
@@ -659,11 +778,24 @@ done:
 	free(boundary);
 	free(detail);
 	kreg_buf_release(&v);
-	kreg_buf_release(&body);
 	kreg_buf_release(&h);
 	if (error < 0)
 		kreg_mail_message_release(out);
 	return error;
+}
+
+int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
+		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
+		      const char *old_culprit, const kreg_mail_rcpts *rcpts, int64_t date)
+{
+	return compose(out, cfg, r, kind, thread, old_culprit, NULL, rcpts, date);
+}
+
+int kreg_mail_compose_try(kreg_mail_message *out, const kreg_config *cfg,
+			  const kreg_report_regression *r, const kreg_db_try *t, const char *thread,
+			  const kreg_mail_rcpts *rcpts, int64_t date)
+{
+	return compose(out, cfg, r, KREG_MAIL_TRY, thread, NULL, t, rcpts, date);
 }
 
 void kreg_mail_message_release(kreg_mail_message *m)

@@ -6,11 +6,13 @@
  * files' names), the tags a fix should carry (Reported-by, Closes), how to
  * reproduce it, 0-day's commit: block and the comparison table, the
  * bisection; headers from mail/header.h. Follow-ups (fixed, culprit
- * changed) thread under the report's Message-ID. */
+ * changed, the answer of a try of a fix) thread under the report's
+ * Message-ID. */
 #ifndef KREG_MAIL_MESSAGE_H
 #define KREG_MAIL_MESSAGE_H
 
 #include "config/config.h"
+#include "db/tries.h"
 #include "mail/recipients.h"
 #include "report/report.h"
 
@@ -23,15 +25,17 @@ typedef enum {
 	KREG_MAIL_CONFIRMED,	/* the first mail of a regression confirmed but not
 				 * (yet) bisected (mail.confirmed): no culprit */
 	KREG_MAIL_BISECTED,	/* follow-up of a CONFIRMED one: the culprit found */
+	KREG_MAIL_TRY,		/* follow-up: the answer of a try of a fix (db/tries.h) */
 } kreg_mail_kind;
 
-/* The outbox's word for a kind: first, fixed, culprit, confirmed, bisected. */
+/* The outbox's word for a kind: first, fixed, culprit, confirmed, bisected, try. */
 const char *kreg_mail_kind_name(kreg_mail_kind kind);
 
 typedef struct {
 	kreg_mail_kind kind;
 	char *mail_key;		/* "r12", "h<hash>" (the first mail, FIRST or CONFIRMED),
-				 * "r12.fixed", "r12.culprit.<sha12>" (CULPRIT, BISECTED) */
+				 * "r12.fixed", "r12.culprit.<sha12>" (CULPRIT, BISECTED),
+				 * "r12.try.<try id>" (TRY) */
 	char *subject;		/* as text (the header is encoded) */
 	char *body;		/* plain text, '\n' lines */
 	char *message;		/* headers and body, CRLF lines */
@@ -63,6 +67,18 @@ char *kreg_mail_message_id(const kreg_config *cfg, const kreg_report_regression 
 int kreg_mail_compose(kreg_mail_message *out, const kreg_config *cfg,
 		      const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
 		      const char *old_culprit, const kreg_mail_rcpts *rcpts, int64_t date);
+/* The answer of try t of regression r, in its thread (thread: the first
+ * mail's Message-ID): what was tried (the fix's commit, where it came
+ * from), the verdict with the share recovered, and the table of the last
+ * good, the culprit and the fix as the try made it; a patch that does not
+ * apply and a fix that does not build are answered as such. Its key is
+ * kreg_mail_try_key's. */
+int kreg_mail_compose_try(kreg_mail_message *out, const kreg_config *cfg,
+			  const kreg_report_regression *r, const kreg_db_try *t, const char *thread,
+			  const kreg_mail_rcpts *rcpts, int64_t date);
+/* The outbox's name of the answer of try try_id of the regression whose
+ * first mail is key: "<key>.try.<try_id>". The caller frees. */
+char *kreg_mail_try_key(const char *key, int64_t try_id);
 void kreg_mail_message_release(kreg_mail_message *m);
 
 #endif

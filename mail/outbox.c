@@ -3,6 +3,8 @@
 
 #include "db/bisect.h"
 #include "db/outbox.h"
+#include "db/regressions.h"
+#include "db/tries.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -89,10 +91,10 @@ static int write_missing_eml(kreg_db *db, const kreg_config *cfg)
 	return error;
 }
 
-/* Compose and store one message of r. */
+/* Compose and store one message of r: of kind, or the answer of try t. */
 static int queue_one(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
 		     const kreg_report_regression *r, kreg_mail_kind kind, const char *thread,
-		     const char *old_culprit, kreg_mail_stats *stats)
+		     const char *old_culprit, const kreg_db_try *t, kreg_mail_stats *stats)
 {
 	kreg_mail_rcpts rcpts = { 0 };
 	kreg_mail_message m = { 0 };
@@ -104,7 +106,8 @@ static int queue_one(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 
 	if ((error = kreg_mail_recipients(&rcpts, cfg, r)) < 0)
 		goto done;
-	if ((error = kreg_mail_compose(&m, cfg, r, kind, thread, old_culprit, &rcpts, now)) < 0)
+	if ((error = t ? kreg_mail_compose_try(&m, cfg, r, t, thread, &rcpts, now) :
+		     kreg_mail_compose(&m, cfg, r, kind, thread, old_culprit, &rcpts, now)) < 0)
 		goto done;
 	for (size_t i = 0; i < m.nrcpts; i++)
 		kreg_buf_printf(&list, "%s\n", m.rcpts[i]);
@@ -160,16 +163,74 @@ static int confirmed_state(const char *s)
 		     !strcmp(s, "inconclusive"));
 }
 
+/* The answers of the tries of r to answer (the daemon's, db/tries.h),
+ * each once, oldest first. *told: one of them says it is fixed by fixed_by
+ * (its answer is the thread's "fixed" mail). */
+static int queue_answers(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
+			 const kreg_report_regression *r, const char *key,
+			 const kreg_db_outbox *first, const char *fixed_by, int *told,
+			 kreg_mail_stats *stats)
+{
+	kreg_db_try *v = NULL;
+	size_t n = 0;
+	int error;
+
+	*told = 0;
+	if (!r->regression_id)
+		return 0;
+	if ((error = kreg_db_tries_list(db, &v, &n, r->regression_id)) < 0)
+		return error;
+	for (size_t i = 0; i < n && !error; i++) {
+		kreg_db_outbox other = { 0 };
+		char *akey;
+
+		if (!v[i].answer)
+			continue;
+		if (!strcmp(v[i].verdict, "fixed") && fixed_by && !strcmp(v[i].fix_sha, fixed_by))
+			*told = 1;
+		akey = kreg_mail_try_key(key, v[i].id);
+		error = kreg_db_outbox_find(db, &other, akey);
+		if (error == KREG_ENOTFOUND) {
+			kreg_error_clear();
+			error = queue_one(db, cfg, opts, r, KREG_MAIL_TRY, first->message_id, NULL,
+					  &v[i], stats);
+		}
+		kreg_db_outbox_release(&other);
+		free(akey);
+	}
+	kreg_db_tries_free(v, n);
+	return error;
+}
+
+/* The sha that fixed regression id by a mark; NULL when none. */
+static int regression_fixed_by(kreg_db *db, char **sha, int64_t id)
+{
+	kreg_db_regression g;
+	int error;
+
+	*sha = NULL;
+	if (!id)
+		return 0;
+	if ((error = kreg_db_regression_get(db, &g, id)) < 0)
+		return error;
+	if (g.fixed_by[0])
+		*sha = kreg_strdup(g.fixed_by);
+	kreg_db_regression_release(&g);
+	return 0;
+}
+
 /* The follow-ups of a regression whose first mail (first) is in the
  * outbox: the culprit, when it is not the one the thread named last (the
- * bisected follow-up when the first mail named none), and the fix. */
+ * bisected follow-up when the first mail named none), the answers of its
+ * tries, and the fix (unless the answer of the try that fixed it said
+ * so). */
 static int queue_followups(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *opts,
 			   const kreg_report_regression *r, const char *key,
 			   const kreg_db_outbox *first, kreg_mail_stats *stats)
 {
 	kreg_db_outbox other = { 0 };
-	char *named = NULL, *fkey = NULL;
-	int error = 0;
+	char *named = NULL, *fkey = NULL, *fixer = NULL;
+	int error = 0, told = 0;
 
 	if (r->culprit.id) {
 		if ((error = kreg_db_outbox_last_culprit(db, &named, key)) < 0)
@@ -181,24 +242,27 @@ static int queue_followups(kreg_db *db, const kreg_config *cfg, const kreg_mail_
 				kreg_error_clear();
 				error = queue_one(db, cfg, opts, r,
 						  named ? KREG_MAIL_CULPRIT : KREG_MAIL_BISECTED,
-						  first->message_id, named, stats);
+						  first->message_id, named, NULL, stats);
 			}
 			kreg_db_outbox_release(&other);
 			free(fkey);
 			fkey = NULL;
 		}
 	}
-	if (error == 0 && r->state && !strcmp(r->state, "fixed")) {
+	if (error == 0 && (error = regression_fixed_by(db, &fixer, r->regression_id)) == 0)
+		error = queue_answers(db, cfg, opts, r, key, first, fixer, &told, stats);
+	if (error == 0 && !told && r->state && !strcmp(r->state, "fixed")) {
 		fkey = kreg_asprintf("%s.fixed", key);
 		error = kreg_db_outbox_find(db, &other, fkey);
 		if (error == KREG_ENOTFOUND) {
 			kreg_error_clear();
 			error = queue_one(db, cfg, opts, r, KREG_MAIL_FIXED, first->message_id, NULL,
-					  stats);
+					  NULL, stats);
 		}
 		kreg_db_outbox_release(&other);
 	}
 	free(fkey);
+	free(fixer);
 	free(named);
 	return error;
 }
@@ -305,7 +369,13 @@ static int queue_all(kreg_db *db, const kreg_config *cfg, const kreg_mail_opts *
 			kreg_error_clear();
 			error = queue_one(db, cfg, opts, r,
 					  r->culprit.id ? KREG_MAIL_FIRST : KREG_MAIL_CONFIRMED,
-					  NULL, NULL, stats);
+					  NULL, NULL, NULL, stats);
+			/* tries that waited for a thread are answered in it now */
+			if (error == 0 && (error = kreg_db_outbox_find(db, &first, key)) == 0) {
+				int told;
+
+				error = queue_answers(db, cfg, opts, r, key, &first, NULL, &told, stats);
+			}
 		} else if (error == 0) {
 			error = queue_followups(db, cfg, opts, r, key, &first, stats);
 		}

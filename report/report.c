@@ -1,6 +1,7 @@
 /* The report model, read from the database (db/view.h, db/bisect.h,
  * db/commits.h, db/results.h) and the repo's mirror. */
 #include "report/report.h"
+#include "report/report_internal.h"
 
 #include "db/bisect.h"
 #include "db/commits.h"
@@ -730,6 +731,8 @@ int kreg_report_regression_load(kreg_report_regression **out, kreg_db *db,
 		r->mail_recipients = mail.recipients, mail.recipients = NULL;
 		r->mail_sent = mail.sent;
 	}
+	if ((error = kreg_report__life_load(r, db)) < 0)
+		goto done;
 	*out = r;
 	r = NULL;
 	error = 0;
@@ -747,6 +750,7 @@ void kreg_report_regression_free(kreg_report_regression *r)
 {
 	if (!r)
 		return;
+	kreg_report__life_free(r);
 	free(r->state);
 	free(r->repo);
 	free(r->repo_url);

@@ -85,6 +85,18 @@ typedef struct {
 	size_t detail_monitors;		/* the monitors it lists */
 } kreg_report_table;
 
+/* One event of a regression's life, as its page lists them, oldest first:
+ * found, bisection started, bisected, reported (the mail sent), each
+ * follow-up and answer mailed, each fix tried, each mark by a person. */
+typedef struct {
+	int64_t at;			/* seconds since the epoch */
+	char *what;			/* "found", "bisection started", "bisected", "reported",
+					 * "mailed", "fix tried", "marked" */
+	char *detail;			/* one line, made printable (kreg_report_printable);
+					 * a page escapes it */
+	char sha[41];			/* the commit it names (culprit, fix); "" */
+} kreg_report_event;
+
 typedef struct {
 	int64_t regression_id;		/* 0: presented from a bisection alone */
 	int64_t bisection_id;		/* the newest bisection of it; 0: none */
@@ -159,7 +171,20 @@ typedef struct {
 	/* The mail that went out (the outbox row), when there is one. */
 	char *mail_subject, *mail_body, *mail_state, *mail_message_id, *mail_recipients;
 	int64_t mail_sent;
+
+	/* Its life (report/life.c), oldest first; closed as
+	 * kreg_report_state_closed says; fixed: by which commit (a person's or
+	 * kreg's mark), and the share of the regression the try of that
+	 * commit recovered (NAN when no try of it says). */
+	kreg_report_event *life;
+	size_t nlife;
+	char fixed_by[41];		/* "" when not fixed */
+	double fixed_share;
 } kreg_report_regression;
+
+/* Closed: fixed, refuted by the robot (not_reproduced), or closed by a
+ * person (invalid, noise, duplicate); every other state is open. */
+int kreg_report_state_closed(const char *state);
 
 /* What to present: one entry per regression, newest first. */
 typedef struct {

@@ -7,6 +7,7 @@
 #include "db/tries.h"
 #include "db/regressions.h"
 #include "db/results.h"
+#include "db/work.h"
 #include "hosts/host.h"
 #include "jobs/job.h"
 #include "kernel/repo.h"
@@ -487,11 +488,12 @@ const char *kreg_try_verdict_key(kreg_try_verdict v)
 }
 
 int kreg_try_store(kreg_db *db, int64_t *id, int64_t regression_id, const kreg_try_result *r,
-		   const char *source)
+		   const char *source, int answer)
 {
 	kreg_db_try t = { .regression_id = regression_id, .fix_commit_id = r->fix_id,
 			  .share = r->verdict <= KREG_TRY_NOT_FIXED ? r->share : NAN,
-			  .why = r->why };
+			  .why = r->why, .answer = answer,
+			  .report = r->table && *r->table ? r->table : NULL };
 
 	snprintf(t.source, sizeof(t.source), "%s", source);
 	snprintf(t.verdict, sizeof(t.verdict), "%s", kreg_try_verdict_key(r->verdict));
@@ -650,4 +652,99 @@ void kreg_try_retest_release(kreg_try_retest_result *r)
 		return;
 	free(r->metric);
 	memset(r, 0, sizeof(*r));
+}
+
+static const char *const try_sources[] = { "fixes", "revert", "link", "patch", "commit", "branch" };
+
+const char *kreg_try_source_name(int seq)
+{
+	if (seq < 0 || (size_t)seq >= sizeof(try_sources) / sizeof(try_sources[0]))
+		return NULL;
+	return try_sources[seq];
+}
+
+int kreg_try_source_seq(const char *source)
+{
+	for (size_t i = 0; source && i < sizeof(try_sources) / sizeof(try_sources[0]); i++)
+		if (!strcmp(source, try_sources[i]))
+			return (int)i;
+	return -1;
+}
+
+/* The try item of the fix made, or (a patch that does not apply) the try
+ * stored and its answer's mail item: one transaction. */
+static int queue_item(try_ctx *t, kreg_try_queued *out, const kreg_try_result *r,
+		      const char *source)
+{
+	char *key = NULL;
+	int error;
+
+	if ((error = kreg_db_begin(t->db)) < 0)
+		return error;
+	if (r->verdict == KREG_TRY_NO_APPLY) {
+		if ((error = kreg_try_store(t->db, &out->try_id, t->reg.id, r, source, 1)) == 0) {
+			kreg_work_new m = { .kind = KREG_WORK_MAIL, .regression_id = t->reg.id,
+					    .priority = KREG_PRIO_PUBLISH };
+
+			key = kreg_asprintf("mail:try:answer:%lld", (long long)out->try_id);
+			m.key = key;
+			error = kreg_db_work_add(t->db, NULL, NULL, &m);
+		}
+	} else {
+		kreg_work_new w = { .kind = KREG_WORK_TRY, .commit_id = t->s[FIX].id,
+				    .host_id = t->reg.host_id, .regression_id = t->reg.id,
+				    .seq = kreg_try_source_seq(source), .priority = KREG_PRIO_BISECT };
+
+		key = kreg_work_key_try(t->reg.id, t->s[FIX].id);
+		w.key = key;
+		error = kreg_db_work_add(t->db, &out->work_id, &out->added, &w);
+	}
+	free(key);
+	if (error < 0) {
+		kreg_db_rollback(t->db);
+		return error;
+	}
+	return kreg_db_commit(t->db);
+}
+
+int kreg_try_queue(kreg_try_queued *out, const kreg_config *cfg, kreg_db *db,
+		   const kreg_try_spec *spec, FILE *progress)
+{
+	const char *source = spec->branch ? "branch" : spec->commit ? "commit" : "patch";
+	kreg_try_result r = { 0 };
+	try_ctx t;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	ctx_init(&t, cfg, db, progress);
+	if ((error = open_regression(&t, spec->regression_id)) < 0 ||
+	    (error = make_fix(&t, &r, spec)) < 0)
+		goto done;
+	memcpy(out->culprit, t.s[CULPRIT].sha, sizeof(out->culprit));
+	if (r.verdict != KREG_TRY_NO_APPLY &&
+	    (error = kreg_repo_record(t.repo, db, &t.s[FIX].id, t.s[FIX].sha)) < 0)
+		goto done;
+	memcpy(r.good, t.s[GOOD].sha, sizeof(r.good));
+	memcpy(r.culprit, t.s[CULPRIT].sha, sizeof(r.culprit));
+	memcpy(r.fix, t.s[FIX].sha, sizeof(r.fix));
+	r.fix_id = t.s[FIX].id;
+	if ((error = queue_item(&t, out, &r, source)) < 0)
+		goto done;
+	memcpy(out->fix, t.s[FIX].sha, sizeof(out->fix));
+	if (r.verdict == KREG_TRY_NO_APPLY) {
+		out->why = r.why;
+		r.why = NULL;
+	}
+done:
+	kreg_try_result_release(&r);
+	try_close(&t);
+	return error;
+}
+
+void kreg_try_queued_release(kreg_try_queued *q)
+{
+	if (!q)
+		return;
+	free(q->why);
+	memset(q, 0, sizeof(*q));
 }

@@ -1,5 +1,5 @@
-/* Trying a fix of a regression, written once for `kreg try` (and the
- * daemon's work item to come): the fix (a patch applied on the culprit, or
+/* Trying a fix of a regression, written once for `kreg try` and the
+ * daemon's try item: the fix (a patch applied on the culprit, or
  * a commit) is built and run on the regression's host and atom as many
  * times as the judgement needs, beside the runs of the culprit's parent
  * (the last good) and of the culprit, stored ones first; then the 0-day
@@ -53,10 +53,38 @@ int kreg_try(kreg_try_result *out, const kreg_config *cfg, kreg_db *db, const kr
 void kreg_try_result_release(kreg_try_result *r);
 
 /* Store r as a try of regression id (db/tries.h), source "patch",
- * "commit", "branch", "fixes", "revert" or "link"; in the caller's
- * transaction. */
+ * "commit", "branch", "fixes", "revert" or "link", its table with it;
+ * answer 1: the try is to be answered by mail in the regression's thread
+ * (the daemon's tries: mail/outbox.h); in the caller's transaction. */
 int kreg_try_store(kreg_db *db, int64_t *id, int64_t regression_id, const kreg_try_result *r,
-		   const char *source);
+		   const char *source, int answer);
+
+/* The sources of a try in the order of the try item's seq (db/work.h):
+ * 0 fixes, 1 revert, 2 link, 3 patch, 4 commit, 5 branch. NULL for a seq
+ * of none; kreg_try_source_seq: -1 for a name of none. */
+const char *kreg_try_source_name(int seq);
+int kreg_try_source_seq(const char *source);
+
+/* `kreg try --queue` (and the replies that ask for a try): the fix made a
+ * commit now (the patch applied on the culprit, the commit resolved or
+ * the branch fetched, as kreg_try does), then queued as the daemon's try
+ * item on the regression's host (daemon/work_try.c), which runs it as
+ * kreg_try does and answers by mail in the regression's thread. A patch
+ * that does not apply is not queued: its try is stored at once (verdict
+ * no_apply) and its answer queued with a mail item. <0 (error set), and
+ * nothing stored, when the regression is unknown, has no culprit, or the
+ * fix could not be made (a commit or branch that is not there). */
+typedef struct {
+	int64_t work_id;		/* the try item; 0 when none (no_apply) */
+	int added;			/* 0: the same fix of it was queued before */
+	int64_t try_id;			/* no_apply: the try stored; else 0 */
+	char fix[41];			/* the fix's commit; "" when none */
+	char culprit[41];
+	char *why;			/* no_apply: why; else NULL */
+} kreg_try_queued;
+int kreg_try_queue(kreg_try_queued *out, const kreg_config *cfg, kreg_db *db,
+		   const kreg_try_spec *spec, FILE *progress);
+void kreg_try_queued_release(kreg_try_queued *q);
 /* The try's verdict as stored: fixed, partly, not_fixed, no_apply, no_build. */
 const char *kreg_try_verdict_key(kreg_try_verdict v);
 

@@ -41,31 +41,25 @@ static void index_others(kreg_buf *b, const web_site *s, size_t lead)
 }
 
 /* One row per culprit (the regressions sharing repository, job, host and
- * culprit under their lead), in the order of the newest of each. */
-static void index_regressions(kreg_buf *b, const web_site *s)
+ * culprit under their lead), in the order of the newest of each; the open
+ * ones (closed 0) or the closed ones (kreg_report_state_closed). */
+static size_t index_table(kreg_buf *b, const web_site *s, int closed)
 {
-	unsigned char *shown;
+	unsigned char *shown = kreg_calloc(s->nregs + 1, 1);
+	size_t rows = 0;
 
-	kreg_buf_puts(b, "<h2 id=\"regressions\">Regressions</h2>\n");
-	if (!s->nregs) {
-		kreg_buf_puts(b, "<p class=\"note\">None so far.</p>\n");
-		return;
-	}
-	kreg_buf_puts(b, "<p class=\"sub\">One row per culprit: the metric its bisection ran on "
-		      "(else the biggest change), the other metrics with the same culprit, job and "
-		      "host under it.</p>\n");
-	kreg_buf_puts(b, "<div class=\"scroll\"><table>\n<thead><tr><th>state</th><th>change</th>"
-		      "<th>metric</th><th>job</th><th>host</th><th>culprit</th><th>updated</th>"
-		      "</tr></thead><tbody>\n");
-	shown = kreg_calloc(s->nregs + 1, 1);
 	for (size_t i = 0; i < s->nregs; i++) {
 		size_t lead = s->lead[i];
 		const kreg_report_regression *r = s->regs[lead];
 		char *page;
 
-		if (shown[lead])
+		if (shown[lead] || kreg_report_state_closed(r->state) != closed)
 			continue;
 		shown[lead] = 1;
+		if (!rows++)
+			kreg_buf_puts(b, "<div class=\"scroll\"><table>\n<thead><tr><th>state</th>"
+				      "<th>change</th><th>metric</th><th>job</th><th>host</th>"
+				      "<th>culprit</th><th>updated</th></tr></thead><tbody>\n");
 		page = web_regression_page(r);
 		kreg_buf_puts(b, "<tr><td>");
 		web_state_badge(b, r->state);
@@ -96,7 +90,28 @@ static void index_regressions(kreg_buf *b, const web_site *s)
 		free(page);
 	}
 	free(shown);
-	kreg_buf_puts(b, "</tbody></table></div>\n");
+	if (rows)
+		kreg_buf_puts(b, "</tbody></table></div>\n");
+	return rows;
+}
+
+/* The open regressions, then the closed ones (fixed, refuted, or closed
+ * by a person: invalid, noise, duplicate). */
+static void index_regressions(kreg_buf *b, const web_site *s)
+{
+	kreg_buf_puts(b, "<h2 id=\"regressions\">Regressions</h2>\n");
+	if (!s->nregs) {
+		kreg_buf_puts(b, "<p class=\"note\">None so far.</p>\n");
+		return;
+	}
+	kreg_buf_puts(b, "<p class=\"sub\">One row per culprit: the metric its bisection ran on "
+		      "(else the biggest change), the other metrics with the same culprit, job and "
+		      "host under it.</p>\n<h3 id=\"open\">Open</h3>\n");
+	if (!index_table(b, s, 0))
+		kreg_buf_puts(b, "<p class=\"note\">None open.</p>\n");
+	kreg_buf_puts(b, "<h3 id=\"closed\">Closed: fixed, refuted, invalid, noise, duplicate</h3>\n");
+	if (!index_table(b, s, 1))
+		kreg_buf_puts(b, "<p class=\"note\">None closed.</p>\n");
 }
 
 static void index_lines(kreg_buf *b, const web_site *s)

@@ -418,6 +418,41 @@ static void reg_reproduce(kreg_buf *b, const kreg_report_regression *r)
 	kreg_buf_puts(b, "</pre>\n");
 }
 
+/* Its whole life, oldest first: found, bisected, reported, every fix
+ * tried, every mark; what fixed it on top. */
+static void reg_life(kreg_buf *b, const web_site *s, const kreg_report_regression *r)
+{
+	if (!r->nlife)
+		return;
+	kreg_buf_puts(b, "<h2 id=\"life\">Life</h2>\n<p class=\"sub\">");
+	if (r->fixed_by[0]) {
+		kreg_buf_puts(b, "Fixed by ");
+		web_commit_link(b, s, r->fixed_by);
+		if (isfinite(r->fixed_share))
+			kreg_buf_printf(b, " at %.0f%% of the regression recovered", r->fixed_share * 100);
+		kreg_buf_puts(b, ". ");
+	}
+	kreg_buf_puts(b, kreg_report_state_closed(r->state) ? "Closed: " : "Open: ");
+	web_state_badge(b, r->state);
+	kreg_buf_puts(b, "</p>\n<div class=\"scroll\"><table class=\"life\">\n<thead><tr><th>when</th>"
+		      "<th>what</th><th>commit</th><th>detail</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->nlife; i++) {
+		const kreg_report_event *e = &r->life[i];
+
+		kreg_buf_puts(b, "<tr><td>");
+		web_date(b, e->at);
+		kreg_buf_puts(b, "</td><td>");
+		web_esc(b, e->what, 40);
+		kreg_buf_puts(b, "</td><td>");
+		if (e->sha[0])
+			web_commit_link(b, s, e->sha);
+		kreg_buf_puts(b, "</td><td class=\"subject\">");
+		web_esc_line(b, e->detail, 600);
+		kreg_buf_puts(b, "</td></tr>\n");
+	}
+	kreg_buf_puts(b, "</tbody></table></div>\n");
+}
+
 /* The mail that went out. */
 static void reg_mail(kreg_buf *b, const kreg_report_regression *r)
 {
@@ -461,6 +496,7 @@ int web_write_regression(web_site *s, const kreg_report_regression *r)
 
 	reg_culprit(&b, s, r);
 	reg_facts(&b, s, r);
+	reg_life(&b, s, r);
 	reg_comparison(&b, s, r);
 	reg_detail(&b, r);
 	regression_chart(&b, s, r, repo_id_of(s, r));

@@ -11,7 +11,7 @@
 # retest runs the culprit and its parent again and sees the drop again.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/bisect-lib.sh"
-plan 42
+plan 50
 
 TRAILERS_20="Sim-Effect: $METRIC -20%"
 make_repo "$SCRATCH/src"
@@ -117,6 +117,30 @@ like "$OUT" "^  [0-9-]+ [0-9:]+ patch - no_apply$" "and the patch that did not a
 is "$(sql "SELECT group_concat(verdict, ' ') FROM (SELECT verdict FROM tries ORDER BY id)")" \
 	"fixed fixed partly not_fixed fixed fixed no_apply no_apply no_build" "every try is stored with its verdict"
 
+# --queue: the fix made now, its try left to the daemon (84-daemon-fixes.t
+# runs them); a patch that does not apply is stored at once, to be answered
+run_kreg try 1 --queue --patch half.patch
+like "$RC $(tail -1 <<<"$OUT")" "^0 regression 1: the try of [0-9a-f]{12} (is queued|was queued before) \(work [0-9]+\)" \
+	"try --queue: queued, exit 0"
+HALF=$(sed -n 's/.*the try of \([0-9a-f]*\) .*/\1/p' <<<"$OUT")
+is "$(sql "SELECT w.kind || ' ' || w.state || ' ' || w.seq || ' ' || h.name FROM work w
+	JOIN commits c ON c.id = w.commit_id JOIN hosts h ON h.id = w.host_id
+	WHERE w.regression_id = 1 AND c.sha LIKE '$HALF%'")" "try queued 3 simhost" \
+	"a try item of the patch's commit on the regression's host, from a patch (seq 3)"
+run_kreg try 1 --queue --patch late.patch
+is "$RC" 1 "try --queue of a patch that does not apply: exit 1"
+is "$(sql "SELECT verdict || ' ' || answer FROM tries ORDER BY id DESC LIMIT 1") $(sql "SELECT count(*) FROM work WHERE kind = 'mail'")" \
+	"no_apply 1 1" "its try stored to be answered, and a mail item queued"
+# what that mail item does: the report, and the answer in its thread at once
+LATE=$(sql "SELECT max(id) FROM tries")
+run_kreg mail send --dry-run
+is "$(sql "SELECT group_concat(kind || ' ' || mail_key, ', ') FROM outbox")" "first r1, try r1.try.$LATE" \
+	"mail send: the report and, in the same pass, the answer of the queued try (no other try)"
+is "$(sql "SELECT a.in_reply_to = f.message_id FROM outbox a, outbox f WHERE a.kind = 'try' AND f.kind = 'first'")" 1 \
+	"the answer is in the report's thread"
+like "$(sql "SELECT body FROM outbox WHERE kind = 'try'")" "^verdict: the patch does not apply on the culprit ${SHA_20:0:12}$" \
+	"it says the patch does not apply"
+
 run_kreg try 7 --patch revert.patch
 is "$RC" 1 "an unknown regression: exit 1"
 like "$ERR" "no regression 7" "named"
@@ -126,6 +150,8 @@ sql "INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_comm
 run_kreg try 2 --commit fixed
 is "$RC" 1 "a regression without a culprit: exit 1"
 like "$ERR" "regression 2 has no culprit \(state confirmed\)" "it says so"
+run_kreg try 2 --queue --commit fixed
+like "$RC $ERR" "^1 .*regression 2 has no culprit" "try --queue of a regression without a culprit: exit 1"
 run_kreg try 1
 is "$RC" 2 "neither --patch nor --commit: usage"
 

@@ -6,6 +6,8 @@
 #                           auth:U:P, starttls:CERT:KEY, smtps:CERT:KEY);
 #                           stopped at exit
 #   smtp_stop
+#   mail_header FILE NAME   a header of a saved message, decoded
+#   mail_body FILE          its plain-text body
 #   make_mail_repo DIR      root (MAINTAINERS, block/, fs/), 16 commits; the
 #                           9th (SHA_9) changes block/blk-core.c with a
 #                           Sim-Effect trailer, a non-ASCII subject prefix and
@@ -169,5 +171,16 @@ from email import policy
 m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
 for k in m.keys():
     print(k)
+PY
+}
+
+# The plain-text body of a saved message (its first text part), decoded,
+# LF line ends.
+mail_body() {  # FILE
+	"$SMTP_PY" - "$1" <<'PY'
+import sys, email
+from email import policy
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
+sys.stdout.write(m.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n"))
 PY
 }

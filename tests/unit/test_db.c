@@ -267,6 +267,18 @@ static void nested_transactions_roll_back_whole(void **state)
 	assert_int_equal(kreg_db_check(f->db), 0);
 }
 
+/* The outbox of versions 9 to 11 (as tests make it), around its kinds. */
+#define OLD_OUTBOX_HEAD \
+	"CREATE TABLE outbox (id INTEGER PRIMARY KEY, regression_id INTEGER," \
+	"  bisection_id INTEGER, mail_key TEXT UNIQUE,"
+#define OLD_OUTBOX_TAIL \
+	"  culprit TEXT, message_id TEXT NOT NULL UNIQUE, in_reply_to TEXT," \
+	"  recipients TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL," \
+	"  message TEXT NOT NULL DEFAULT '', eml TEXT," \
+	"  state TEXT NOT NULL DEFAULT 'queued', attempts INTEGER NOT NULL DEFAULT 0," \
+	"  next_attempt INTEGER NOT NULL DEFAULT 0, last_error TEXT," \
+	"  created INTEGER NOT NULL, sent INTEGER, refusals INTEGER NOT NULL DEFAULT 0);"
+
 /* 9 -> 10: the outbox rows of the first mail of a regression, queued or
  * sent, of kind 'report' before, are of kind 'first'; the others keep
  * theirs, and what they hold (refusals too) is kept. */
@@ -279,16 +291,10 @@ static void migration_renames_first_mails(void **state)
 	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE tries;"
 		"DROP TABLE outbox;"
-		"CREATE TABLE outbox (id INTEGER PRIMARY KEY, regression_id INTEGER,"
-		"  bisection_id INTEGER, mail_key TEXT UNIQUE,"
+		OLD_OUTBOX_HEAD
 		"  kind TEXT NOT NULL DEFAULT 'report' CHECK (kind IN ('report','fixed','culprit',"
 		"    'confirmed','bisected')),"
-		"  culprit TEXT, message_id TEXT NOT NULL UNIQUE, in_reply_to TEXT,"
-		"  recipients TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL,"
-		"  message TEXT NOT NULL DEFAULT '', eml TEXT,"
-		"  state TEXT NOT NULL DEFAULT 'queued', attempts INTEGER NOT NULL DEFAULT 0,"
-		"  next_attempt INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
-		"  created INTEGER NOT NULL, sent INTEGER, refusals INTEGER NOT NULL DEFAULT 0);"
+		OLD_OUTBOX_TAIL
 		"INSERT INTO outbox (mail_key, kind, message_id, recipients, subject, body, state,"
 		"  attempts, refusals, created) VALUES"
 		"  ('r1', 'report', '<a@x>', 'dev@x', 's1', 'b1', 'sent', 2, 1, 1),"
@@ -312,6 +318,40 @@ static void migration_renames_first_mails(void **state)
 	kreg_error_clear();
 }
 
+/* 11 -> 12: tries gain whether to answer them and their table; the
+ * outbox's rows are kept, and its kind 'try' (a try's answer) allowed. */
+static void migration_allows_try_answers(void **state)
+{
+	fixture *f = *state;
+	kreg_db_outbox m;
+
+	/* a version 11 database: the tries and the outbox of 11 */
+	test_old_db_migrate(&f->db, f->path,
+		"DROP TABLE tries;"
+		"CREATE TABLE tries (id INTEGER PRIMARY KEY, regression_id INTEGER NOT NULL,"
+		"  fix_commit_id INTEGER, source TEXT NOT NULL, verdict TEXT NOT NULL, share REAL,"
+		"  why TEXT, created INTEGER NOT NULL);"
+		"DROP TABLE outbox;"
+		OLD_OUTBOX_HEAD
+		"  kind TEXT NOT NULL DEFAULT 'first' CHECK (kind IN ('first','fixed','culprit',"
+		"    'confirmed','bisected')),"
+		OLD_OUTBOX_TAIL
+		"INSERT INTO outbox (mail_key, kind, message_id, recipients, subject, body, state,"
+		"  attempts, refusals, created, sent) VALUES"
+		"  ('r1', 'first', '<a@x>', 'dev@x', 's1', 'b1', 'sent', 2, 1, 1, 5);"
+		"PRAGMA user_version = 11;");
+	assert_int_equal(kreg_db_outbox_get(f->db, &m, 1), 0);
+	assert_string_equal(m.kind, "first");
+	assert_string_equal(m.state, "sent");
+	assert_int_equal(m.attempts, 2);
+	assert_int_equal(m.sent, 5);
+	kreg_db_outbox_release(&m);
+	assert_int_equal(kreg_db__exec(f->db, "INSERT INTO outbox (mail_key, kind, message_id,"
+		" recipients, subject, body, created) VALUES ('r1.try.1', 'try', '<b@x>', 'dev@x',"
+		" 's', 'b', 2)"), 0);
+	assert_int_equal(kreg_db__exec(f->db, "SELECT answer, report FROM tries"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +364,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(commits_by_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(nested_transactions_roll_back_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_renames_first_mails, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_allows_try_answers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

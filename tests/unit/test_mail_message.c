@@ -143,6 +143,22 @@ static void addresses_are_checked(void **state)
 	kreg_buf_release(&b);
 }
 
+/* A regression 12 of linux, its culprit cb2ac2912a on host lab1, a
+ * metric whose higher values are better; the lab's From. */
+static void sample_regression(kreg_config *cfg, kreg_report_regression *r)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	memset(r, 0, sizeof(*r));
+	cfg->mail.from = (char *)"kreg robot <kreg@lab.example.org>";
+	r->regression_id = 12;
+	r->repo = (char *)"linux";
+	r->culprit.id = 5;
+	strcpy(r->culprit.sha, "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
+	r->direction = KREG_DIR_HIGHER;
+	r->base_mean = r->bad_mean = NAN;
+	r->host = (char *)"lab1";
+}
+
 static void message_threads_and_stays_safe(void **state)
 {
 	kreg_config cfg;
@@ -155,20 +171,11 @@ static void message_threads_and_stays_safe(void **state)
 	kreg_mail_message m, f;
 
 	(void)state;
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&r, 0, sizeof(r));
-	cfg.mail.from = (char *)"kreg robot <kreg@lab.example.org>";
-	r.regression_id = 12;
-	r.repo = (char *)"linux";
+	sample_regression(&cfg, &r);
 	r.branch = (char *)"master";
-	r.culprit.id = 5;
-	strcpy(r.culprit.sha, "cb2ac2912a9ca7d3d26291c5119aaaaaaaaaaaaa");
 	r.culprit.subject = (char *)"block: reduce kblockd_mod_delayed_work_on() CPU consumption";
 	r.metric = (char *)"fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec";
 	r.change = -0.66;
-	r.direction = KREG_DIR_HIGHER;
-	r.base_mean = r.bad_mean = NAN;
-	r.host = (char *)"lab1";
 	r.job = (char *)"fxmark-dbench";
 	r.compiler = (char *)"gcc (Debian 12.2.0-14) 12.2.0";
 
@@ -207,6 +214,62 @@ static void message_threads_and_stays_safe(void **state)
 	free(again);
 	free(headers);
 	kreg_mail_message_release(&f);
+	kreg_mail_message_release(&m);
+}
+
+/* The answer of a try: in the thread, its own key and Message-ID, the
+ * verdict with the share, the table the try made; a subject with a line
+ * break and controls stays one printable line; no detail attachment. */
+static void try_answer_threads_and_says_the_verdict(void **state)
+{
+	kreg_config cfg;
+	kreg_report_regression r;
+	kreg_mail_rcpt items[1] = { { (char *)"Dev", (char *)"dev@example.org", 0, (char *)"author" } };
+	kreg_mail_rcpts rcpts = { items, 1, 1 };
+	kreg_db_try t;
+	kreg_mail_message m;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	sample_regression(&cfg, &r);
+	r.culprit.subject = (char *)"block: reduce CPU consumption";
+	r.metric = (char *)"fio.read_iops";
+	r.change = -0.2;
+	r.job = (char *)"fio";
+	r.table.detail = (char *)"a detail table\n";
+	t.id = 3;
+	strcpy(t.source, "patch");
+	strcpy(t.verdict, "partly");
+	t.share = 0.604;
+	strcpy(t.fix_sha, "80f0eab18356919a1c0568c6348aaaaaaaaaaaaa");
+	t.fix_subject = (char *)"half a fix\r\nBcc: x@y\x1b[31m";
+	t.why = (char *)"60% of the regression recovered";
+	t.report = (char *)"   573.42   -66.0%   194.68   -26.0%   400.00  metric\n";
+
+	assert_int_equal(kreg_mail_compose_try(&m, &cfg, &r, &t, "<kreg.r12.x@lab.example.org>",
+					       &rcpts, 0), 0);
+	assert_string_equal(m.mail_key, "r12.try.3");
+	assert_true(strncmp(m.message_id, "<kreg.r12.try.3.", 16) == 0);
+	assert_string_equal(m.in_reply_to, "<kreg.r12.x@lab.example.org>");
+	assert_non_null(strstr(m.message, "\r\nIn-Reply-To: <kreg.r12.x@lab.example.org>\r\n"));
+	assert_non_null(strstr(m.message, "\r\nReferences: <kreg.r12.x@lab.example.org>\r\n"));
+	assert_null(strstr(m.message, "\r\nBcc:"));
+	assert_null(strstr(m.message, "\x1b"));
+	assert_null(strstr(m.message, "detail.txt"));
+	assert_true(strncmp(m.subject, "Re: [linux] [block] cb2ac2912a: fio.read_iops -20.0%", 52) == 0);
+	assert_non_null(strstr(m.body, "\nverdict: partly fixed, 60% of the regression recovered\n"));
+	assert_non_null(strstr(m.body, "\n   573.42   -66.0%   194.68   -26.0%   400.00  metric\n"));
+	assert_non_null(strstr(m.body, "  80f0eab183  culprit plus fix\n"));
+	kreg_mail_message_release(&m);
+
+	strcpy(t.verdict, "no_apply");
+	t.fix_sha[0] = '\0';
+	t.report = NULL;
+	t.share = NAN;
+	assert_int_equal(kreg_mail_compose_try(&m, &cfg, &r, &t, "<kreg.r12.x@lab.example.org>",
+					       &rcpts, 0), 0);
+	assert_non_null(strstr(m.body, "\nverdict: the patch does not apply on the culprit cb2ac2912a9c\n"));
+	assert_null(strstr(m.body, "fix:"));
 	kreg_mail_message_release(&m);
 }
 
@@ -395,6 +458,7 @@ int main(void)
 		cmocka_unit_test(crlf_never_makes_a_header),
 		cmocka_unit_test(addresses_are_checked),
 		cmocka_unit_test(message_threads_and_stays_safe),
+		cmocka_unit_test(try_answer_threads_and_says_the_verdict),
 		cmocka_unit_test(message_has_0day_layout),
 		cmocka_unit_test(message_says_how_to_reproduce),
 	};

@@ -200,6 +200,21 @@ static const field bisect_fields[] = {
 };
 SCHEMA(bisect_schema, kreg_bisect_cfg, bisect_fields, NULL);
 
+static void imap_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
+
+static const field imap_fields[] = {
+	{ .key = "url", .type = T_STR, .off = O(kreg_imap_cfg, url) },
+	{ .key = "user", .type = T_STR, .off = O(kreg_imap_cfg, user) },
+	{ .key = "password_file", .type = T_PATH, .off = O(kreg_imap_cfg, password_file) },
+	{ .key = "password", .type = T_FORBIDDEN,
+	  .def = "the password never goes in the configuration: put it in a file "
+		 "readable only by kreg and name that file in password_file" },
+	{ .key = "mailbox", .type = T_STR, .off = O(kreg_imap_cfg, mailbox), .def = "INBOX" },
+	{ .key = "poll", .type = T_DURATION, .off = O(kreg_imap_cfg, poll), .def = "300", .min = 1, .max = 86400 },
+	{ .key = "max_size", .type = T_SIZE, .off = O(kreg_imap_cfg, max_size), .def = "1M" },
+};
+SCHEMA(imap_schema, kreg_imap_cfg, imap_fields, imap_check);
+
 static const field mail_fields[] = {
 	{ .key = "smtp_url", .type = T_STR, .off = O(kreg_mail_cfg, smtp_url) },
 	{ .key = "from", .type = T_STR, .off = O(kreg_mail_cfg, from), .def = "kreg <kreg@localhost>" },
@@ -223,6 +238,8 @@ static const field mail_fields[] = {
 	{ .key = "attempts", .type = T_INT, .off = O(kreg_mail_cfg, attempts), .def = "5", .min = 1, .max = 1000 },
 	{ .key = "backoff", .type = T_DURATION, .off = O(kreg_mail_cfg, backoff), .def = "60", .min = 0, .max = HUGE_VAL },
 	{ .key = "timeout", .type = T_DURATION, .off = O(kreg_mail_cfg, timeout), .def = "60", .min = 1, .max = 86400 },
+	{ .key = "admins", .type = T_STRLIST, .off = O(kreg_mail_cfg, admins), C(kreg_mail_cfg, nadmins) },
+	{ .key = "imap", .type = T_STRUCT, .off = O(kreg_mail_cfg, imap), .sub = &imap_schema },
 };
 SCHEMA(mail_schema, kreg_mail_cfg, mail_fields, mail_check);
 
@@ -449,6 +466,37 @@ static void mail_check(loader *ld, void *rec, const yaml_node_t *map, const char
 	if (m->password_file && !m->username) {
 		v = schema_map_get(ld, map, "password_file");
 		schema_problem(ld, v ? v : map, "%s.password_file: given without a username", path);
+	}
+}
+
+static void imap_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
+{
+	kreg_imap_cfg *m = rec;
+	const yaml_node_t *v;
+	struct stat st;
+
+	if (m->url && *m->url && strncmp(m->url, "imap://", 7) && strncmp(m->url, "imaps://", 8)) {
+		v = schema_map_get(ld, map, "url");
+		schema_problem(ld, v ? v : map, "%s.url: expected imap://HOST[:PORT] or imaps://HOST[:PORT]", path);
+	}
+	if (m->url && *m->url && strchr(m->url + 8, '/') && strchr(m->url + 8, '/')[1]) {
+		v = schema_map_get(ld, map, "url");
+		schema_problem(ld, v ? v : map, "%s.url: name the server only; the mailbox is %s.mailbox",
+			path, path);
+	}
+	if (m->password_file && stat(m->password_file, &st) == 0 && (st.st_mode & S_IROTH)) {
+		v = schema_map_get(ld, map, "password_file");
+		schema_problem(ld, v ? v : map, "%s.password_file: '%s' is readable by everyone (chmod o-r)",
+			path, m->password_file);
+	}
+	if (m->url && *m->url && (!m->user || !m->password_file)) {
+		v = schema_map_get(ld, map, m->user ? "user" : "url");
+		schema_problem(ld, v ? v : map, "%s: give user and password_file with url", path);
+	}
+	if (m->mailbox && (!*m->mailbox || strpbrk(m->mailbox, "\"\\\r\n"))) {
+		v = schema_map_get(ld, map, "mailbox");
+		schema_problem(ld, v ? v : map, "%s.mailbox: '%s' is not a mailbox name kreg takes", path,
+			m->mailbox);
 	}
 }
 

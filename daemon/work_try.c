@@ -36,6 +36,38 @@ static int mark_fixed(kreg_work_item *j, const kreg_try_result *r)
 	return error;
 }
 
+/* seq 4: the culprit and its parent run again, asked by mail
+ * (usecase/triage.h): the use case `kreg regression retest` runs. */
+static int retest(kreg_work_item *j)
+{
+	kreg_try_retest_result r;
+	int error = kreg_try_retest(&r, j->cfg, j->db, j->w.regression_id, stderr);
+
+	if (error < 0) {
+		char *msg = kreg_asprintf("retest: %s", kreg_error_last());
+
+		kreg_error_clear();
+		kreg_try_retest_release(&r);
+		error = kreg_worker_retry(j, msg);
+		free(msg);
+		return error;
+	}
+	log_info("work %lld: regression %lld: retest: %s: %s %+.1f%% (last good %.12s, culprit "
+		 "%.12s; %zu and %zu fresh runs)", (long long)j->w.id, (long long)j->w.regression_id,
+		 r.reproduced ? "reproduced" : r.cmp.verdict == KREG_VERDICT_UNKNOWN ? "not settled" :
+		 "not reproduced", r.metric, 100 * r.cmp.change, r.good, r.culprit, r.cmp.base.n,
+		 r.cmp.cur.n);
+	kreg_try_retest_release(&r);
+	if ((error = kreg_db_begin(j->db)) < 0)
+		return error;
+	if ((error = kreg_worker_queue_site(j)) < 0 ||
+	    (error = kreg_worker_finish(j, "done", NULL)) < 0) {
+		kreg_db_rollback(j->db);
+		return error;
+	}
+	return kreg_db_commit(j->db);
+}
+
 int kreg_worker_try(kreg_work_item *j)
 {
 	kreg_commit_row c;
@@ -43,6 +75,8 @@ int kreg_worker_try(kreg_work_item *j)
 	kreg_try_result r;
 	int error;
 
+	if (j->w.seq == 4)
+		return retest(j);
 	if ((error = kreg_db_commit_get(j->db, &c, j->w.commit_id)) < 0)
 		return error;
 	spec.commit = c.sha;
@@ -63,10 +97,12 @@ int kreg_worker_try(kreg_work_item *j)
 	if ((error = kreg_db_begin(j->db)) < 0)
 		goto out;
 	/* seq: 1 when the commit reverts the culprit, 2 when it closes the
-	 * report (Closes: its page), 0 when it says Fixes: */
+	 * report (Closes: its page), 0 when it says Fixes:, 3 a patch sent
+	 * to kreg (usecase/triage.h): on no branch, it fixes nothing yet */
 	if ((error = kreg_try_store(j->db, NULL, j->w.regression_id, &r,
-				    j->w.seq == 1 ? "revert" : j->w.seq == 2 ? "link" : "fixes")) < 0 ||
-	    (r.verdict == KREG_TRY_FIXED && (error = mark_fixed(j, &r)) < 0) ||
+				    j->w.seq == 1 ? "revert" : j->w.seq == 2 ? "link" :
+				    j->w.seq == 3 ? "patch" : "fixes")) < 0 ||
+	    (r.verdict == KREG_TRY_FIXED && j->w.seq != 3 && (error = mark_fixed(j, &r)) < 0) ||
 	    (error = kreg_worker_queue_site(j)) < 0 ||
 	    (error = kreg_worker_finish(j, "done", NULL)) < 0) {
 		kreg_db_rollback(j->db);

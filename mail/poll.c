@@ -111,6 +111,21 @@ static int refusable(int error)
 	return error == KREG_EINVAL || error == KREG_ENOTFOUND || error == KREG_EUSAGE;
 }
 
+/* How a command's use case ended: 1 when it was refused (said, with why:
+ * the use case's reason, or the error's), 0 when done, <0 to stop. */
+static int refused(msg *x, const kreg_cmd *c, int error, const char *why)
+{
+	if (error == 1 || (error < 0 && refusable(error))) {
+		say(x, 1, "%s: not done: %s", c->line, why ? why : kreg_error_last());
+		kreg_error_clear();
+		return 1;
+	}
+	if (error < 0)
+		return error;
+	x->done++;
+	return 0;
+}
+
 static int do_mark(msg *x, const kreg_cmd *c, const char *mark)
 {
 	char sha[41] = "", *note = kreg_asprintf("by mail %s", x->m.message_id ? x->m.message_id : "");
@@ -118,14 +133,8 @@ static int do_mark(msg *x, const kreg_cmd *c, const char *mark)
 
 	error = kreg_triage_mark(x->db, &changed, sha, x->regression_id, mark, c->arg, note, x->m.from);
 	free(note);
-	if (error < 0 && refusable(error)) {
-		say(x, 1, "%s: not done: %s", c->line, kreg_error_last());
-		kreg_error_clear();
-		return 0;
-	}
-	if (error < 0)
-		return error;
-	x->done++;
+	if ((error = refused(x, c, error, NULL)) != 0)
+		return error < 0 ? error : 0;
 	say(x, 0, "%s: regression %lld %s%s%s%s", c->line, (long long)x->regression_id,
 	    changed ? "marked " : "was marked ", mark, sha[0] || c->arg ? " " : "",
 	    sha[0] ? sha : c->arg ? c->arg : "");
@@ -147,15 +156,10 @@ static int do_test(msg *x, const kreg_cmd *c)
 	}
 	error = kreg_triage_queue_patch(x->db, x->cfg, &work, sha, &why, x->regression_id, c->arg,
 					c->arg_len);
-	if (error == 1 || (error < 0 && refusable(error))) {
-		say(x, 1, "%s: not done: %s", c->line, why ? why : kreg_error_last());
-		kreg_error_clear();
-		free(why);
-		return 0;
-	}
-	if (error < 0)
-		return error;
-	x->done++;
+	error = refused(x, c, error, why);
+	free(why);
+	if (error != 0)
+		return error < 0 ? error : 0;
 	say(x, 0, "%s: the patch applied on the culprit is commit %.12s; kreg tries it as the fix "
 	    "of regression %lld (work item %lld), as `kreg try %lld --patch` would", c->line, sha,
 	    (long long)x->regression_id, (long long)work, (long long)x->regression_id);
@@ -167,14 +171,8 @@ static int do_retest(msg *x, const kreg_cmd *c)
 	int64_t work = 0;
 	int error = kreg_triage_queue_retest(x->db, &work, x->regression_id, x->key);
 
-	if (error < 0 && refusable(error)) {
-		say(x, 1, "%s: not done: %s", c->line, kreg_error_last());
-		kreg_error_clear();
-		return 0;
-	}
-	if (error < 0)
-		return error;
-	x->done++;
+	if ((error = refused(x, c, error, NULL)) != 0)
+		return error < 0 ? error : 0;
 	say(x, 0, "%s: the culprit of regression %lld and its parent run again (work item %lld), "
 	    "as `kreg regression retest %lld` does", c->line, (long long)x->regression_id,
 	    (long long)work, (long long)x->regression_id);

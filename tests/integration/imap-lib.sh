@@ -10,7 +10,7 @@
 #                       delivery agent does (tmp/, then a rename)
 #   imap_skip_unless    skip the whole test when dovecot is not installed
 #
-# Needs mail-lib.sh's smtp_free_port (source mail-lib.sh first).
+# Needs mail-lib.sh's smtp_free_port and stop_server (source mail-lib.sh first).
 
 DOVECOT=/usr/sbin/dovecot
 IMAP_PID=
@@ -100,13 +100,7 @@ CONF
 
 imap_stop() {
 	[ -n "$IMAP_PID" ] || return 0
-	kill "$IMAP_PID" 2>/dev/null
-	for _ in $(seq 1 100); do
-		kill -0 "$IMAP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$IMAP_PID" 2>/dev/null
-	wait "$IMAP_PID" 2>/dev/null
+	stop_server "$IMAP_PID"
 	IMAP_PID=
 }
 

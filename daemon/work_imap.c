@@ -2,8 +2,9 @@
  * commands in replies done, the answers queued and sent as the mail item
  * sends (mail/outbox.h). The loop queues one every mail.imap.poll
  * seconds; a poll that could not read to the end (no server, a connection
- * dropped mid-fetch) is logged and over: the next one reads on from
- * where it stopped, nothing is lost. */
+ * dropped mid-fetch) is logged and over (done, its error kept on the
+ * item, not a failure to retry: the next poll is due anyway), and the
+ * next one reads on from where it stopped, nothing is lost. */
 #include "daemon/work_internal.h"
 
 #include "db/work.h"
@@ -42,7 +43,7 @@ int kreg_worker_imap(kreg_work_item *j)
 		goto out;
 	if ((error = kreg_db_work_add_mail_retries(j->db, NULL, kreg_now())) < 0 ||
 	    (ps.read && (error = kreg_worker_queue_site(j)) < 0) ||
-	    (error = kreg_worker_finish(j, failed ? "failed" : "done", msg)) < 0) {
+	    (error = kreg_worker_finish(j, "done", failed ? msg : NULL)) < 0) {
 		kreg_db_rollback(j->db);
 		goto out;
 	}

@@ -6,15 +6,19 @@
 #include "daemon/work_internal.h"
 
 #include "db/commits.h"
+#include "db/outbox.h"
 #include "db/regressions.h"
 #include "db/work.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
+#include "mail/poll.h"
 #include "usecase/try.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The mark of a fix that fixed it, and the mail that tells the thread. */
 static int mark_fixed(kreg_work_item *j, const kreg_try_result *r)
@@ -33,6 +37,62 @@ static int mark_fixed(kreg_work_item *j, const kreg_try_result *r)
 		error = kreg_db_work_add(j->db, NULL, NULL, &m);
 	free(key);
 	free(note);
+	return error;
+}
+
+/* seq 3, a patch that came by mail: the verdict and the table answer the
+ * request in its thread, after kreg's first answer to it (its outbox key
+ * is the item's config_name), and the mail item sends it. */
+static int answer_request(kreg_work_item *j, const kreg_try_result *r)
+{
+	kreg_db_outbox asked;
+	kreg_buf body = KREG_BUF_INIT;
+	kreg_mail_answer_what a = { .regression_id = j->w.regression_id };
+	char *key = NULL, *to = NULL, *mail_key = NULL;
+	int64_t id;
+	int error;
+
+	if (j->w.seq != 3 || !j->w.config_name)
+		return 0;
+	if ((error = kreg_db_outbox_find(j->db, &asked, j->w.config_name)) == KREG_ENOTFOUND) {
+		kreg_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	key = kreg_asprintf("%s.try", j->w.config_name);
+	to = kreg_strndup(asked.recipients, strcspn(asked.recipients, "\n"));
+	kreg_buf_printf(&body, "kreg tried the patch of your message as the fix of regression %lld "
+			"(commit %.12s on culprit %.12s):\n\n", (long long)j->w.regression_id,
+			r->fix[0] ? r->fix : "-", r->culprit);
+	if (r->table && r->table[0])
+		kreg_buf_printf(&body, "%s\n", r->table);
+	if (r->verdict == KREG_TRY_PARTLY)
+		kreg_buf_printf(&body, "partly fixed: %.0f%% of the regression recovered\n",
+				r->share * 100);
+	else
+		kreg_buf_printf(&body, "%s\n", kreg_try_verdict_name(r->verdict));
+	if (r->why)
+		kreg_buf_printf(&body, "  %s\n", r->why);
+	kreg_buf_puts(&body, KREG_MAIL_ANSWER_SIGNATURE);
+	a.key = key;
+	a.to = to;
+	a.in_reply_to = asked.in_reply_to;
+	a.thread = asked.message_id;
+	a.subject = asked.subject;
+	a.body = body.ptr;
+	if ((error = kreg_mail_answer(j->db, j->cfg, &id, &a)) == 0) {
+		kreg_work_new m = { .kind = KREG_WORK_MAIL, .regression_id = j->w.regression_id,
+				    .priority = kreg_work_table[KREG_WORK_MAIL].priority };
+
+		m.key = mail_key = kreg_asprintf("mail:try:%lld", (long long)j->w.id);
+		error = kreg_db_work_add(j->db, NULL, NULL, &m);
+	}
+	free(mail_key);
+	free(key);
+	free(to);
+	kreg_buf_release(&body);
+	kreg_db_outbox_release(&asked);
 	return error;
 }
 
@@ -103,6 +163,7 @@ int kreg_worker_try(kreg_work_item *j)
 				    j->w.seq == 1 ? "revert" : j->w.seq == 2 ? "link" :
 				    j->w.seq == 3 ? "patch" : "fixes")) < 0 ||
 	    (r.verdict == KREG_TRY_FIXED && j->w.seq != 3 && (error = mark_fixed(j, &r)) < 0) ||
+	    (error = answer_request(j, &r)) < 0 ||
 	    (error = kreg_worker_queue_site(j)) < 0 ||
 	    (error = kreg_worker_finish(j, "done", NULL)) < 0) {
 		kreg_db_rollback(j->db);

@@ -155,13 +155,14 @@ static int do_test(msg *x, const kreg_cmd *c)
 		return 0;
 	}
 	error = kreg_triage_queue_patch(x->db, x->cfg, &work, sha, &why, x->regression_id, c->arg,
-					c->arg_len);
+					c->arg_len, x->key);
 	error = refused(x, c, error, why);
 	free(why);
 	if (error != 0)
 		return error < 0 ? error : 0;
 	say(x, 0, "%s: the patch applied on the culprit is commit %.12s; kreg tries it as the fix "
-	    "of regression %lld (work item %lld), as `kreg try %lld --patch` would", c->line, sha,
+	    "of regression %lld (work item %lld), as `kreg try %lld --patch` would, and "
+	    "answers here with the verdict", c->line, sha,
 	    (long long)x->regression_id, (long long)work, (long long)x->regression_id);
 	return 0;
 }
@@ -227,13 +228,13 @@ static void put_date(kreg_buf *h, int64_t now)
 	kreg_mail_header_raw(h, "Date", buf);
 }
 
-/* The answer as a message: to the sender, in the thread of the message,
- * marked as a robot's (Auto-Submitted, X-Kreg-Reply) so no robot answers
- * it and kreg never reads it as a command; queued in the outbox. */
-static int queue_answer(msg *x, int64_t *id)
+/* The answer as a message (poll.h): to one address, in the thread, marked
+ * as a robot's (Auto-Submitted, X-Kreg-Reply) so no robot answers it and
+ * kreg never reads it as a command; queued in the outbox. */
+int kreg_mail_answer(kreg_db *db, const kreg_config *cfg, int64_t *id, const kreg_mail_answer_what *a)
 {
-	const kreg_mail_cfg *mc = &x->cfg->mail;
-	kreg_buf h = KREG_BUF_INIT, v = KREG_BUF_INIT, body = KREG_BUF_INIT;
+	const kreg_mail_cfg *mc = &cfg->mail;
+	kreg_buf h = KREG_BUF_INIT, v = KREG_BUF_INIT;
 	char *fname = NULL, *faddr = NULL, *box, *subject, *message_id, *rcpt;
 	int64_t now = kreg_now();
 	kreg_db_outbox row = { 0 };
@@ -247,70 +248,83 @@ static int queue_answer(msg *x, int64_t *id)
 		free(faddr);
 		return KREG_EINVAL;
 	}
-	subject = strncasecmp(x->m.subject, "Re:", 3) ? kreg_asprintf("Re: %s", x->m.subject) :
-		  kreg_strdup(x->m.subject);
-	message_id = kreg_asprintf("<kreg.%s@%s>", x->key, domain_of(faddr));
-	if (x->regression_id)
-		kreg_buf_printf(&body, "kreg read your message about regression %lld:\n\n",
-				(long long)x->regression_id);
-	else
-		kreg_buf_puts(&body, "kreg read your message:\n\n");
-	kreg_buf_puts(&body, x->answer.ptr ? x->answer.ptr : "");
-	kreg_buf_puts(&body, "\n-- \nkreg (this answer is a robot's; its commands: docs/mail.md)\n");
+	subject = strncasecmp(a->subject, "Re:", 3) ? kreg_asprintf("Re: %s", a->subject) :
+		  kreg_strdup(a->subject);
+	message_id = kreg_asprintf("<kreg.%s@%s>", a->key, domain_of(faddr));
 	kreg_mail_mailbox(&v, fname, faddr);
 	box = kreg_buf_detach(&v);
 	kreg_mail_header_addresses(&h, "From", &box, 1);
 	free(box);
-	kreg_mail_mailbox(&v, NULL, x->m.from);
+	kreg_mail_mailbox(&v, NULL, a->to);
 	box = kreg_buf_detach(&v);
 	kreg_mail_header_addresses(&h, "To", &box, 1);
 	free(box);
 	kreg_mail_header_text(&h, "Subject", subject);
 	put_date(&h, now);
 	kreg_mail_header_raw(&h, "Message-ID", message_id);
-	if (x->m.message_id) {
-		kreg_mail_header_raw(&h, "In-Reply-To", x->m.message_id);
-		kreg_buf_printf(&v, "%s%s%s", x->thread ? x->thread : "", x->thread ? " " : "",
-				x->m.message_id);
+	if (a->in_reply_to) {
+		kreg_mail_header_raw(&h, "In-Reply-To", a->in_reply_to);
+		kreg_buf_printf(&v, "%s%s%s", a->thread ? a->thread : "", a->thread ? " " : "",
+				a->in_reply_to);
 		kreg_mail_header_raw(&h, "References", v.ptr);
 		kreg_buf_clear(&v);
 	}
 	kreg_mail_header_raw(&h, "Auto-Submitted", "auto-replied");
-	kreg_mail_header_raw(&h, "X-Kreg-Reply", x->key);
+	kreg_mail_header_raw(&h, "X-Kreg-Reply", a->key);
 	kreg_mail_header_raw(&h, "MIME-Version", "1.0");
 	kreg_mail_header_raw(&h, "Content-Type", "text/plain; charset=utf-8");
 	kreg_mail_header_raw(&h, "Content-Transfer-Encoding", "8bit");
 	kreg_buf_puts(&h, "\r\n");
-	for (const char *p = body.ptr; p && *p; p++) {
+	for (const char *p = a->body; p && *p; p++) {
 		if (*p == '\n')
 			kreg_buf_putc(&h, '\r');
 		kreg_buf_putc(&h, *p);
 	}
-	rcpt = kreg_asprintf("%s\n", x->m.from);
-	row.regression_id = x->regression_id;
-	row.mail_key = x->key;
+	rcpt = kreg_asprintf("%s\n", a->to);
+	row.regression_id = a->regression_id;
+	row.mail_key = (char *)a->key;
 	row.kind = (char *)"reply";
 	row.message_id = message_id;
-	row.in_reply_to = x->m.message_id;
+	row.in_reply_to = (char *)a->in_reply_to;
 	row.recipients = rcpt;
 	row.subject = subject;
-	row.body = body.ptr;
+	row.body = (char *)a->body;
 	row.message = h.ptr;
 	row.state = mc->dry_run ? (char *)"dry_run" : (char *)"queued";
 	row.created = now;
-	error = kreg_db_outbox_add(x->db, id, &row);
+	error = kreg_db_outbox_add(db, id, &row);
 	if (error == KREG_EEXISTS)
 		error = 0;
-	if (!error)
-		x->st->answers++;
 	free(rcpt);
 	free(message_id);
 	free(subject);
 	free(fname);
 	free(faddr);
-	kreg_buf_release(&body);
 	kreg_buf_release(&v);
 	kreg_buf_release(&h);
+	return error;
+}
+
+/* The answer to a message: what was done, line by line. */
+static int queue_answer(msg *x, int64_t *id)
+{
+	kreg_buf body = KREG_BUF_INIT;
+	kreg_mail_answer_what a = { .key = x->key, .regression_id = x->regression_id,
+				    .to = x->m.from, .in_reply_to = x->m.message_id,
+				    .thread = x->thread, .subject = x->m.subject };
+	int error;
+
+	if (x->regression_id)
+		kreg_buf_printf(&body, "kreg read your message about regression %lld:\n\n",
+				(long long)x->regression_id);
+	else
+		kreg_buf_puts(&body, "kreg read your message:\n\n");
+	kreg_buf_puts(&body, x->answer.ptr ? x->answer.ptr : "");
+	kreg_buf_puts(&body, KREG_MAIL_ANSWER_SIGNATURE);
+	a.body = body.ptr;
+	if ((error = kreg_mail_answer(x->db, x->cfg, id, &a)) == 0)
+		x->st->answers++;
+	kreg_buf_release(&body);
 	return error;
 }
 

@@ -18,6 +18,8 @@
 #include "config/config.h"
 #include "db/db.h"
 
+#include <stdint.h>
+
 typedef struct {
 	int read;	/* messages handled (recorded) */
 	int done;	/* commands done */
@@ -29,5 +31,24 @@ typedef struct {
 /* One poll; a line per message on stdout. <0 (error set) when the mailbox
  * could not be read to its end: what was read is kept. */
 int kreg_mail_poll(kreg_db *db, const kreg_config *cfg, kreg_mail_poll_stats *stats);
+
+/* An answer of kreg's in a thread: to one address, In-Reply-To the
+ * message answered, References thread (may be NULL) then it, "Re: " and
+ * the subject; Auto-Submitted and X-Kreg-Reply, so that no robot answers
+ * it and kreg never takes it for a command. Queued in the outbox (kind
+ * 'reply', mail_key key, its Message-ID made of key); *id the row, 0
+ * when one of that key is there already. */
+typedef struct {
+	const char *key;		/* "reply.<hash>", "reply.<hash>.try" */
+	int64_t regression_id;		/* 0: none */
+	const char *to;			/* an address */
+	const char *in_reply_to, *thread, *subject;
+	const char *body;		/* LF lines */
+} kreg_mail_answer_what;
+
+#define KREG_MAIL_ANSWER_SIGNATURE "\n-- \nkreg (this answer is a robot's; its commands: docs/mail.md)\n"
+
+int kreg_mail_answer(kreg_db *db, const kreg_config *cfg, int64_t *id,
+		     const kreg_mail_answer_what *a);
 
 #endif

@@ -80,7 +80,7 @@ int kreg_triage_mark(kreg_db *db, int *changed, char *fixed_sha, int64_t id, con
 }
 
 int kreg_triage_queue_patch(kreg_db *db, const kreg_config *cfg, int64_t *work_id, char *fix_sha,
-			    char **why, int64_t id, const char *patch, size_t len)
+			    char **why, int64_t id, const char *patch, size_t len, const char *tag)
 {
 	kreg_db_regression r;
 	kreg_repo *repo = NULL;
@@ -116,7 +116,7 @@ int kreg_triage_queue_patch(kreg_db *db, const kreg_config *cfg, int64_t *work_i
 		/* seq 3: a patch sent to kreg (daemon/work_try.c) */
 		kreg_work_new w = { .kind = KREG_WORK_TRY, .key = key, .commit_id = commit_id,
 				    .host_id = r.host_id, .regression_id = id, .seq = 3,
-				    .priority = KREG_PRIO_BISECT };
+				    .config_name = tag, .priority = KREG_PRIO_BISECT };
 
 		error = kreg_db_work_add(db, work_id, NULL, &w);
 	}

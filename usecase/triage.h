@@ -27,10 +27,12 @@ int kreg_triage_mark(kreg_db *db, int *changed, char *fixed_sha, int64_t id, con
  * queued for it (the daemon runs and judges it, usecase/try.h). 0 with
  * *work_id and fix_sha (41 bytes); 1 with *why (the caller's) when it is
  * not a patch, does not apply, or the regression has no culprit; <0 on
- * failure. The one place a try is queued from a reply: `kreg try --queue`
+ * failure. tag (may be NULL): who asked, kept on the item (its
+ * config_name: the outbox key of kreg's answer to the request, which the
+ * verdict follows, daemon/work_try.c). The one place a try is queued from a reply: `kreg try --queue`
  * takes its place when it lands. */
 int kreg_triage_queue_patch(kreg_db *db, const kreg_config *cfg, int64_t *work_id, char *fix_sha,
-			    char **why, int64_t id, const char *patch, size_t len);
+			    char **why, int64_t id, const char *patch, size_t len, const char *tag);
 
 /* `kreg regression retest` by the daemon: a `try` work item (seq 4,
  * daemon/work_try.c) that runs the culprit and its parent again

@@ -18,7 +18,7 @@
 [ -x "$SMTP_PY" ] && "$SMTP_PY" -c 'import aiosmtpd' 2>/dev/null ||
 	skip_all "no python3-aiosmtpd (Debian's /usr/bin/python3 with aiosmtpd)"
 imap_skip_unless
-plan 67
+plan 70
 
 SMTP_PORT=$(smtp_free_port)
 IMAP_PORT=$(smtp_free_port)
@@ -182,6 +182,7 @@ git -C src -c user.name=Fixer -c user.email=fixer@example.org commit -qam "block
 PATCH=$(git -C src format-patch -1 --stdout)
 git -C src checkout -q master
 reply "John Doe <john@example.org>" "$M1" $'Could you try this?\n\n#kreg test:\n'"$PATCH"
+TEST_MID=$MID
 reply "Jens Axboe <axboe@kernel.dk>" "$M1" "#kreg retest"
 run_kreg mail poll
 like "$OUT" "imap: 2 read, 2 done" "test and retest: done"
@@ -274,7 +275,8 @@ is "$(sql "SELECT triage FROM regressions WHERE id = 1")" "" "the daemon's poll 
 reply "John Doe <john@example.org>" "$M1" "#kreg noise"
 # (and the try and the retest asked by mail are over)
 daemon_until "SELECT triage || ' ' || (SELECT count(*) FROM work WHERE kind = 'try' AND state = 'done')
-	FROM regressions WHERE id = 1" "noise 2"
+	|| ' ' || (SELECT count(*) FROM outbox WHERE mail_key LIKE 'reply.%.try' AND state = 'sent')
+	FROM regressions WHERE id = 1" "noise 2 1"
 is "$(sql "SELECT triage FROM regressions WHERE id = 1")" "noise" "started again, it reads the next reply"
 is "$(sql "SELECT count(*) FROM regression_marks WHERE who = 'john@example.org' AND mark = 'reopen'")" 3 \
 	"and did not do the reply before it again"
@@ -284,6 +286,11 @@ is "$(sql "SELECT count(*) FROM mail_replies") $(sql "SELECT count(DISTINCT uid)
 like "$(cat "$SCRATCH"/data/logs/work-*.log)" "work [0-9]+: imap: 1 read, 1 done" "the daemon's imap item logs what it did"
 is "$(sql "SELECT source || ' ' || (fix_commit_id IS NOT NULL) FROM tries WHERE regression_id = 1")" "patch 1" \
 	"the daemon tried the patch sent by mail (kreg regression show lists it)"
+A=$(grep -l "^In-Reply-To: $TEST_MID" "$SCRATCH"/smtp/*.eml | xargs grep -l "kreg tried the patch")
+like "$(cat $A)" "kreg tried the patch of your message as the fix of regression 1 \(commit [0-9a-f]{12} on culprit ${SHA_9:0:12}\)" \
+	"the verdict answers the patch's mail in its thread"
+like "$(cat $A)" "^(fixed|not fixed|partly fixed: [0-9]+% of the regression recovered)"$'\r'"?$" "with the verdict"
+like "$(cat $A)" "fio.read_iops" "and the table of the last good, the culprit and the fix"
 like "$(cat "$SCRATCH"/data/logs/work-*.log)" "regression 1: retest: (reproduced|not settled|not reproduced): fio.read_iops" \
 	"and ran the culprit and its parent again"
 no_sanitizer_report "no sanitizer report"

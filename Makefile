@@ -185,7 +185,7 @@ DEB_RUN := libcurl4 git sqlite3 fio dbench qemu-system-x86 busybox-static cpio o
 	e2fsprogs xfsprogs btrfs-progs f2fs-tools python3-aiosmtpd
 DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
 DEB_TEST := python3 perl dropbear-bin kexec-tools openssl python3-html5lib chromium \
-	openssh-server python3-jsonschema
+	openssh-server python3-jsonschema dovecot-imapd
 DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST)
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \

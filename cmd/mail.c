@@ -6,7 +6,9 @@
 #include "db/outbox.h"
 #include "kernel/repo.h"
 #include "lib/util.h"
+#include "db/replies.h"
 #include "mail/outbox.h"
+#include "mail/poll.h"
 #include <time.h>
 #include "lib/err.h"
 #include "lib/mem.h"
@@ -22,6 +24,8 @@ static const char usage[] =
 	"       kreg mail list\n"
 	"       kreg mail show ID\n"
 	"       kreg mail who [--git-dir DIR] [--rev REV] [--roles] [FILE...]\n"
+	"       kreg mail poll\n"
+	"       kreg mail replies\n"
 	"\n"
 	"  send   write the report of every regression with a culprit (once), its\n"
 	"         follow-ups (and with mail.confirmed the mail of a confirmed one\n"
@@ -34,12 +38,24 @@ static const char usage[] =
 	"         names for FILEs or directories of REV's tree (their K: keywords\n"
 	"         over a file's contents; default: REV's patch), the way\n"
 	"         scripts/get_maintainer.pl --no-git does; DIR defaults to '.',\n"
-	"         REV to HEAD; --roles adds why each is named\n";
+	"         REV to HEAD; --roles adds why each is named\n"
+	"  poll   read the replies in mail.imap's mailbox once (what the daemon does\n"
+	"         every mail.imap.poll): do their #kreg commands, queue the answers,\n"
+	"         send them (docs/mail.md)\n"
+	"  replies  every message read from the mailbox: UID, what was done, the\n"
+	"         regression, the sender, why\n";
 
 static void put_clean(const char *s)
 {
 	for (; s && *s; s++)
 		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+/* Lines made printable, their line ends kept. */
+static void put_clean_lines(const char *s)
+{
+	for (; s && *s; s++)
+		putchar(*s == '\n' ? '\n' : (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
 static int mail_who(int argc, char **argv)
@@ -152,6 +168,63 @@ static int mail_send(int argc, char **argv)
 	       st.queued, st.written, st.sent, st.waiting, st.given_up);
 	rc = KREG_EXIT_OK;
 done:
+	kreg_db_close(db);
+	kreg_config_free(cfg);
+	return rc;
+}
+
+static int mail_poll(int argc, char **argv)
+{
+	kreg_mail_poll_stats ps;
+	kreg_mail_opts opts = { 0 };
+	kreg_mail_stats st;
+	kreg_config *cfg = NULL;
+	kreg_db *db = NULL;
+	int rc = KREG_EXIT_FAIL, failed;
+
+	if (argc > 1)
+		return kreg_cmd_usage(usage, "poll: unknown argument '%s'", argv[1]);
+	if (open_all(&cfg, &db, KREG_DB_CREATE | KREG_DB_MIGRATE) < 0)
+		return KREG_EXIT_FAIL;
+	/* what was read before a failure is kept, and its answers go */
+	if ((failed = kreg_mail_poll(db, cfg, &ps) < 0))
+		kreg_cmd_error(NULL);
+	printf("imap: %d read, %d done, %d refused, %d ignored, %d answers\n", ps.read, ps.done,
+	       ps.refused, ps.ignored, ps.answers);
+	if (ps.answers) {
+		if (kreg_mail_send(db, cfg, &opts, &st) < 0) {
+			kreg_cmd_error(NULL);
+			goto done;
+		}
+		printf("mail: %d queued, %d written (dry run), %d sent, %d waiting, %d given up\n",
+		       st.queued, st.written, st.sent, st.waiting, st.given_up);
+	}
+	rc = failed ? KREG_EXIT_FAIL : KREG_EXIT_OK;
+done:
+	kreg_db_close(db);
+	kreg_config_free(cfg);
+	return rc;
+}
+
+static int mail_replies(int argc, char **argv)
+{
+	kreg_config *cfg = NULL;
+	kreg_db *db = NULL;
+	char *text = NULL;
+	int rc = KREG_EXIT_FAIL;
+
+	if (argc > 1)
+		return kreg_cmd_usage(usage, "replies: unknown argument '%s'", argv[1]);
+	if (open_all(&cfg, &db, KREG_DB_READONLY) < 0)
+		return KREG_EXIT_FAIL;
+	if (kreg_db_replies_text(db, &text) < 0) {
+		kreg_cmd_error(NULL);
+		goto done;
+	}
+	put_clean_lines(text);
+	rc = KREG_EXIT_OK;
+done:
+	free(text);
 	kreg_db_close(db);
 	kreg_config_free(cfg);
 	return rc;
@@ -287,5 +360,9 @@ int cmd_mail(int argc, char **argv)
 		return mail_show(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "who"))
 		return mail_who(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "poll"))
+		return mail_poll(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replies"))
+		return mail_replies(argc - 1, argv + 1);
 	return kreg_cmd_usage(usage, "unknown mail command '%s'", argv[1]);
 }

@@ -7,6 +7,7 @@
 #include "db/commits.h"
 #include "db/regressions.h"
 #include "db/tries.h"
+#include "usecase/triage.h"
 #include "usecase/try.h"
 #include "lib/err.h"
 #include "lib/esc.h"
@@ -178,32 +179,6 @@ done:
 	return error;
 }
 
-/* The fixing commit as a full sha: a stored commit of the regression's
- * repo (sha or unique prefix), else a full sha of one kreg has not seen. */
-static int fixing_sha(kreg_db *db, char out[41], int64_t repo_id, const char *spec)
-{
-	kreg_commit_row c = { 0 };
-	size_t len = strlen(spec);
-
-	if (repo_id && kreg_db_commit_find(db, &c, repo_id, spec) == 0) {
-		snprintf(out, 41, "%s", c.sha);
-		kreg_db_commit_release(&c);
-		return 0;
-	}
-	kreg_error_clear();
-	for (size_t i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)spec[i]))
-			len = 0;
-	if (len != 40) {
-		kreg_error_set("fixed-by '%s': not a stored commit of the regression's repo, nor a "
-			       "full sha", spec);
-		return KREG_EINVAL;
-	}
-	for (size_t i = 0; i <= len; i++)
-		out[i] = (char)tolower((unsigned char)spec[i]);
-	return 0;
-}
-
 static int parse_id(int64_t *id, const char *s)
 {
 	long long v;
@@ -218,7 +193,6 @@ static int parse_id(int64_t *id, const char *s)
 
 static int mark(kreg_db *db, int argc, char **argv, const char *note, const char *who)
 {
-	kreg_db_regression r;
 	const char *what = argv[1], *mark, *arg = NULL;
 	char sha[41];
 	int64_t id;
@@ -238,17 +212,10 @@ static int mark(kreg_db *db, int argc, char **argv, const char *note, const char
 	} else {
 		goto usage;
 	}
-	if (!strcmp(mark, "fixed")) {
-		if ((error = kreg_db_regression_get(db, &r, id)) < 0)
-			return error;
-		error = fixing_sha(db, sha, r.repo_id, arg);
-		kreg_db_regression_release(&r);
-		if (error < 0)
-			return error;
-		arg = sha;
-	}
-	if ((error = kreg_db_regression_mark(db, &changed, id, mark, arg, note, who)) < 0)
+	if ((error = kreg_triage_mark(db, &changed, sha, id, mark, arg, note, who)) < 0)
 		return error;
+	if (!strcmp(mark, "fixed"))
+		arg = sha;
 	printf(changed ? "regression %lld: %s%s%s\n" : "regression %lld: %s%s%s already\n",
 	       (long long)id, mark, arg ? " " : "", arg ? arg : "");
 	return 0;

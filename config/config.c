@@ -69,7 +69,6 @@ static void kconfig_check(loader *ld, void *rec, const yaml_node_t *map, const c
 static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 static void job_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 static void detect_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
-static void mail_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 
 static const field repo_fields[] = {
 	{ .key = "name", .type = T_STR, .off = O(kreg_repo_cfg, name), .flags = F_REQUIRED | F_NAME | F_IDENT, .kind = K_REPO },
@@ -201,31 +200,6 @@ static const field bisect_fields[] = {
 };
 SCHEMA(bisect_schema, kreg_bisect_cfg, bisect_fields, NULL);
 
-static const field mail_fields[] = {
-	{ .key = "smtp_url", .type = T_STR, .off = O(kreg_mail_cfg, smtp_url) },
-	{ .key = "from", .type = T_STR, .off = O(kreg_mail_cfg, from), .def = "kreg <kreg@localhost>" },
-	{ .key = "to", .type = T_STRLIST, .off = O(kreg_mail_cfg, to), C(kreg_mail_cfg, nto) },
-	{ .key = "cc", .type = T_STRLIST, .off = O(kreg_mail_cfg, cc), C(kreg_mail_cfg, ncc) },
-	{ .key = "to_author", .type = T_BOOL, .off = O(kreg_mail_cfg, to_author), .def = "true" },
-	{ .key = "cc_committer", .type = T_BOOL, .off = O(kreg_mail_cfg, cc_committer), .def = "true" },
-	{ .key = "dry_run", .type = T_BOOL, .off = O(kreg_mail_cfg, dry_run), .def = "false" },
-	{ .key = "outbox", .type = T_PATH, .off = O(kreg_mail_cfg, outbox) },
-	{ .key = "username", .type = T_STR, .off = O(kreg_mail_cfg, username) },
-	{ .key = "password_file", .type = T_PATH, .off = O(kreg_mail_cfg, password_file) },
-	{ .key = "password", .type = T_FORBIDDEN,
-	  .def = "the password never goes in the configuration: put it in a file "
-		 "readable only by kreg and name that file in password_file" },
-	{ .key = "tls", .type = T_BOOL, .off = O(kreg_mail_cfg, tls), .def = "false" },
-	{ .key = "ca_file", .type = T_PATH, .off = O(kreg_mail_cfg, ca_file) },
-	{ .key = "override_to", .type = T_STR, .off = O(kreg_mail_cfg, override_to) },
-	{ .key = "reported_by", .type = T_STR, .off = O(kreg_mail_cfg, reported_by) },
-	{ .key = "maintainers", .type = T_BOOL, .off = O(kreg_mail_cfg, maintainers), .def = "true" },
-	{ .key = "confirmed", .type = T_BOOL, .off = O(kreg_mail_cfg, confirmed), .def = "false" },
-	{ .key = "attempts", .type = T_INT, .off = O(kreg_mail_cfg, attempts), .def = "5", .min = 1, .max = 1000 },
-	{ .key = "backoff", .type = T_DURATION, .off = O(kreg_mail_cfg, backoff), .def = "60", .min = 0, .max = HUGE_VAL },
-	{ .key = "timeout", .type = T_DURATION, .off = O(kreg_mail_cfg, timeout), .def = "60", .min = 1, .max = 86400 },
-};
-SCHEMA(mail_schema, kreg_mail_cfg, mail_fields, mail_check);
 
 static const field web_fields[] = {
 	{ .key = "output", .type = T_PATH, .off = O(kreg_web_cfg, output) },
@@ -263,7 +237,7 @@ static const field root_fields[] = {
 	{ .key = "jobs", .type = T_LIST, .off = O(kreg_config, jobs), C(kreg_config, njobs), .sub = &job_schema },
 	{ .key = "detect", .type = T_STRUCT, .off = O(kreg_config, detect), .sub = &detect_schema },
 	{ .key = "bisect", .type = T_STRUCT, .off = O(kreg_config, bisect), .sub = &bisect_schema },
-	{ .key = "mail", .type = T_STRUCT, .off = O(kreg_config, mail), .sub = &mail_schema },
+	{ .key = "mail", .type = T_STRUCT, .off = O(kreg_config, mail), .sub = &kreg_config_mail_schema },
 	{ .key = "web", .type = T_STRUCT, .off = O(kreg_config, web), .sub = &web_schema },
 	{ .key = "kcidb", .type = T_STRUCT, .off = O(kreg_config, kcidb), .sub = &kcidb_schema },
 };
@@ -427,29 +401,6 @@ static void detect_check(loader *ld, void *rec, const yaml_node_t *map, const ch
 
 		schema_problem(ld, v ? v : map, "%s: max_runs (%d) is less than min_runs (%d)", path,
 			d->max_runs, d->min_runs);
-	}
-}
-
-static void mail_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
-{
-	kreg_mail_cfg *m = rec;
-	const yaml_node_t *v;
-	struct stat st;
-
-	if (m->smtp_url && *m->smtp_url && strncmp(m->smtp_url, "smtp://", 7) &&
-	    strncmp(m->smtp_url, "smtps://", 8)) {
-		v = schema_map_get(ld, map, "smtp_url");
-		schema_problem(ld, v ? v : map, "%s.smtp_url: expected smtp://HOST[:PORT] or smtps://HOST[:PORT]", path);
-	}
-	/* A secret others can read is not a secret. */
-	if (m->password_file && stat(m->password_file, &st) == 0 && (st.st_mode & S_IROTH)) {
-		v = schema_map_get(ld, map, "password_file");
-		schema_problem(ld, v ? v : map, "%s.password_file: '%s' is readable by everyone (chmod o-r)",
-			path, m->password_file);
-	}
-	if (m->password_file && !m->username) {
-		v = schema_map_get(ld, map, "password_file");
-		schema_problem(ld, v ? v : map, "%s.password_file: given without a username", path);
 	}
 }
 

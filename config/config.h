@@ -161,6 +161,16 @@ typedef struct {
 	int verify_revert;	/* build and run the culprit reverted on bad */
 } kreg_bisect_cfg;
 
+/* mail.imap: the mailbox kreg reads replies to its mail from (mail/poll.h). */
+typedef struct {
+	char *url;		/* imap://HOST[:PORT] or imaps://HOST[:PORT]; NULL: none */
+	char *user;
+	char *password_file;	/* the password never goes in the YAML */
+	char *mailbox;		/* default INBOX */
+	double poll;		/* seconds between the daemon's polls, default 300 */
+	uint64_t max_size;	/* a reply larger is refused by its size, unread; default 1M */
+} kreg_imap_cfg;
+
 typedef struct {
 	char *smtp_url;		/* smtp://127.0.0.1:25; empty: dry-run only */
 	char *from;
@@ -183,7 +193,10 @@ typedef struct {
 	int attempts;		/* refusals (5xx) before a message is given up, default 5;
 				   connection failures, 4xx and timeouts never give up */
 	double backoff;		/* seconds before the first retry, doubling, default 60 */
-	double timeout;		/* seconds for one SMTP session, default 60 */
+	double timeout;		/* seconds for one SMTP (or IMAP) session, default 60 */
+	char **admins;		/* may command by reply any regression (mail/poll.h) */
+	size_t nadmins;
+	kreg_imap_cfg imap;
 } kreg_mail_cfg;
 
 typedef struct {

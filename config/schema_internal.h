@@ -104,6 +104,9 @@ struct loader {
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SCHEMA(name, type, fields, check) \
 	static const schema name = { #type, sizeof(type), fields, ARRAY_SIZE(fields), check }
+/* The schema of kreg.yaml's mail (config/mail.c). */
+extern const schema kreg_config_mail_schema;
+
 #define AT(rec, off, type) ((type *)((char *)(rec) + (off)))
 
 /* Problems, at a node or a position of the file being read. */

@@ -76,6 +76,7 @@ typedef struct {
 	size_t nrepos;
 	unsigned generation;	/* counts the configurations loaded (SIGHUP) */
 	double next_renew;
+	double next_imap;	/* when the next imap item is queued (mail.imap.poll) */
 	int stopping, killed;
 	double stop_deadline;
 	int paused;		/* data_dir full */
@@ -751,6 +752,31 @@ static int gone(loop *d)
 	return 0;
 }
 
+/* Every mail.imap.poll seconds an imap item reads the replies
+ * (daemon/work_imap.c), keyed by its slot of time: a daemon started again
+ * within the slot does not queue it twice. */
+static void queue_imap(loop *d, double mono, int64_t now)
+{
+	const kreg_imap_cfg *ic = &d->cfg->mail.imap;
+	int64_t slot;
+	char *key;
+	int added = 0;
+
+	if (!ic->url || !*ic->url || d->o->once || mono < d->next_imap)
+		return;
+	d->next_imap = mono + ic->poll;
+	slot = now / (int64_t)(ic->poll >= 1 ? ic->poll : 1);
+	key = kreg_asprintf("imap:%lld", (long long)slot);
+	{
+		kreg_work_new w = { .kind = KREG_WORK_IMAP, .key = key,
+				    .priority = kreg_work_table[KREG_WORK_IMAP].priority };
+
+		if (kreg_db_work_add(d->db, NULL, &added, &w) < 0)
+			log_error("%s", kreg_error_last());
+	}
+	free(key);
+}
+
 static int daemon_loop(loop *d)
 {
 	int64_t now;
@@ -792,6 +818,7 @@ static int daemon_loop(loop *d)
 			now = kreg_now();
 			if (!d->o->once)
 				poll_repos(d, mono);
+			queue_imap(d, mono, now);
 			if (mono >= d->next_renew) {
 				int expired = 0;
 

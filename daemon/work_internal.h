@@ -3,7 +3,7 @@
  * read by the loop (which lane claims an item of a kind: loop.c) and the
  * worker (which handler carries it out: worker.c), and one file per kind
  * with its handler (work_build.c, work_run.c, work_detect.c,
- * work_bisect.c, work_site.c, work_mail.c, work_try.c). A handler reads top to
+ * work_bisect.c, work_site.c, work_mail.c, work_try.c, work_imap.c). A handler reads top to
  * bottom: check the lease, call one use case, store its result and the
  * next items in one transaction with the item's end. */
 #ifndef KREG_DAEMON_WORK_INTERNAL_H
@@ -55,6 +55,7 @@ int kreg_worker_bisect(kreg_work_item *j);
 int kreg_worker_site(kreg_work_item *j);
 int kreg_worker_mail(kreg_work_item *j);
 int kreg_worker_try(kreg_work_item *j);
+int kreg_worker_imap(kreg_work_item *j);
 
 /* What the handlers share (worker.c). */
 

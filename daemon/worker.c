@@ -32,6 +32,8 @@ const kreg_work_ops kreg_work_table[KREG_WORK_NKINDS] = {
 			     kreg_worker_mail, KREG_WORK_RETRY_SLOW },
 	[KREG_WORK_TRY] = { KREG_WORK_TRY, KREG_LANE_HOST, KREG_PRIO_BISECT,
 			    kreg_worker_try, KREG_WORK_RETRY_BASE },
+	[KREG_WORK_IMAP] = { KREG_WORK_IMAP, KREG_LANE_OTHER, KREG_PRIO_PUBLISH,
+			     kreg_worker_imap, KREG_WORK_RETRY_SLOW },
 };
 
 unsigned kreg_work_lane_kinds(kreg_lane lane)

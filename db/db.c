@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-/* The outbox's columns as migrations 11 and 12 make it (11's text as it
+/* The outbox's columns as migrations 11, 12 and 13 make it (11's text as it
  * always was): its head up to the kind's list of words (each migration
  * ends the list), then the rest. */
 #define OUTBOX_HEAD \
@@ -22,6 +22,30 @@
 	"  bisection_id INTEGER REFERENCES bisections(id)," \
 	"  mail_key TEXT UNIQUE," \
 	"  kind TEXT NOT NULL DEFAULT 'first' CHECK (kind IN ('first','fixed','culprit',"
+
+/* The columns after `kind` of the work table as migrations
+ * make them again (SQLite cannot change a CHECK in place: 10, 13). */
+#define WORK_TAIL \
+	"  key TEXT NOT NULL UNIQUE," \
+	"  commit_id INTEGER REFERENCES commits(id)," \
+	"  job_id INTEGER REFERENCES jobs(id)," \
+	"  host_id INTEGER REFERENCES hosts(id)," \
+	"  bisection_id INTEGER REFERENCES bisections(id)," \
+	"  regression_id INTEGER REFERENCES regressions(id)," \
+	"  config_name TEXT," \
+	"  seq INTEGER NOT NULL DEFAULT 0," \
+	"  after_id INTEGER," \
+	"  priority INTEGER NOT NULL DEFAULT 0," \
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed'))," \
+	"  lease_owner TEXT, lease_expires INTEGER," \
+	"  attempts INTEGER NOT NULL DEFAULT 0," \
+	"  not_before INTEGER NOT NULL DEFAULT 0," \
+	"  run_id INTEGER REFERENCES runs(id)," \
+	"  error TEXT," \
+	"  created INTEGER NOT NULL, updated INTEGER NOT NULL," \
+	"  judge_commit_id INTEGER REFERENCES commits(id)" \
+	");"
+
 #define OUTBOX_TAIL \
 	"  culprit TEXT," \
 	"  message_id TEXT NOT NULL UNIQUE," \
@@ -403,25 +427,7 @@ static const char *const migrations[] = {
 	"CREATE TABLE work10 ("
 	"  id INTEGER PRIMARY KEY,"
 	"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','site','mail','try')),"
-	"  key TEXT NOT NULL UNIQUE,"
-	"  commit_id INTEGER REFERENCES commits(id),"
-	"  job_id INTEGER REFERENCES jobs(id),"
-	"  host_id INTEGER REFERENCES hosts(id),"
-	"  bisection_id INTEGER REFERENCES bisections(id),"
-	"  regression_id INTEGER REFERENCES regressions(id),"
-	"  config_name TEXT,"
-	"  seq INTEGER NOT NULL DEFAULT 0,"
-	"  after_id INTEGER,"
-	"  priority INTEGER NOT NULL DEFAULT 0,"
-	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed')),"
-	"  lease_owner TEXT, lease_expires INTEGER,"
-	"  attempts INTEGER NOT NULL DEFAULT 0,"
-	"  not_before INTEGER NOT NULL DEFAULT 0,"
-	"  run_id INTEGER REFERENCES runs(id),"
-	"  error TEXT,"
-	"  created INTEGER NOT NULL, updated INTEGER NOT NULL,"
-	"  judge_commit_id INTEGER REFERENCES commits(id)"
-	");"
+	WORK_TAIL
 	"INSERT INTO work10 SELECT id, kind, key, commit_id, job_id, host_id, bisection_id,"
 	"  regression_id, config_name, seq, after_id, priority, state, lease_owner, lease_expires,"
 	"  attempts, not_before, run_id, error, created, updated, judge_commit_id FROM work;"
@@ -467,6 +473,49 @@ static const char *const migrations[] = {
 	"ALTER TABLE outbox12 RENAME TO outbox;"
 	"CREATE INDEX outbox_regression ON outbox(regression_id);"
 	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
+	/* 12 -> 13: triage by reply (mail/poll.h): every message read from
+	 * the IMAP mailbox, by (mailbox, UIDVALIDITY, UID) and Message-ID, with
+	 * what was done (so nothing is done twice); the outbox's kind 'reply'
+	 * (kreg's answer in the thread) and the work kind 'imap' (a poll). */
+	"CREATE TABLE mail_replies ("
+	"  id INTEGER PRIMARY KEY,"
+	"  mailbox TEXT NOT NULL,"
+	"  uidvalidity INTEGER NOT NULL,"
+	"  uid INTEGER NOT NULL,"
+	"  message_id TEXT,"
+	"  sender TEXT,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  outcome TEXT NOT NULL CHECK (outcome IN ('done','refused','ignored','repeat')),"
+	"  summary TEXT,"
+	"  reply_id INTEGER REFERENCES outbox(id),"
+	"  at INTEGER NOT NULL,"
+	"  UNIQUE (mailbox, uidvalidity, uid)"
+	");"
+	"CREATE INDEX mail_replies_message_id ON mail_replies(message_id);"
+	"CREATE TABLE outbox13 ("
+	OUTBOX_HEAD
+	"    'confirmed','bisected','try','reply')),"
+	OUTBOX_TAIL
+	"INSERT INTO outbox13 SELECT id, regression_id, bisection_id, mail_key, kind, culprit,"
+	"  message_id, in_reply_to, recipients, subject, body, message, eml, state, attempts,"
+	"  next_attempt, last_error, created, sent, refusals FROM outbox;"
+	"DROP TABLE outbox;"
+	"ALTER TABLE outbox13 RENAME TO outbox;"
+	"CREATE INDEX outbox_regression ON outbox(regression_id);"
+	"CREATE INDEX outbox_bisection ON outbox(bisection_id);"
+	"CREATE TABLE work13 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','site','mail','try',"
+	"    'imap')),"
+	WORK_TAIL
+	"INSERT INTO work13 SELECT id, kind, key, commit_id, job_id, host_id, bisection_id,"
+	"  regression_id, config_name, seq, after_id, priority, state, lease_owner, lease_expires,"
+	"  attempts, not_before, run_id, error, created, updated, judge_commit_id FROM work;"
+	"DROP TABLE work;"
+	"ALTER TABLE work13 RENAME TO work;"
+	"CREATE INDEX work_lane ON work (state, host_id, priority DESC, id);"
+	"CREATE INDEX work_kind ON work (state, kind, priority DESC, id);"
+	"CREATE INDEX work_group ON work (commit_id, job_id, host_id, kind);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -647,6 +696,29 @@ int kreg_db_commit(kreg_db *db)
 		return KREG_ERROR;
 	}
 	return 0;
+}
+
+int kreg_db_savepoint(kreg_db *db)
+{
+	if (db->depth <= 0 || db->failed) {
+		kreg_error_set("%s: a savepoint outside a transaction (or in a failed one)", db->path);
+		return KREG_ERROR;
+	}
+	return kreg_db__exec(db, "SAVEPOINT kreg_savepoint");
+}
+
+int kreg_db_savepoint_undo(kreg_db *db)
+{
+	if (kreg_db__exec(db, "ROLLBACK TO kreg_savepoint") < 0 ||
+	    kreg_db__exec(db, "RELEASE kreg_savepoint") < 0)
+		return KREG_ERROR;
+	db->failed = 0;
+	return 0;
+}
+
+int kreg_db_savepoint_release(kreg_db *db)
+{
+	return kreg_db__exec(db, "RELEASE kreg_savepoint");
 }
 
 void kreg_db_rollback(kreg_db *db)

@@ -11,7 +11,7 @@
 typedef struct kreg_db kreg_db;
 
 /* The schema version this kreg writes. */
-#define KREG_DB_VERSION 12
+#define KREG_DB_VERSION 13
 
 enum {
 	KREG_DB_CREATE = 1 << 0,	/* create the file when missing */
@@ -35,6 +35,14 @@ int kreg_db_migrate(kreg_db *db, int *from, int *to);
 int kreg_db_begin(kreg_db *db);
 int kreg_db_commit(kreg_db *db);
 void kreg_db_rollback(kreg_db *db);
+/* Inside a transaction: a point an inner failure is undone to, the
+ * transaction going on (one of a message's commands refused, the others
+ * and the message's row kept: mail/poll.c). savepoint_undo rolls back to
+ * it and forgets the inner rollback; savepoint_release keeps the work.
+ * One at a time. */
+int kreg_db_savepoint(kreg_db *db);
+int kreg_db_savepoint_undo(kreg_db *db);
+int kreg_db_savepoint_release(kreg_db *db);
 
 /* For `kreg db info`: each table and its row count. */
 typedef int (*kreg_db_table_cb)(const char *table, int64_t rows, void *arg);

@@ -66,15 +66,47 @@ static int select_one(kreg_db *db, sqlite3_stmt *st, kreg_db_outbox *out, const 
 	return error;
 }
 
-int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key)
+/* The row whose mail_key, or Message-ID (by_id), is value. */
+static int find_by(kreg_db *db, kreg_db_outbox *out, int by_id, const char *value)
 {
 	sqlite3_stmt *st;
 
 	memset(out, 0, sizeof(*out));
-	if (kreg_db__prepare(db, &st, "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE mail_key = ?1") < 0)
+	if (kreg_db__prepare(db, &st, by_id ?
+			     "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE message_id = ?1" :
+			     "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE mail_key = ?1") < 0)
 		return KREG_ERROR;
-	kreg_db__bind_text(st, 1, mail_key);
-	return select_one(db, st, out, mail_key);
+	kreg_db__bind_text(st, 1, value);
+	return select_one(db, st, out, value);
+}
+
+int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key)
+{
+	return find_by(db, out, 0, mail_key);
+}
+
+int kreg_db_outbox_find_message_id(kreg_db *db, kreg_db_outbox *out, const char *message_id)
+{
+	return find_by(db, out, 1, message_id);
+}
+
+int kreg_db_outbox_is_recipient(kreg_db *db, int *found, int64_t regression_id,
+				const char *address)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*found = 0;
+	if (kreg_db__prepare(db, &st, "SELECT 1 FROM outbox WHERE regression_id = ?1 AND"
+			     " kind != 'reply' AND instr(char(10) || lower(recipients) || char(10),"
+			     " char(10) || lower(?2) || char(10)) > 0 LIMIT 1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, regression_id);
+	kreg_db__bind_text(st, 2, address);
+	rc = sqlite3_step(st);
+	*found = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : kreg_db__error(db, "cannot read the outbox");
 }
 
 int kreg_db_outbox_last_culprit(kreg_db *db, char **sha, const char *mail_key)

@@ -36,6 +36,13 @@ int kreg_db_outbox_add(kreg_db *db, int64_t *id, const kreg_db_outbox *m);
 int kreg_db_outbox_get(kreg_db *db, kreg_db_outbox *out, int64_t id);
 /* KREG_ENOTFOUND when no row has that key. */
 int kreg_db_outbox_find(kreg_db *db, kreg_db_outbox *out, const char *mail_key);
+/* The row whose Message-ID is message_id ("<...>"); KREG_ENOTFOUND when
+ * none (a reply to mail kreg did not send). */
+int kreg_db_outbox_find_message_id(kreg_db *db, kreg_db_outbox *out, const char *message_id);
+/* *found 1 when address (compared without case) is an envelope recipient
+ * of a mail of regression id other than kreg's replies. */
+int kreg_db_outbox_is_recipient(kreg_db *db, int *found, int64_t regression_id,
+				const char *address);
 /* The culprit the thread of mail_key (a regression's first mail, "r12")
  * named last: its newest row among the first mail and the culprit
  * follow-ups ("r12.culprit.<sha12>") that names one. *sha NULL: none yet

@@ -25,6 +25,7 @@ static const char *const kind_names[KREG_WORK_NKINDS] = {
 	[KREG_WORK_SITE] = "site",
 	[KREG_WORK_MAIL] = "mail",
 	[KREG_WORK_TRY] = "try",
+	[KREG_WORK_IMAP] = "imap",
 };
 
 const char *kreg_work_kind_name(kreg_work_kind kind)

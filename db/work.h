@@ -26,6 +26,7 @@ typedef enum {
 	KREG_WORK_SITE,		/* the web site written again */
 	KREG_WORK_MAIL,		/* the outbox written and sent */
 	KREG_WORK_TRY,		/* a fix of a regression tried (usecase/try.h) */
+	KREG_WORK_IMAP,		/* the replies in mail.imap's mailbox read (mail/poll.h) */
 	KREG_WORK_NKINDS
 } kreg_work_kind;
 

@@ -1,75 +1,15 @@
 /* libcurl's SMTP (see smtp.h).
  *
- * libcurl is loaded here, when a message is first sent, not linked: with
- * the thirty libraries it brings (TLS, Kerberos, LDAP, IDN, HTTP/2) it
- * cost every `kreg` process some 15 ms to start, the daemon's workers and
- * polls most of all, and only `kreg mail send` uses it (README: performance). */
+ * libcurl is loaded (mail/curl_internal.h) when a message is first sent. */
 #include "mail/smtp.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/mem.h"
+#include "mail/curl_internal.h"
 
-#define CURL_DISABLE_TYPECHECK
-#include <curl/curl.h>
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CURL_LIBRARY "libcurl.so.4"
-
-static struct {
-	CURLcode (*global_init)(long flags);
-	CURL *(*easy_init)(void);
-	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
-	CURLcode (*easy_perform)(CURL *c);
-	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
-	const char *(*easy_strerror)(CURLcode rc);
-	void (*easy_cleanup)(CURL *c);
-	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
-	void (*slist_free_all)(struct curl_slist *list);
-} cu;
-
-/* Each symbol through a void * as dlsym returns it (POSIX: a function
- * pointer converts so). */
-#define CURL_SYM(field, sym)                                                    \
-	do {                                                                   \
-		void *p_ = dlsym(h, name = (sym));                             \
-		if (!p_)                                                       \
-			goto missing;                                          \
-		memcpy(&cu.field, &p_, sizeof(p_));                            \
-	} while (0)
-
-static int load_curl(void)
-{
-	static int loaded;
-	void *h;
-	const char *name = "";
-
-	if (loaded)
-		return 0;
-	if (!(h = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL))) {
-		kreg_error_set("cannot send mail: libcurl (%s) does not load: %s (install libcurl4)",
-			       CURL_LIBRARY, dlerror());
-		return KREG_ERROR;
-	}
-	CURL_SYM(global_init, "curl_global_init");
-	CURL_SYM(easy_init, "curl_easy_init");
-	CURL_SYM(easy_setopt, "curl_easy_setopt");
-	CURL_SYM(easy_perform, "curl_easy_perform");
-	CURL_SYM(easy_getinfo, "curl_easy_getinfo");
-	CURL_SYM(easy_strerror, "curl_easy_strerror");
-	CURL_SYM(easy_cleanup, "curl_easy_cleanup");
-	CURL_SYM(slist_append, "curl_slist_append");
-	CURL_SYM(slist_free_all, "curl_slist_free_all");
-	/* kept loaded for the life of the process, as a linked library is */
-	loaded = 1;
-	return 0;
-missing:
-	kreg_error_set("cannot send mail: %s has no %s", CURL_LIBRARY, name);
-	dlclose(h);
-	return KREG_ERROR;
-}
 
 typedef struct {
 	const char *data;
@@ -107,20 +47,6 @@ static int debug_cb(CURL *c, curl_infotype type, char *data, size_t size, void *
 	return 0;
 }
 
-static int read_password(char **out, const char *path)
-{
-	kreg_buf b = KREG_BUF_INIT;
-
-	if (kreg_buf_read_file(&b, path) < 0) {
-		kreg_buf_release(&b);
-		return KREG_ERROR;
-	}
-	while (b.len && (b.ptr[b.len - 1] == '\n' || b.ptr[b.len - 1] == '\r'))
-		kreg_buf_truncate(&b, b.len - 1);
-	*out = kreg_buf_detach(&b);
-	return 0;
-}
-
 int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cfg *cfg,
 		   const char *from, char *const *rcpts, size_t nrcpts, const char *message)
 {
@@ -131,6 +57,7 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 	reader rd = { message, strlen(message), 0, 0 };
 	long code = 0;
 	kreg_buf last = KREG_BUF_INIT;
+	const kreg_curl_api *cu;
 	CURLcode rc;
 	int error = KREG_ERROR;
 
@@ -140,54 +67,53 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 		kreg_error_set("mail.smtp_url is not set: nowhere to send (dry_run writes the outbox only)");
 		return KREG_EINVAL;
 	}
-	if (load_curl() < 0)
+	if (!(cu = kreg_curl_load("send mail")))
 		return KREG_ERROR;
-	if (cfg->password_file && read_password(&password, cfg->password_file) < 0)
+	if (cfg->password_file && kreg_curl_read_password(&password, cfg->password_file) < 0)
 		return KREG_ERROR;
-	cu.global_init(CURL_GLOBAL_DEFAULT);
-	if (!(c = cu.easy_init())) {
+	if (!(c = cu->easy_init())) {
 		kreg_error_set("libcurl: cannot start a session");
 		goto done;
 	}
 	mail_from = kreg_asprintf("<%s>", from);
 	for (size_t i = 0; i < nrcpts; i++) {
 		char *r = kreg_asprintf("<%s>", rcpts[i]);
-		list = cu.slist_append(list, r);
+		list = cu->slist_append(list, r);
 		free(r);
 	}
-	cu.easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
-	cu.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	cu.easy_setopt(c, CURLOPT_MAIL_FROM, mail_from);
-	cu.easy_setopt(c, CURLOPT_MAIL_RCPT, list);
+	cu->easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
+	cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	cu->easy_setopt(c, CURLOPT_MAIL_FROM, mail_from);
+	cu->easy_setopt(c, CURLOPT_MAIL_RCPT, list);
 	/* one recipient the server refuses does not stop the others */
-	cu.easy_setopt(c, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
-	cu.easy_setopt(c, CURLOPT_READFUNCTION, read_cb);
-	cu.easy_setopt(c, CURLOPT_READDATA, &rd);
-	cu.easy_setopt(c, CURLOPT_UPLOAD, 1L);
-	cu.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	cu.easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
-	cu.easy_setopt(c, CURLOPT_DEBUGDATA, &last);
-	cu.easy_setopt(c, CURLOPT_VERBOSE, 1L);
+	cu->easy_setopt(c, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
+	cu->easy_setopt(c, CURLOPT_READFUNCTION, read_cb);
+	cu->easy_setopt(c, CURLOPT_READDATA, &rd);
+	cu->easy_setopt(c, CURLOPT_UPLOAD, 1L);
+	cu->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu->easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
+	cu->easy_setopt(c, CURLOPT_DEBUGDATA, &last);
+	cu->easy_setopt(c, CURLOPT_VERBOSE, 1L);
 	/* mail.timeout bounds the whole session: the connection, each
 	 * answer (libcurl waits 120 s for an SMTP answer otherwise, the one
 	 * after the message's end too) and the transfer as a whole */
-	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->timeout * 1000 / 2));
-	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
-	cu.easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, (long)(cfg->timeout > 1 ? cfg->timeout : 1));
-	cu.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	cu.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)(cfg->timeout > 1 ? cfg->timeout : 1));
+	cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->timeout * 1000 / 2));
+	cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
+	cu->easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, (long)(cfg->timeout > 1 ? cfg->timeout : 1));
+	cu->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	cu->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)(cfg->timeout > 1 ? cfg->timeout : 1));
 	if (cfg->tls)
-		cu.easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+		cu->easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 	if (cfg->ca_file)
-		cu.easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
+		cu->easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
 	if (cfg->username)
-		cu.easy_setopt(c, CURLOPT_USERNAME, cfg->username);
+		cu->easy_setopt(c, CURLOPT_USERNAME, cfg->username);
 	if (password)
-		cu.easy_setopt(c, CURLOPT_PASSWORD, password);
+		cu->easy_setopt(c, CURLOPT_PASSWORD, password);
 
-	rc = cu.easy_perform(c);
-	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	rc = cu->easy_perform(c);
+	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (rc == CURLE_OK) {
 		*outcome = KREG_SMTP_SENT;
 	} else if (rd.eof && code < 400) {
@@ -195,7 +121,7 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 		 * 354 that asked for it) and no answer to it came. */
 		*outcome = KREG_SMTP_UNCERTAIN;
 		*reason = kreg_asprintf("no answer after the message's end (%s): the server may have it",
-					errbuf[0] ? errbuf : cu.easy_strerror(rc));
+					errbuf[0] ? errbuf : cu->easy_strerror(rc));
 	} else {
 		*outcome = (code >= 500 && code < 600) || rc == CURLE_LOGIN_DENIED ?
 			   KREG_SMTP_PERMANENT : KREG_SMTP_TRANSIENT;
@@ -203,19 +129,16 @@ int kreg_smtp_send(kreg_smtp_outcome *outcome, char **reason, const kreg_mail_cf
 		if (code >= 400 && last.len)
 			*reason = kreg_asprintf("the server said: %s", last.ptr);
 		else if (code >= 400)
-			*reason = kreg_asprintf("SMTP %ld: %s", code, errbuf[0] ? errbuf : cu.easy_strerror(rc));
+			*reason = kreg_asprintf("SMTP %ld: %s", code, errbuf[0] ? errbuf : cu->easy_strerror(rc));
 		else
-			*reason = kreg_asprintf("%s", errbuf[0] ? errbuf : cu.easy_strerror(rc));
+			*reason = kreg_asprintf("%s", errbuf[0] ? errbuf : cu->easy_strerror(rc));
 	}
 	error = 0;
 done:
-	cu.slist_free_all(list);
+	cu->slist_free_all(list);
 	if (c)
-		cu.easy_cleanup(c);
-	if (password) {
-		memset(password, 0, strlen(password));
-		free(password);
-	}
+		cu->easy_cleanup(c);
+	kreg_curl_free_password(password);
 	free(mail_from);
 	kreg_buf_release(&last);
 	return error;

@@ -654,7 +654,10 @@ void kreg_try_retest_release(kreg_try_retest_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static const char *const try_sources[] = { "fixes", "revert", "link", "patch", "commit", "branch" };
+/* A try item's seq: where its fix came from, or (the last) a retest asked
+ * by mail (usecase/triage.h), which tries no fix. */
+static const char *const try_sources[] = { "fixes", "revert", "link", "patch", "commit", "branch",
+					   "retest" };
 
 const char *kreg_try_source_name(int seq)
 {

@@ -8,6 +8,7 @@
 #   smtp_stop
 #   mail_header FILE NAME   a header of a saved message, decoded
 #   mail_body FILE          its plain-text body
+#   stop_server PID         stop a server the test started (TERM, then KILL)
 #   make_mail_repo DIR      root (MAINTAINERS, block/, fs/), 16 commits; the
 #                           9th (SHA_9) changes block/blk-core.c with a
 #                           Sim-Effect trailer, a non-ASCII subject prefix and
@@ -38,15 +39,20 @@ smtp_start() {
 	return 1
 }
 
-smtp_stop() {
-	[ -n "$SMTP_PID" ] || return 0
-	kill "$SMTP_PID" 2>/dev/null
+# stop_server PID: a server this test started, TERM then (10 s on) KILL
+stop_server() {
+	kill "$1" 2>/dev/null
 	for _ in $(seq 1 100); do
-		kill -0 "$SMTP_PID" 2>/dev/null || break
+		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -9 "$SMTP_PID" 2>/dev/null
-	wait "$SMTP_PID" 2>/dev/null
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+smtp_stop() {
+	[ -n "$SMTP_PID" ] || return 0
+	stop_server "$SMTP_PID"
 	SMTP_PID=
 }
 

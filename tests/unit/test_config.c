@@ -515,8 +515,26 @@ static void backend_keys_and_secrets(void **state)
 		c = load("data_dir: d\nmail: { username: u, password_file: pw }\n");
 		assert_loads(c);
 		kreg_config_free(c);
+		/* mail.imap: the server only, a login with a password file */
+		c = load("data_dir: d\nmail:\n  admins: [\"A <a@b.org>\"]\n"
+			 "  imap: { url: imap://h:143, user: u, password_file: pw, poll: 1m }\n");
+		assert_loads(c);
+		assert_string_equal(c->mail.imap.mailbox, "INBOX");
+		assert_true(c->mail.imap.poll == 60);
+		assert_int_equal(c->mail.imap.max_size, 1 << 20);
+		assert_int_equal(c->mail.nadmins, 1);
+		kreg_config_free(c);
 		free(pw);
 	}
+	c = load("data_dir: d\nmail:\n  imap:\n    url: http://h/INBOX\n    password: hunter2\n");
+	assert_null(c);
+	assert_problem_at(4, 10, "mail.imap.url: expected imap://HOST[:PORT] or imaps://");
+	assert_problem_at(4, 10, "mail.imap: give user and password_file with url");
+	assert_problem_at(5, 15, "mail.imap.password: the password never goes in the configuration");
+	c = load("data_dir: d\nmail:\n  imap: { url: imap://h/INBOX, mailbox: \"a\\\"b\" }\n");
+	assert_null(c);
+	assert_problem_at(3, 16, "mail.imap.url: name the server only; the mailbox is mail.imap.mailbox");
+	assert_problem_at(3, 41, "mail.imap.mailbox: 'a\"b' is not a mailbox name kreg takes");
 }
 
 static void yaml_syntax_errors(void **state)

@@ -287,8 +287,10 @@ static void migration_renames_first_mails(void **state)
 	fixture *f = *state;
 	kreg_db_outbox m;
 
-	/* a version 9 database: no tries (10), the outbox of 9 (11) */
+	/* a version 9 database: no tries (10), the outbox of 9 (11), no
+	 * replies read (12) */
 	test_old_db_migrate(&f->db, f->path,
+		"DROP TABLE mail_replies;"
 		"DROP TABLE tries;"
 		"DROP TABLE outbox;"
 		OLD_OUTBOX_HEAD

@@ -125,6 +125,8 @@ static void migration_renames_report_items(void **state)
 	kreg_work w;
 
 	test_old_db_migrate(&f->db, f->path,
+		/* no replies read (12) */
+		"DROP TABLE mail_replies;"
 		"DROP TABLE work;"
 		"CREATE TABLE work (id INTEGER PRIMARY KEY,"
 		"  kind TEXT NOT NULL CHECK (kind IN ('build','run','detect','bisect','report','mail')),"

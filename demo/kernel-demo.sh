@@ -325,7 +325,7 @@ closed() {	# the revert tried, the regression fixed and its follow-up mail out
 		   WHERE c.sha = '$REVERT'")" -gt 0 ] || return 1
 	[ "$(sql "SELECT count(*) FROM regressions WHERE state = 'fixed'")" -gt 0 ] ||
 		die "the revert did not fix it: $(sql "SELECT verdict || ' ' || coalesce(why, '') FROM tries ORDER BY id DESC LIMIT 1")"
-	[ "$(sql "SELECT count(*) FROM outbox WHERE kind = 'fixed' AND state != 'queued'")" -gt 0 ]
+	[ "$(sql "SELECT count(*) FROM outbox WHERE kind IN ('fixed', 'try') AND state != 'queued'")" -gt 0 ]
 }
 
 found() {

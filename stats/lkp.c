@@ -31,8 +31,10 @@ static void summarise(summary *s, const double *v, size_t n, size_t max_margin)
 	size_t skip = 0, margin;
 	double *all = kreg_malloc((n ? n : 1) * sizeof(*all));
 
-	memcpy(all, v, n * sizeof(*all));
-	qsort(all, n, sizeof(*all), cmp_double);
+	if (n) {	/* (a side with no samples may come as NULL) */
+		memcpy(all, v, n * sizeof(*all));
+		qsort(all, n, sizeof(*all), cmp_double);
+	}
 	while (skip < n && all[skip] == -1)
 		skip++;
 	margin = n >> MARGIN_SHIFT;

@@ -53,11 +53,14 @@ is "$(sql "SELECT count(*) FROM runs WHERE kernel IS NULL OR kernel NOT LIKE '6.
 # The mail, as the SMTP server on loopback took it.
 ENV="$D/mail/1.env"
 ok "the SMTP server received the report" test -s "$D/mail/1.eml"
-is "$(grep -l '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null | wc -l) $(ls "$D"/mail/*.eml 2>/dev/null | wc -l)" "1 2" \
-	"one report for the culprit, not one per metric that moved, and one follow-up"
-like "$(grep -m1 -i '^Subject:' "$D/mail/1.eml" 2>/dev/null | tr -d '\r')" \
-	"^Subject: \[linux:master\] \[block\] ${CULPRIT:0:10}: fio\.(read|write)_(iops|bw_MBps) -[0-9.]+% regression$" \
-	"the subject names the culprit and the throughput it costs"
+is "$(grep -L '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null | wc -l)" 1 \
+	"one report for the culprit, not one per metric that moved (the other mails are follow-ups)"
+# (the metric the subject names is the one whose bisection found the
+# culprit first: a throughput's drop or a latency's rise, as the guest's
+# noise decides; the others ride on that bisection, in the table)
+like "$(sed -n '/^Subject:/,/^[A-Z][-A-Za-z]*:/p' "$D/mail/1.eml" 2>/dev/null | sed '$d' | tr -d '\r\n')" \
+	"^Subject: \[linux:master\] \[block\] ${CULPRIT:0:10}: fio\.(read|write)_(iops -[0-9.]+%|bw_MBps -[0-9.]+%|clat_mean_ns \+[0-9.]+%) ?regression$" \
+	"the subject names the culprit and what it costs"
 like "$(cat "$D/mail/1.eml" 2>/dev/null)" "fio\.read_iops" "its table has the read IOPS row"
 like "$(tail -n +2 "$ENV" 2>/dev/null | sort | tr '\n' ' ')" \
 	"axboe@kernel.dk.*bart@example.org.*lab@example.org.*linux-block@vger.kernel.org" \
@@ -78,11 +81,11 @@ is "$(sql "SELECT t.source || ' ' || t.verdict FROM tries t JOIN commits c ON c.
 is "$(sql "SELECT count(*) FROM regressions WHERE culprit_commit_id = (SELECT id FROM commits WHERE sha = '$CULPRIT')
 	AND state != 'fixed'")" 0 "every regression of the culprit is closed as fixed"
 like "$OUT" "Fixed by: $REVERT" "the demo's summary names the fix"
-FIXMAIL=$(grep -l '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null | head -1)
+FIXMAIL=$(grep -l "${REVERT:0:12}" $(grep -l '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null) /dev/null 2>/dev/null | head -1)
+ok "a follow-up names the revert and its verdict" grep -q "fixed" "$FIXMAIL"
 is "$(sed -n 's/^In-Reply-To: *//p' "$FIXMAIL" 2>/dev/null | tr -d '\r')" \
 	"$(sed -n 's/^Message-I[Dd]: *//p' "$D/mail/1.eml" 2>/dev/null | tr -d '\r')" \
-	"the follow-up is in the report's thread"
-like "$(cat "$FIXMAIL" 2>/dev/null)" "${REVERT:0:12}" "and names the revert"
+	"in the report's thread"
 
 ok "no qemu of this demo is left behind" bash -c "! pgrep -f '$D/[v]m.img' >/dev/null"
 ERR=$(cat "$D/daemon.log" "$D"/data/logs/*.log 2>/dev/null)

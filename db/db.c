@@ -442,6 +442,12 @@ static const char *const migrations[] = {
 	"ALTER TABLE outbox11 RENAME TO outbox;"
 	"CREATE INDEX outbox_regression ON outbox(regression_id);"
 	"CREATE INDEX outbox_bisection ON outbox(bisection_id);",
+	/* 11 -> 12: the host's load when a run started (1-minute load
+	 * average per CPU of the machine it runs on; NULL: not measured) and
+	 * whether it was above the host's max_load: a loaded run is kept,
+	 * shown, and left out of the detector's history (docs/noise.md). */
+	("ALTER TABLE runs ADD COLUMN load REAL;"
+	 "ALTER TABLE runs ADD COLUMN loaded INTEGER NOT NULL DEFAULT 0;"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

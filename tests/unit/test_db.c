@@ -275,9 +275,12 @@ static void migration_renames_first_mails(void **state)
 	fixture *f = *state;
 	kreg_db_outbox m;
 
-	/* a version 9 database: no tries (10), the outbox of 9 (11) */
+	/* a version 9 database: no tries (10), the outbox of 9 (11), no
+	 * runs.load (12) */
 	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE tries;"
+		"ALTER TABLE runs DROP COLUMN load;"
+		"ALTER TABLE runs DROP COLUMN loaded;"
 		"DROP TABLE outbox;"
 		"CREATE TABLE outbox (id INTEGER PRIMARY KEY, regression_id INTEGER,"
 		"  bisection_id INTEGER, mail_key TEXT UNIQUE,"

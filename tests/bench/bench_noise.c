@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 		{ "local-fio.tsv", "fio.read_iops" },	{ "local-fio.tsv", "fio.write_iops" },
 		{ "local-dbench.tsv", "dbench.throughput_MB/s" },
 	};
-	int nh = argc > 1 ? atoi(argv[1]) : 300;
+	int nh = argc > 1 ? atoi(argv[1]) : 200;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20261202;
 	const char *src = getenv("KREG_SRC");
 	char dir[4096];

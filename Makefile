@@ -3,6 +3,8 @@
 #   make            ./kreg (optimised)
 #   make check      the whole test suite, under ASan + UBSan
 #   make bench      benchmarks that print figures
+#   make bench-noise     the real-noise corpus (docs/noise.md; an hour)
+#   make bench-noise-ab  the quiet-host settings, interleaved (docs/noise.md)
 #   make fuzz       the libFuzzer targets, for longer
 #   make deps       install the Debian packages that are missing
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -75,7 +77,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN)/tests/%,$(UNIT_SRCS))
 BENCH_BINS := $(patsubst tests/bench/%.c,$(REL)/tests/%,$(BENCH_SRCS))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZ)/%,$(FUZZ_SRCS))
 
-.PHONY: all check check-unit check-integration check-fuzz bench fuzz deps \
+.PHONY: all check check-unit check-integration check-fuzz bench bench-noise bench-noise-ab fuzz deps \
 	install clean tests
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -163,8 +165,16 @@ check-integration: $(SAN)/kreg $(REL)/kreg $(if $(FUZZ_SRCS),$(FUZZ_BINS))
 
 bench: kreg $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; KREG_SRC="$(CURDIR)" $$b || exit 1; done
-	@for s in $(sort $(wildcard tests/bench/*.sh)); do echo "== $$s"; \
+	@for s in $(filter-out tests/bench/noise%,$(sort $(wildcard tests/bench/*.sh))); do echo "== $$s"; \
 		KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash $$s || exit 1; done
+
+# The real-noise corpus and the quiet-host settings (docs/noise.md): an hour
+# of qemu and local runs each, not part of `make bench`.
+bench-noise: kreg
+	KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash tests/bench/noise.sh
+
+bench-noise-ab: kreg
+	KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash tests/bench/noise-ab.sh
 
 FUZZ_SECONDS ?= 300
 # One target at a time; a crash does not stop the campaign: its input is kept

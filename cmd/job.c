@@ -226,6 +226,24 @@ static void print_summary(const kreg_run_job_report *r)
 	free(v);
 }
 
+/* The runs that started on a loaded machine (docs/noise.md): stored, marked,
+ * left out of detection. */
+static void print_loaded(const kreg_run_job_report *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nruns; i++)
+		n += r->runs[i].loaded != 0;
+	if (!n)
+		return;
+	printf("loaded: %zu of %zu runs started above the host's max_load (load per CPU:", n,
+	       r->nruns);
+	for (size_t i = 0; i < r->nruns; i++)
+		if (r->runs[i].loaded)
+			printf(" %.2f", r->runs[i].load);
+	printf("): marked, left out of detection\n");
+}
+
 static int job_run(int argc, char **argv, const kreg_config *cfg)
 {
 	static const struct option longopts[] = {
@@ -301,6 +319,7 @@ static int job_run(int argc, char **argv, const kreg_config *cfg)
 	}
 	printf("atom: %s\nhost: %s\nruns: %u of %u ok\n", atom->name, spec.host, report.ok,
 	       spec.runs);
+	print_loaded(&report);
 	print_summary(&report);
 	status = report.ok == spec.runs ? KREG_EXIT_OK : KREG_EXIT_FAIL;
 done:

@@ -127,6 +127,8 @@ static const field host_fields[] = {
 	{ .key = "timeout", .type = T_DURATION, .off = O(kreg_host_cfg, timeout), .def = "30m", .min = 1, .max = HUGE_VAL },
 	{ .key = "capacity", .type = T_INT, .off = O(kreg_host_cfg, capacity), .def = "1", .min = 1, .max = 1024 },
 	{ .key = "target", .type = T_STR, .off = O(kreg_host_cfg, target), .only = B_LOCAL | B_QEMU | B_SSH },
+	{ .key = "max_load", .type = T_DOUBLE, .off = O(kreg_host_cfg, max_load), .def = "0", .min = 0, .max = 4096,
+	  .only = B_LOCAL | B_QEMU },
 	/* qemu */
 	{ .key = "qemu", .type = T_STR, .off = O(kreg_host_cfg, qemu), .def = "qemu-system-x86_64", .only = B_QEMU },
 	{ .key = "kvm", .type = T_ENUM, .off = O(kreg_host_cfg, kvm), .def = "auto", .only = B_QEMU, .enums = kvm_enum },

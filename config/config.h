@@ -82,6 +82,9 @@ typedef struct {
 	char *target;		/* where tests write: a directory or a file/device the
 				 * configuration names; nothing else is written */
 	char **jobs_dirs;	/* not used yet */
+	double max_load;	/* local, qemu: a run that starts while this machine's
+				 * 1-minute load average per CPU is above it is
+				 * marked loaded (docs/noise.md); 0: not checked */
 
 	/* qemu */
 	char *qemu;		/* binary, default qemu-system-x86_64 */

@@ -516,6 +516,12 @@ static const char *const migrations[] = {
 	"CREATE INDEX work_lane ON work (state, host_id, priority DESC, id);"
 	"CREATE INDEX work_kind ON work (state, kind, priority DESC, id);"
 	"CREATE INDEX work_group ON work (commit_id, job_id, host_id, kind);",
+	/* 13 -> 14: the host's load when a run started (1-minute load
+	 * average per CPU of the machine it runs on; NULL: not measured) and
+	 * whether it was above the host's max_load: a loaded run is kept,
+	 * shown, and left out of the detector's history (docs/noise.md). */
+	("ALTER TABLE runs ADD COLUMN load REAL;"
+	 "ALTER TABLE runs ADD COLUMN loaded INTEGER NOT NULL DEFAULT 0;"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -53,7 +53,7 @@ int kreg_db_history_load(kreg_db *db, kreg_db_history *out, int64_t repo_id, con
  * commits of the line have OK runs of (job, host) */
 #define TESTED(c) "(CASE WHEN ?7 > 0 THEN EXISTS (SELECT 1 FROM runs t WHERE " \
 		  "t.job_id = ?4 AND t.host_id = ?5 AND t.commit_id = " c " AND " \
-		  "t.status = 'ok') ELSE 0 END)"
+		  "t.status = 'ok' AND t.loaded = 0) ELSE 0 END)"
 
 int kreg_db_history_load_until(kreg_db *db, kreg_db_history *out, int64_t repo_id,
 			       const char *head, size_t max_commits, size_t min_tested,
@@ -75,7 +75,7 @@ int kreg_db_history_load_until(kreg_db *db, kreg_db_history *out, int64_t repo_i
 		"SELECT line.id, c.sha, c.subject, s.value FROM line "
 		"JOIN commits c ON c.id = line.id "
 		"LEFT JOIN runs r ON r.commit_id = line.id AND r.job_id = ?4 AND r.host_id = ?5"
-		"  AND r.status = 'ok' "
+		"  AND r.status = 'ok' AND r.loaded = 0 "
 		"LEFT JOIN samples s ON s.run_id = r.id"
 		"  AND s.metric_id = (SELECT id FROM metrics WHERE name = ?6) "
 		"ORDER BY line.depth DESC, r.id";

@@ -191,6 +191,21 @@ int kreg_db_run_set_kernel(kreg_db *db, int64_t run_id, const char *kernel)
 	return error;
 }
 
+int kreg_db_run_set_load(kreg_db *db, int64_t run_id, double load, int loaded)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	if (kreg_db__prepare(db, &st, "UPDATE runs SET load = ?2, loaded = ?3 WHERE id = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_double(st, 2, load);
+	sqlite3_bind_int(st, 3, loaded != 0);
+	error = kreg_db__step_done(db, st, "cannot store the run's load");
+	sqlite3_finalize(st);
+	return error;
+}
+
 static int valid_status(const char *s)
 {
 	static const char *const ok[] = { "ok", "job_failed", "kernel_failed", "infra_failed" };

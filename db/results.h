@@ -41,6 +41,10 @@ int kreg_db_run_set_output(kreg_db *db, int64_t run_id, const char *output);
 /* The kernel the run ran on, as the host said (uname -r, the artifact,
  * "sim"); NULL leaves the row's as it is. */
 int kreg_db_run_set_kernel(kreg_db *db, int64_t run_id, const char *kernel);
+/* The host's load when the run started (1-minute load average per CPU)
+ * and whether it was above the host's max_load: a loaded run is left out
+ * of the detector's history (db/history.h). */
+int kreg_db_run_set_load(kreg_db *db, int64_t run_id, double load, int loaded);
 /* Finish it: status (runs.status value), error, and its samples, in one
  * transaction. A status other than "ok" stores no samples. */
 int kreg_db_run_finish(kreg_db *db, int64_t run_id, const char *status, const char *error,

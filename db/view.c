@@ -563,7 +563,8 @@ int kreg_db_view_host_runs(kreg_db *db, kreg_db_view_run **out, size_t *n, int64
 	*out = NULL;
 	*n = 0;
 	if (kreg_db__prepare(db, &st, "SELECT r.id, r.commit_id, j.name, r.status, r.error, "
-			     "r.kernel, c.sha, r.started, r.finished FROM runs r "
+			     "r.kernel, c.sha, r.started, r.finished, coalesce(r.load, -1), r.loaded "
+			     "FROM runs r "
 			     "JOIN jobs j ON j.id = r.job_id LEFT JOIN commits c ON c.id = r.commit_id "
 			     "WHERE r.host_id = ?1 ORDER BY r.id DESC LIMIT ?2") < 0)
 		return KREG_ERROR;
@@ -584,6 +585,8 @@ int kreg_db_view_host_runs(kreg_db *db, kreg_db_view_run **out, size_t *n, int64
 		copy_sha(r->sha, st, 6);
 		r->started = sqlite3_column_int64(st, 7);
 		r->finished = sqlite3_column_int64(st, 8);
+		r->load = sqlite3_column_double(st, 9);
+		r->loaded = sqlite3_column_int(st, 10);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

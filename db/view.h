@@ -127,6 +127,8 @@ typedef struct {
 	char *job, *status, *error, *kernel;
 	char sha[41];			/* "" without a commit */
 	int64_t started, finished;
+	double load;			/* per CPU when it started; <0: not measured */
+	int loaded;			/* above the host's max_load */
 } kreg_db_view_run;
 int kreg_db_view_host_runs(kreg_db *db, kreg_db_view_run **out, size_t *n, int64_t host_id,
 			   size_t limit);

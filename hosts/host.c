@@ -9,8 +9,10 @@
 #include "lib/util.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *kreg_run_status_name(kreg_run_status s)
 {
@@ -101,6 +103,29 @@ int kreg_host_cfg_needs_kernel(const kreg_host_cfg *hc)
 int kreg_host_simulated(const kreg_host *h)
 {
 	return h->ops->simulated;
+}
+
+int kreg_host_load(const kreg_host *h, double *per_cpu, int *loaded)
+{
+	const char *path = getenv("KREG_LOADAVG_FILE");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double load1;
+	FILE *f;
+	int got;
+
+	*per_cpu = 0;
+	*loaded = 0;
+	if (h->hc->backend != KREG_BACKEND_LOCAL && h->hc->backend != KREG_BACKEND_QEMU)
+		return 0;
+	if (!(f = fopen(path && *path ? path : "/proc/loadavg", "r")))
+		return 0;
+	got = fscanf(f, "%lf", &load1);
+	fclose(f);
+	if (got != 1 || !(load1 >= 0))
+		return 0;
+	*per_cpu = load1 / (double)(cpus > 0 ? cpus : 1);
+	*loaded = h->hc->max_load > 0 && *per_cpu > h->hc->max_load;
+	return 1;
 }
 
 int kreg_host_backend_simulated(const char *backend)

@@ -90,6 +90,12 @@ int kreg_host_simulated(const kreg_host *h);
  * bisection ("sim"), for what outlives the configuration; 0 for a name no
  * backend has. */
 int kreg_host_backend_simulated(const char *backend);
+/* The load of the machine a run of this host starts on, when that is this
+ * machine (local, qemu): its 1-minute load average per online CPU, from
+ * /proc/loadavg ($KREG_LOADAVG_FILE instead, for tests), and whether it is
+ * above the host's max_load (0: never). Returns 1 when measured, 0 when the
+ * host runs elsewhere (ssh, sim) or the file cannot be read. */
+int kreg_host_load(const kreg_host *h, double *per_cpu, int *loaded);
 /* 0 when runs on this host can give a sample of metric; <0 (error set,
  * naming what it gives) when they cannot (a sim host draws only its
  * configured metrics). */

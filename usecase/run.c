@@ -5,6 +5,7 @@
 #include "jobs/job.h"
 #include "kernel/repo.h"
 #include "lib/esc.h"
+#include "lib/log.h"
 #include "lib/err.h"
 #include "lib/mem.h"
 #include "lib/util.h"
@@ -129,6 +130,23 @@ int kreg_run_atom_start(kreg_db *db, int64_t *run_id, const kreg_run_atom_what *
 	return kreg_db_run_start(db, run_id, &key);
 }
 
+/* The machine's load as the run starts, stored with it; a loaded host's
+ * run is marked, and said so. */
+static int mark_load(kreg_run_atom_result *out, kreg_db *db, kreg_host *host)
+{
+	out->load = -1;
+	if (!kreg_host_load(host, &out->load, &out->loaded)) {
+		out->load = -1;
+		return 0;
+	}
+	if (out->loaded)
+		log_warn("run %lld on host '%s' starts on a loaded machine (load %.2f per CPU, "
+			 "max_load %.2f): stored marked, left out of detection",
+			 (long long)out->run_id, kreg_host_config(host)->name, out->load,
+			 kreg_host_config(host)->max_load);
+	return kreg_db_run_set_load(db, out->run_id, out->load, out->loaded);
+}
+
 int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db, kreg_host *host,
 		  const kreg_run_atom_what *what, const kreg_run_atom_opts *opts)
 {
@@ -148,7 +166,7 @@ int kreg_run_atom(kreg_run_atom_result *out, const kreg_config *cfg, kreg_db *db
 		out->run_id = 0;
 		return error;
 	}
-	if ((error = make_output(out, cfg, db, what)) < 0)
+	if ((error = make_output(out, cfg, db, what)) < 0 || (error = mark_load(out, db, host)) < 0)
 		goto failed;
 	req.out_dir = out->output;
 	req.timeout = opts->timeout;

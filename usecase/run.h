@@ -77,6 +77,9 @@ struct kreg_run_atom_result {
 	kreg_samples samples;		/* empty unless OK */
 	double seconds;
 	char *kernel;			/* store_later: the kernel it ran on, to store */
+	double load;			/* the machine's load per CPU when it started; <0: not measured */
+	int loaded;			/* above the host's max_load: stored marked, out of
+					 * the detector's history (docs/noise.md) */
 };
 
 /* The runs row of what (its job, host, commit and kernel), before the

@@ -63,6 +63,9 @@ int web_write_host(web_site *s, const kreg_db_view_host *h)
 		kreg_buf_printf(&b, "</td><td class=\"o-%s\">", r->status && !strcmp(r->status, "ok") ?
 				"ok" : "bad");
 		web_esc(&b, r->status, 30);
+		if (r->loaded)
+			kreg_buf_printf(&b, " <span class=\"loaded\" title=\"started on a loaded "
+					"machine: left out of detection\">loaded %.2f</span>", r->load);
 		kreg_buf_puts(&b, "</td><td>");
 		web_date(&b, r->started);
 		kreg_buf_puts(&b, "</td><td class=\"subject\">");

@@ -288,10 +288,12 @@ static void migration_renames_first_mails(void **state)
 	kreg_db_outbox m;
 
 	/* a version 9 database: no tries (10), the outbox of 9 (11), no
-	 * replies read (12) */
+	 * replies read (13), no runs.load (14) */
 	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE mail_replies;"
 		"DROP TABLE tries;"
+		"ALTER TABLE runs DROP COLUMN load;"
+		"ALTER TABLE runs DROP COLUMN loaded;"
 		"DROP TABLE outbox;"
 		OLD_OUTBOX_HEAD
 		"  kind TEXT NOT NULL DEFAULT 'report' CHECK (kind IN ('report','fixed','culprit',"
@@ -328,9 +330,11 @@ static void migration_allows_try_answers(void **state)
 	kreg_db_outbox m;
 
 	/* a version 11 database: the tries and the outbox of 11, no
-	 * mail_replies (13 makes it) */
+	 * mail_replies (13 makes it), no runs.load (14) */
 	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE mail_replies;"
+		"ALTER TABLE runs DROP COLUMN load;"
+		"ALTER TABLE runs DROP COLUMN loaded;"
 		"DROP TABLE tries;"
 		"CREATE TABLE tries (id INTEGER PRIMARY KEY, regression_id INTEGER NOT NULL,"
 		"  fix_commit_id INTEGER, source TEXT NOT NULL, verdict TEXT NOT NULL, share REAL,"

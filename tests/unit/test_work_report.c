@@ -144,6 +144,8 @@ static void migration_renames_report_items(void **state)
 		/* the regressions table of version 7: before the triage of 8 -> 9
 		 * and the tries of 9 -> 10 */
 		"DROP TABLE tries; DROP TABLE regression_marks; DROP TABLE regressions;"
+		/* and runs without the load of 11 -> 12 */
+		"ALTER TABLE runs DROP COLUMN load; ALTER TABLE runs DROP COLUMN loaded;"
 		"CREATE TABLE regressions (id INTEGER PRIMARY KEY, repo_id INTEGER,"
 		"  job_id INTEGER NOT NULL, host_id INTEGER NOT NULL, metric_id INTEGER NOT NULL,"
 		"  base_commit_id INTEGER NOT NULL, bad_commit_id INTEGER NOT NULL,"

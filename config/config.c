@@ -43,7 +43,8 @@ static const char *const kind_names[] = { "", "repo", "host", "kernel config" };
 
 static const enum_val backend_enum[] = {
 	{ "local", KREG_BACKEND_LOCAL }, { "qemu", KREG_BACKEND_QEMU },
-	{ "ssh", KREG_BACKEND_SSH }, { "sim", KREG_BACKEND_SIM }, { NULL, 0 },
+	{ "ssh", KREG_BACKEND_SSH }, { "sim", KREG_BACKEND_SIM }, { "lava", KREG_BACKEND_LAVA },
+	{ NULL, 0 },
 };
 static const enum_val kvm_enum[] = {
 	{ "auto", KREG_KVM_AUTO }, { "on", KREG_KVM_ON }, { "off", KREG_KVM_OFF },
@@ -60,6 +61,7 @@ static const char *const distribution_words[] = { "normal", "lognormal", NULL };
 #define B_QEMU (1u << KREG_BACKEND_QEMU)
 #define B_SSH (1u << KREG_BACKEND_SSH)
 #define B_SIM (1u << KREG_BACKEND_SIM)
+#define B_LAVA (1u << KREG_BACKEND_LAVA)
 
 #define O(type, member) offsetof(type, member)
 #define C(type, member) .cnt = offsetof(type, member)
@@ -132,9 +134,9 @@ static const field host_fields[] = {
 	{ .key = "kvm", .type = T_ENUM, .off = O(kreg_host_cfg, kvm), .def = "auto", .only = B_QEMU, .enums = kvm_enum },
 	{ .key = "disk", .type = T_PATH, .off = O(kreg_host_cfg, disk), .only = B_QEMU },
 	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
-	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU },
-	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH },
-	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH,
+	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU | B_LAVA },
+	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH | B_LAVA },
+	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH | B_LAVA,
 	  .flags = F_REF, .kind = K_KCONFIG },
 	/* ssh */
 	{ .key = "address", .type = T_STR, .off = O(kreg_host_cfg, address), .only = B_SSH },
@@ -150,6 +152,17 @@ static const field host_fields[] = {
 	  C(kreg_host_cfg, ninstall_command), .only = B_SSH },
 	{ .key = "power_cycle", .type = T_STRLIST, .off = O(kreg_host_cfg, power_cycle),
 	  C(kreg_host_cfg, npower_cycle), .only = B_SSH },
+	/* lava */
+	{ .key = "url", .type = T_STR, .off = O(kreg_host_cfg, url), .only = B_LAVA },
+	{ .key = "token_file", .type = T_PATH, .off = O(kreg_host_cfg, token_file), .only = B_LAVA },
+	{ .key = "device_type", .type = T_STR, .off = O(kreg_host_cfg, device_type), .only = B_LAVA },
+	{ .key = "tags", .type = T_STRLIST, .off = O(kreg_host_cfg, tags), C(kreg_host_cfg, ntags), .only = B_LAVA },
+	{ .key = "priority", .type = T_INT, .off = O(kreg_host_cfg, priority), .def = "50", .min = 0, .max = 100,
+	  .only = B_LAVA },
+	{ .key = "serve_dir", .type = T_PATH, .off = O(kreg_host_cfg, serve_dir), .only = B_LAVA },
+	{ .key = "serve_url", .type = T_STR, .off = O(kreg_host_cfg, serve_url), .only = B_LAVA },
+	{ .key = "submit_timeout", .type = T_DURATION, .off = O(kreg_host_cfg, submit_timeout), .def = "10m",
+	  .only = B_LAVA, .min = 1, .max = HUGE_VAL },
 	/* sim */
 	{ .key = "seed", .type = T_U64, .off = O(kreg_host_cfg, seed), .def = "1", .only = B_SIM },
 	{ .key = "metrics", .type = T_LIST, .off = O(kreg_host_cfg, sim_metrics), C(kreg_host_cfg, nsim_metrics),
@@ -364,6 +377,29 @@ static void kconfig_check(loader *ld, void *rec, const yaml_node_t *map, const c
 	}
 }
 
+/* A lava host names its server, token, device type and where its files
+ * are served; its kernel command line goes into a quoted qemu argument. */
+static void lava_check(loader *ld, const kreg_host_cfg *h, const yaml_node_t *map, const char *path)
+{
+	static const char *const required[] = { "url", "token_file", "device_type", "serve_dir",
+						"serve_url", NULL };
+	const char *const have[] = { h->url, h->token_file, h->device_type, h->serve_dir,
+				     h->serve_url };
+
+	for (size_t i = 0; required[i]; i++)
+		if (!have[i])
+			schema_problem(ld, map, "%s: missing required key '%s' (for the lava backend)",
+				       path, required[i]);
+	if (h->url && strncmp(h->url, "http://", 7) && strncmp(h->url, "https://", 8))
+		schema_problem(ld, map, "%s.url: '%s' is not an http:// or https:// URL", path, h->url);
+	if (h->serve_url && strncmp(h->serve_url, "http://", 7) && strncmp(h->serve_url, "https://", 8))
+		schema_problem(ld, map, "%s.serve_url: '%s' is not an http:// or https:// URL", path,
+			       h->serve_url);
+	if (h->append && strpbrk(h->append, "\"'\\"))
+		schema_problem(ld, map, "%s.append: a lava host's command line holds no quote or "
+			       "backslash", path);
+}
+
 static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
 {
 	kreg_host_cfg *h = rec;
@@ -376,6 +412,8 @@ static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char
 		schema_problem(ld, map, "%s: missing required key 'address' (for the ssh backend)", path);
 	if (h->backend == KREG_BACKEND_SSH && h->work_dir && h->work_dir[0] != '/')
 		schema_problem(ld, map, "%s.work_dir: '%s' is not an absolute path", path, h->work_dir);
+	if (h->backend == KREG_BACKEND_LAVA)
+		lava_check(ld, h, map, path);
 	if (h->backend != KREG_BACKEND_SIM || !effects || effects->type != YAML_SEQUENCE_NODE)
 		return;
 	/* Every effect names a metric the host models. */
@@ -622,6 +660,7 @@ static void finish(loader *ld, kreg_config *c)
 			}
 			break;
 		case KREG_BACKEND_QEMU:
+		case KREG_BACKEND_LAVA:
 			if (!h->cpus)
 				h->cpus = 1;
 			if (!h->memory)
@@ -967,7 +1006,7 @@ char *kreg_config_dump(const kreg_config *cfg)
 
 		if (!i)
 			kreg_buf_puts(&b, "# the kernel config each host boots (a job's kconfig: wins):\n");
-		if (hc->backend != KREG_BACKEND_QEMU && hc->backend != KREG_BACKEND_SSH) {
+		if (!kreg_config_host_boots(hc)) {
 			kreg_buf_printf(&b, "#   %s (%s): none: it boots no kernel kreg builds\n", hc->name,
 					kreg_backend_name(hc->backend));
 			continue;

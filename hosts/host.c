@@ -1,6 +1,7 @@
 /* The host interface: dispatch to the backend a host's configuration names. */
 #include "hosts/host_backend.h"
 
+#include "jobs/monitors.h"
 #include "jobs/needs.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -30,6 +31,7 @@ static const struct kreg_host_ops *ops_for(kreg_backend b)
 	case KREG_BACKEND_QEMU: return &kreg_host_qemu_ops;
 	case KREG_BACKEND_SSH: return &kreg_host_ssh_ops;
 	case KREG_BACKEND_SIM: return &kreg_host_sim_ops;
+	case KREG_BACKEND_LAVA: return &kreg_host_lava_ops;
 	}
 	return NULL;
 }
@@ -104,6 +106,7 @@ int kreg_host_backend_simulated(const char *backend)
 {
 	static const struct kreg_host_ops *const all[] = {
 		&kreg_host_local_ops, &kreg_host_qemu_ops, &kreg_host_ssh_ops, &kreg_host_sim_ops,
+		&kreg_host_lava_ops,
 	};
 
 	for (size_t i = 0; backend && i < sizeof(all) / sizeof(all[0]); i++)
@@ -255,4 +258,45 @@ int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom
 	kreg_error_set("%s", why);
 	free(why);
 	return KREG_EINVAL;
+}
+
+int kreg_host__guest_job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
+			       const kreg_plan *plan, const char *fs, const char *disk_dev,
+			       const char *mnt)
+{
+	kreg_image_file *f = kreg_calloc(plan->nfiles + 6, sizeof(*f));
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->argc; i++) {
+		if (strchr(plan->argv[i], '\n')) {
+			kreg_error_set("argument %zu of the plan holds a line feed", i);
+			free(f);
+			return KREG_EINVAL;
+		}
+		kreg_buf_printf(argv_text, "%s\n", plan->argv[i]);
+	}
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/argv"), argv_text->ptr, argv_text->len, 0644 };
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/stdout"), plan->stdout_name,
+				    strlen(plan->stdout_name), 0644 };
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/parse"), plan->parse_name,
+				    strlen(plan->parse_name), 0644 };
+	if (disk_dev) {
+		kreg_buf_printf(disk, "%s %s %s\n", disk_dev, fs ? fs : "raw", fs ? mnt : "-");
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/disk"), disk->ptr, disk->len, 0644 };
+	}
+	if (plan->monitors) {
+		/* the snippet where kernel/image.c's /init runs it */
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/monitors"), plan->monitors,
+					    strlen(plan->monitors), 0644 };
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/run/" KREG_MONITORS_SCRIPT),
+					    kreg_monitors_script(), strlen(kreg_monitors_script()),
+					    0755 };
+	}
+	for (size_t i = 0; i < plan->nfiles; i++)
+		f[k++] = (kreg_image_file){ kreg_asprintf("/kreg/run/%s", plan->files[i].name),
+					    plan->files[i].content, plan->files[i].len,
+					    plan->files[i].executable ? 0755u : 0644u };
+	*out = f;
+	*n = k;
+	return 0;
 }

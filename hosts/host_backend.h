@@ -5,6 +5,8 @@
 #include "hosts/host.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
+#include "kernel/image.h"
+#include "lib/buf.h"
 
 struct kreg_host {
 	const kreg_config *cfg;
@@ -41,6 +43,17 @@ extern const struct kreg_host_ops kreg_host_local_ops;
 extern const struct kreg_host_ops kreg_host_qemu_ops;
 extern const struct kreg_host_ops kreg_host_ssh_ops;
 extern const struct kreg_host_ops kreg_host_sim_ops;
+extern const struct kreg_host_ops kreg_host_lava_ops;
+
+/* The job's part of a guest's initramfs (kernel/image.h's per-run
+ * archive): argv (its text in argv_text), where output goes, the test disk
+ * (disk_dev, "vda", formatted with fs and mounted on mnt; NULL: none; its
+ * line in disk) and the plan's files. *out (paths the caller frees, data
+ * pointing into plan and the buffers) for kreg_image_with_files. The qemu
+ * and lava backends boot the same image. */
+int kreg_host__guest_job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
+			       const kreg_plan *plan, const char *fs, const char *disk_dev,
+			       const char *mnt);
 
 /* The last non-empty line of a local file (at most 200 bytes), for a
  * one-line error; NULL when there is none or it cannot be read. */

@@ -289,48 +289,6 @@ done:
 	return error;
 }
 
-/* The job's part of the initramfs: argv, where output goes, the disk, and
- * the plan's files. */
-static int job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
-		     const kreg_plan *plan, const char *fs, int have_disk)
-{
-	kreg_image_file *f = kreg_calloc(plan->nfiles + 6, sizeof(*f));
-	size_t k = 0;
-
-	for (size_t i = 0; i < plan->argc; i++) {
-		if (strchr(plan->argv[i], '\n')) {
-			kreg_error_set("argument %zu of the plan holds a line feed", i);
-			free(f);
-			return KREG_EINVAL;
-		}
-		kreg_buf_printf(argv_text, "%s\n", plan->argv[i]);
-	}
-	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/argv"), argv_text->ptr, argv_text->len, 0644 };
-	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/stdout"), plan->stdout_name,
-				    strlen(plan->stdout_name), 0644 };
-	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/parse"), plan->parse_name,
-				    strlen(plan->parse_name), 0644 };
-	if (have_disk) {
-		kreg_buf_printf(disk, "%s %s %s\n", GUEST_DISK, fs ? fs : "raw", fs ? GUEST_MNT : "-");
-		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/disk"), disk->ptr, disk->len, 0644 };
-	}
-	if (plan->monitors) {
-		/* the snippet where kernel/image.c's /init runs it */
-		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/monitors"), plan->monitors,
-					    strlen(plan->monitors), 0644 };
-		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/run/" KREG_MONITORS_SCRIPT),
-					    kreg_monitors_script(), strlen(kreg_monitors_script()),
-					    0755 };
-	}
-	for (size_t i = 0; i < plan->nfiles; i++)
-		f[k++] = (kreg_image_file){ kreg_asprintf("/kreg/run/%s", plan->files[i].name),
-					    plan->files[i].content, plan->files[i].len,
-					    plan->files[i].executable ? 0755u : 0644u };
-	*out = f;
-	*n = k;
-	return 0;
-}
-
 /* The initramfs of the run (req->out_dir/initrd.cpio: the guest image and
  * the job) and the atom as run beside its output. 1 when the run cannot
  * be (out says why: the job does not fit the host); 0 when ready. */
@@ -361,8 +319,9 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 		if ((error = write_run_file(req->out_dir, plan->files[i].name, plan->files[i].content,
 					    plan->files[i].len)) < 0)
 			goto done;
-	if ((error = job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
-			       hc->disk && *hc->disk)) < 0) {
+	if ((error = kreg_host__guest_job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
+						     hc->disk && *hc->disk ? GUEST_DISK : NULL,
+						     GUEST_MNT)) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		error = 1;
 		goto done;

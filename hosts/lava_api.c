@@ -342,6 +342,27 @@ static void log_entry(kreg_lava_log *out, kreg_buf *con, json_t *e)
 	}
 }
 
+/* A log line is YAML in flow style, JSON but for a value's non-specific
+ * tag (`"size": ! "1700864"`, in the results of a download): read without
+ * it. */
+static json_t *load_untagged(const char *p, size_t n)
+{
+	kreg_buf b = KREG_BUF_INIT;
+	json_t *j;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i + 3 < n && !memcmp(p + i, ": ! ", 4)) {
+			kreg_buf_puts(&b, ": ");
+			i += 3;
+			continue;
+		}
+		kreg_buf_putc(&b, p[i]);
+	}
+	j = json_loadb(b.ptr ? b.ptr : "", b.len, 0, NULL);
+	kreg_buf_release(&b);
+	return j;
+}
+
 void kreg_lava_log_parse(kreg_lava_log *out, const char *text)
 {
 	kreg_buf con = KREG_BUF_INIT;
@@ -356,6 +377,8 @@ void kreg_lava_log_parse(kreg_lava_log *out, const char *text)
 		if (n > 2 && p[0] == '-' && p[1] == ' ') {
 			out->lines++;
 			j = json_loadb(p + 2, n - 2, 0, NULL);
+			if (!j)
+				j = load_untagged(p + 2, n - 2);
 			if (json_is_object(j))
 				log_entry(out, &con, j);
 			else

@@ -67,15 +67,17 @@ _lava_manage() {
 
 _lava_pg_start() {
 	LAVA_PG_PORT=$(_lava_port)
-	runuser -u postgres -- "$LAVA_PG_BIN/pg_ctl" -D "$LAVA_STATE/pg" -w -t 60 \
+	# (from /: the postgres user may not enter the test's directory)
+	(cd / && runuser -u postgres -- "$LAVA_PG_BIN/pg_ctl" -D "$LAVA_STATE/pg" -w -t 60 \
 		-l "$LAVA_STATE/log/postgres.log" \
 		-o "-p $LAVA_PG_PORT -k $LAVA_STATE/pg-sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-		start >/dev/null
+		start) >/dev/null
 }
 
 _lava_pg_stop() {
 	[ -f "$LAVA_STATE/pg/postmaster.pid" ] &&
-		runuser -u postgres -- "$LAVA_PG_BIN/pg_ctl" -D "$LAVA_STATE/pg" -m fast -w stop >/dev/null 2>&1
+		(cd / && runuser -u postgres -- "$LAVA_PG_BIN/pg_ctl" -D "$LAVA_STATE/pg" -m fast -w stop) \
+			>/dev/null 2>&1
 	return 0
 }
 
@@ -89,8 +91,8 @@ _lava_make() {
 	touch "$LAVA_STATE/log/postgres.log" &&
 	chown postgres "$LAVA_STATE/pg-sock" "$LAVA_STATE/log/postgres.log" &&
 	install -d -o postgres -m 700 "$LAVA_STATE/pg" &&
-	runuser -u postgres -- "$LAVA_PG_BIN/initdb" -D "$LAVA_STATE/pg" -A trust -U lava \
-		--no-sync >"$LAVA_STATE/log/initdb.log" 2>&1 || return 1
+	(cd / && runuser -u postgres -- "$LAVA_PG_BIN/initdb" -D "$LAVA_STATE/pg" -A trust -U lava \
+		--no-sync) >"$LAVA_STATE/log/initdb.log" 2>&1 || return 1
 	_lava_pg_start || return 1
 	"$LAVA_PG_BIN/createdb" -h 127.0.0.1 -p "$LAVA_PG_PORT" -U lava lavaserver &&
 	_lava_manage migrate --noinput &&

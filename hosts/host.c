@@ -3,6 +3,8 @@
 
 #include "jobs/monitors.h"
 #include "jobs/needs.h"
+#include "jobs/parse.h"
+#include "hosts/qemu_console.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -298,5 +300,43 @@ int kreg_host__guest_job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_
 					    plan->files[i].executable ? 0755u : 0644u };
 	*out = f;
 	*n = k;
+	return 0;
+}
+
+static int write_out_file(const char *dir, const char *name, const char *data)
+{
+	char *p = kreg_path_join(dir, name);
+	int error = kreg_write_file_atomic_nosync(p, data, strlen(data));
+
+	free(p);
+	return error;
+}
+
+int kreg_host__console_result(kreg_host_result *out, const char *host, const kreg_plan *plan,
+			      const char *out_dir, const kreg_qemu_console *c,
+			      const kreg_spawn_result *r, const char *qemu_log, const char *where)
+{
+	char *path;
+	int error;
+
+	/* The raw output, whatever happened next. */
+	if ((c->output && (error = write_out_file(out_dir, plan->parse_name, c->output)) < 0) ||
+	    (c->log && strcmp(plan->stdout_name, plan->parse_name) &&
+	     (error = write_out_file(out_dir, plan->stdout_name, c->log)) < 0) ||
+	    (c->monitors && plan->monitors &&
+	     (error = write_out_file(out_dir, plan->monitors, c->monitors)) < 0))
+		return error;
+	free(out->error);
+	out->error = NULL;
+	out->status = kreg_qemu_verdict(&out->error, c, r, qemu_log, where, plan->program);
+	if (out->status != KREG_RUN_OK)
+		return 0;
+	path = kreg_path_join(out_dir, plan->parse_name);
+	if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+	}
+	free(path);
+	kreg_host__monitors_parse(out, plan, out_dir, host);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "hosts/host.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
+#include "hosts/qemu_console.h"
 #include "kernel/image.h"
 #include "lib/buf.h"
 
@@ -44,6 +45,15 @@ extern const struct kreg_host_ops kreg_host_qemu_ops;
 extern const struct kreg_host_ops kreg_host_ssh_ops;
 extern const struct kreg_host_ops kreg_host_sim_ops;
 extern const struct kreg_host_ops kreg_host_lava_ops;
+
+/* A guest's run from its console c (kreg's /init's markers; how the
+ * machine ended in r, its own messages in qemu_log): the raw output
+ * files written in out_dir whatever happened, the status
+ * (kreg_qemu_verdict), the output parsed and the monitors read when OK.
+ * <0 only when a file cannot be written. The qemu and lava backends. */
+int kreg_host__console_result(kreg_host_result *out, const char *host, const kreg_plan *plan,
+			      const char *out_dir, const kreg_qemu_console *c,
+			      const kreg_spawn_result *r, const char *qemu_log, const char *where);
 
 /* The job's part of a guest's initramfs (kernel/image.h's per-run
  * archive): argv (its text in argv_text), where output goes, the test disk

@@ -9,7 +9,6 @@
 #include "hosts/host_lava_internal.h"
 
 #include "hosts/qemu_console.h"
-#include "jobs/parse.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -280,23 +279,6 @@ static int infra_error(const kreg_lava_log *log)
 	return 0;
 }
 
-/* The raw output files the console holds, as the qemu backend keeps them. */
-static int keep_output(lava_run_ctx *x, const kreg_qemu_console *c)
-{
-	const kreg_plan *p = &x->plan;
-	const char *dir = x->req->out_dir;
-	int error = 0;
-
-	if (c->output && (error = write_run_file(dir, p->parse_name, c->output, strlen(c->output))) < 0)
-		return error;
-	if (c->log && strcmp(p->stdout_name, p->parse_name) &&
-	    (error = write_run_file(dir, p->stdout_name, c->log, strlen(c->log))) < 0)
-		return error;
-	if (c->monitors && p->monitors)
-		error = write_run_file(dir, p->monitors, c->monitors, strlen(c->monitors));
-	return error;
-}
-
 /* What happened, from the job's health, LAVA's own result and the console. */
 static int classify(lava_run_ctx *x, const kreg_lava_status *st, const kreg_lava_log *log)
 {
@@ -320,20 +302,9 @@ static int classify(lava_run_ctx *x, const kreg_lava_status *st, const kreg_lava
 				st->health, !log->result ? "no result line" :
 				"the job's output has no end marker", log->bad_lines, log->lines,
 				c.last_line ? c.last_line : "(nothing)");
-	} else if ((error = keep_output(x, &c)) == 0) {
-		free(out->error);
-		out->error = NULL;
-		out->status = kreg_qemu_verdict(&out->error, &c, &r, "", where, x->plan.program);
-		if (out->status == KREG_RUN_OK) {
-			char *path = kreg_path_join(x->req->out_dir, x->plan.parse_name);
-
-			if (kreg_parse_file(&out->samples, x->plan.parser, path) < 0) {
-				kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-				kreg_error_clear();
-			}
-			free(path);
-			kreg_host__monitors_parse(out, &x->plan, x->req->out_dir, x->h->hc->name);
-		}
+	} else {
+		error = kreg_host__console_result(out, x->h->hc->name, &x->plan, x->req->out_dir, &c,
+						  &r, "", where);
 	}
 	kreg_qemu_console_release(&c);
 	free(where);
@@ -396,8 +367,8 @@ static int lava_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 done:
 	if (error > 0)
 		error = 0;
-	if (error == 0 && out->status != KREG_RUN_OK && out->error && x.id)
-		log_warn("host %s: LAVA job %lld: %s", hc->name, x.id, out->error);
+	if (error == 0 && out->status != KREG_RUN_OK && out->error)
+		log_warn("host %s: %s", hc->name, out->error);
 	kreg_lava_log_release(&log);
 	ctx_release(&x);
 	out->seconds = kreg_now_mono() - start;

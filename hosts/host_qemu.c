@@ -11,7 +11,6 @@
 #include "jobs/job.h"
 #include "jobs/monitors.h"
 #include "jobs/needs.h"
-#include "jobs/parse.h"
 #include "jobs/plan.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -233,7 +232,7 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 	kreg_buf text = KREG_BUF_INIT, qlog = KREG_BUF_INIT;
 	kreg_qemu_console c;
 	char *where = kreg_asprintf("%s, %s", accel, h->hc->name);
-	int error = 0;
+	int error;
 
 	if (kreg_buf_read_file(&text, console_path) < 0)
 		kreg_error_clear();
@@ -257,31 +256,8 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 		log_info("host %s: boot to job %.1f s (%s)", h->hc->name, r->seconds - job, accel);
 		kreg_buf_release(&t);
 	}
-	/* The raw output, whatever happened next. */
-	if (c.output && (error = write_run_file(out_dir, plan->parse_name, c.output,
-						 strlen(c.output))) < 0)
-		goto done;
-	if (c.log && strcmp(plan->stdout_name, plan->parse_name) &&
-	    (error = write_run_file(out_dir, plan->stdout_name, c.log, strlen(c.log))) < 0)
-		goto done;
-	if (c.monitors && plan->monitors &&
-	    (error = write_run_file(out_dir, plan->monitors, c.monitors, strlen(c.monitors))) < 0)
-		goto done;
-	free(out->error);
-	out->error = NULL;
-	out->status = kreg_qemu_verdict(&out->error, &c, r, kreg_buf_cstr(&qlog), where,
-					plan->program);
-	if (out->status == KREG_RUN_OK) {
-		char *path = kreg_path_join(out_dir, plan->parse_name);
-
-		if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
-			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-			kreg_error_clear();
-		}
-		free(path);
-		kreg_host__monitors_parse(out, plan, out_dir, h->hc->name);
-	}
-done:
+	error = kreg_host__console_result(out, h->hc->name, plan, out_dir, &c, r,
+					  kreg_buf_cstr(&qlog), where);
 	kreg_qemu_console_release(&c);
 	free(where);
 	kreg_buf_release(&qlog);

@@ -12,6 +12,7 @@
 # use case, then the host) boots it. One LAVA start for every check.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/lava-lib.sh"
+. "$KREG_SRC/tests/integration/daemon-lib.sh"
 lava_available || skip_all "$LAVA_WHY"
 command -v sqlite3 >/dev/null || skip_all "no sqlite3"
 
@@ -22,7 +23,7 @@ fi
 [ -n "$kernel" ] || kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$kernel" ] && [ -f "$kernel" ] ||
 	skip_all "no kernel to boot: set KREG_LAVA_KERNEL, run a 5x kernel test first or install linux-image-amd64"
-plan 26
+plan 31
 
 # the test repository: one commit, its kernel the one above
 git init -q -b master repo
@@ -39,6 +40,8 @@ echo bad-token-0123 > bad-token
 DOWN_PORT=$(_lava_port)
 
 lava_start || { kill $HTTP_PID; echo "Bail out! the LAVA set-up failed"; exit 1; }
+# the daemon (below) ends before LAVA, LAVA before the scratch directory
+trap '[ -n "$DPID" ] && kill -KILL "$DPID"; lava_stop; _cleanup' EXIT
 host() {  # name device_type token_file url [extra line]
 	cat <<YAML
   - name: $1
@@ -151,6 +154,34 @@ like "$job" '"state":"Finished","health":"Canceled"' "LAVA has it canceled"
 _lava_manage devices update --health GOOD "$LAVA_DEVICE"
 is "$(sqlite3 data/kreg.db "SELECT count(*) FROM runs WHERE status = 'infra_failed'")" 4 \
 	"each infra failure is one run row, stored once"
+
+# The daemon through the LAVA host: a pushed head's build (the cache
+# again) and its runs, each a LAVA job, stored by the daemon alone.
+ROOT=$(up_init)
+hash=${entry#*-}
+mkdir -p "$KREG_BUILD_CACHE/$(git -C "$UP" rev-parse "$ROOT^{tree}")-$hash" &&
+	cp -a "$KREG_BUILD_CACHE/$entry/." "$KREG_BUILD_CACHE/$(git -C "$UP" rev-parse "$ROOT^{tree}")-$hash/"
+cat > daemon.yaml <<YAML
+$(lab_yaml "$SCRATCH/ddata")
+hosts:
+$(host lab qemu "$LAVA_TOKEN_FILE" "$LAVA_URL")
+    capacity: 2
+jobs:
+  - file: $SCRATCH/fio.yaml
+    runs: 2
+detect:
+  min_runs: 2
+YAML
+export KREG_CONFIG="$SCRATCH/daemon.yaml" DATA_DIR="$SCRATCH/ddata"
+daemon_start
+wait_for 600 "the daemon runs the head it sees through the LAVA host" idle_at "$ROOT"
+daemon_stop
+is "$DRC" 0 "the daemon stops on SIGTERM"
+N=$(sql "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id WHERE h.name = 'lab' AND r.status = 'ok'")
+ok "its two runs of the head are stored ok (got $N)" test "$N" -ge 2
+is "$(sql "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id WHERE m.name = 'fio.read_iops' AND s.value > 0")" \
+	"$N" "each with fio.read_iops from its LAVA job"
+no_sanitizer_in_logs "no sanitizer report in the daemon's logs"
 
 kill $HTTP_PID
 no_sanitizer_report "no sanitizer report"

@@ -68,19 +68,30 @@ static int copy_file(const char *from, const char *to)
 	return error;
 }
 
+/* The guest's job on /tmp (a tmpfs): the qemu guest's plan without a disk. */
+static int lava_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom,
+		     int cpus)
+{
+	kreg_plan_opts po = { "/tmp", 1, cpus > 0 ? cpus : h->hc->cpus > 0 ? h->hc->cpus : 1,
+			      h->cfg->fxmark };
+
+	*fs = NULL;
+	return kreg_job_plan(out, atom, &po);
+}
+
 /* The kernel and the initramfs with the job, in the run's directory under
  * serve_dir. 1 when the job cannot run (out says why). */
 static int stage(lava_run_ctx *x)
 {
 	const kreg_host_cfg *hc = x->h->hc;
-	kreg_plan_opts po = { "/tmp", 1, hc->cpus > 0 ? hc->cpus : 1, x->h->cfg->fxmark };
+	const char *fs;
 	kreg_buf argv_text = KREG_BUF_INIT, disk = KREG_BUF_INIT;
 	kreg_image_file *files = NULL;
 	char *image = NULL, *bz = NULL, *to = NULL, *initrd = NULL;
 	size_t nfiles = 0;
 	int error;
 
-	if (kreg_job_plan(&x->plan, x->req->atom, &po) < 0) {
+	if (lava_plan(x->h, &x->plan, &fs, x->req->atom, 0) < 0) {
 		kreg_host__fail(x->out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();
 		return 1;
@@ -475,4 +486,5 @@ const struct kreg_host_ops kreg_host_lava_ops = {
 	.needs_kernel = 1,
 	.run = lava_run,
 	.check = lava_check,
+	.plan = lava_plan,
 };

@@ -3,7 +3,8 @@
 # lava-scheduler, lava-worker, one qemu device under TCG): kreg host check;
 # a fio run as a LAVA job, its samples stored as any host's; a job that ran
 # and failed is a result; a bad token, an unknown device type, a server
-# that is down and a job no device takes are infra failures naming what.
+# that is down and a job no device takes are infra failures naming what;
+# the daemon runs a pushed head through it.
 #
 # No kernel is built here: the kernel is $KREG_LAVA_KERNEL, else one the
 # suite's build cache holds (the 5x tests' qemu guest), else this machine's
@@ -23,7 +24,7 @@ fi
 [ -n "$kernel" ] || kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$kernel" ] && [ -f "$kernel" ] ||
 	skip_all "no kernel to boot: set KREG_LAVA_KERNEL, run a 5x kernel test first or install linux-image-amd64"
-plan 31
+plan 32
 
 # the test repository: one commit, its kernel the one above
 git init -q -b master repo
@@ -102,6 +103,8 @@ fio:
 YAML
 sed 's/ioengine: sync/ioengine: sg/' fio.yaml > fails.yaml
 
+run_kreg job plan fio.yaml --host lab
+like "$OUT" "target: /tmp" "the job runs on the guest's /tmp (kreg job plan)"
 run_kreg job run fio.yaml --host lab --repo linux --commit master
 is "$RC" 0 "a fio run through a LAVA job succeeds"; [ "$RC" = 0 ] || echo "# $OUT $ERR"
 like "$OUT" "runs: 1 of 1 ok" "one run, ok"

@@ -340,3 +340,21 @@ int kreg_host__console_result(kreg_host_result *out, const char *host, const kre
 	kreg_host__monitors_parse(out, plan, out_dir, host);
 	return 0;
 }
+
+int kreg_host__bzimage(char **out, const kreg_host_cfg *hc, const kreg_host_request *req)
+{
+	*out = NULL;
+	if (!req->kernel || !req->kernel->artifact) {
+		kreg_error_set("host '%s': no kernel to boot (prepare the commit's kernel first)",
+			       hc->name);
+		return KREG_EINVAL;
+	}
+	*out = kreg_path_join(req->kernel->artifact, "bzImage");
+	if (!kreg_path_exists(*out)) {
+		kreg_error_set("host '%s': %s: no such kernel", hc->name, *out);
+		free(*out);
+		*out = NULL;
+		return KREG_ERROR;
+	}
+	return 0;
+}

@@ -46,6 +46,10 @@ extern const struct kreg_host_ops kreg_host_ssh_ops;
 extern const struct kreg_host_ops kreg_host_sim_ops;
 extern const struct kreg_host_ops kreg_host_lava_ops;
 
+/* The bzImage of the kernel a run boots (req->kernel's artifact): *out,
+ * the caller's; <0 (error set, naming the host) when there is none. */
+int kreg_host__bzimage(char **out, const kreg_host_cfg *hc, const kreg_host_request *req);
+
 /* A guest's run from its console c (kreg's /init's markers; how the
  * machine ended in r, its own messages in qemu_log): the raw output
  * files written in out_dir whatever happened, the status

@@ -346,18 +346,8 @@ static int lava_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	char *bz = NULL;
 	int error;
 
-	if (!req->kernel || !req->kernel->artifact) {
-		kreg_error_set("host '%s': no kernel to boot (prepare the commit's kernel first)",
-			       hc->name);
-		return KREG_EINVAL;
-	}
-	bz = kreg_path_join(req->kernel->artifact, "bzImage");
-	if (!kreg_path_exists(bz)) {
-		kreg_error_set("host '%s': %s: no such kernel", hc->name, bz);
-		free(bz);
-		return KREG_ERROR;
-	}
-	free(bz);
+	if ((error = kreg_host__bzimage(&bz, hc, req)) < 0)
+		return error;
 	x.name = kreg_asprintf("kreg-%s-%ld-%d-%u", hc->name, (long)time(NULL), (int)getpid(), seq++);
 	x.serve = kreg_path_join(hc->serve_dir, x.name);
 	if ((error = kreg_lava_api_open(&x.api, hc, req->out_dir)) < 0) {
@@ -382,6 +372,7 @@ done:
 		log_warn("host %s: %s", hc->name, out->error);
 	kreg_lava_log_release(&log);
 	ctx_release(&x);
+	free(bz);
 	out->seconds = kreg_now_mono() - start;
 	return error;
 }

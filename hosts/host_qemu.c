@@ -409,16 +409,8 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	double start = kreg_now_mono();
 
 	memset(&plan, 0, sizeof(plan));
-	if (!req->kernel || !req->kernel->artifact) {
-		kreg_error_set("host '%s': no kernel to boot (prepare the commit's kernel first)",
-			       hc->name);
-		return KREG_EINVAL;
-	}
-	bzimage = kreg_path_join(req->kernel->artifact, "bzImage");
-	if (!kreg_path_exists(bzimage)) {
-		kreg_error_set("host '%s': %s: no such kernel", hc->name, bzimage);
-		goto done;
-	}
+	if ((error = kreg_host__bzimage(&bzimage, hc, req)) < 0)
+		return error;
 	image = kreg_image_path(h->cfg, hc);
 	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
 		goto done;

@@ -60,7 +60,11 @@ int kreg_lava_api_open(kreg_lava_api *api, const kreg_host_cfg *hc, const char *
 	close(fd);
 	error = 0;
 done:
-	memset(tok.ptr ? tok.ptr : conf.ptr, 0, tok.ptr ? tok.len : 0);
+	/* the token is left in no freed memory */
+	if (tok.ptr)
+		memset(tok.ptr, 0, tok.len);
+	if (conf.ptr)
+		memset(conf.ptr, 0, conf.len);
 	kreg_buf_release(&tok);
 	kreg_buf_release(&conf);
 	if (error < 0)

@@ -11,11 +11,14 @@
 
 #include "hosts/host_lava_internal.h"
 #include "hosts/qemu_console.h"
+#include "lib/err.h"
 #include "lib/mem.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void complete_log_gives_the_console(void **state)
 {
@@ -139,6 +142,28 @@ static void answers_are_read(void **state)
 	free(list);
 }
 
+static void unreadable_token_is_named(void **state)
+{
+	kreg_host_cfg hc = { .name = "lab", .url = "http://127.0.0.1:1/",
+			     .token_file = "/nonexistent/kreg-lava-token" };
+	kreg_lava_api api;
+	char tmpl[] = "/tmp/kreg-test-lava-XXXXXX";
+	char *empty;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	assert_true(kreg_lava_api_open(&api, &hc, tmpl) < 0);
+	assert_non_null(strstr(kreg_error_last(), "token_file /nonexistent/kreg-lava-token"));
+	empty = kreg_asprintf("%s/token", tmpl);
+	fclose(fopen(empty, "w"));
+	hc.token_file = empty;
+	assert_true(kreg_lava_api_open(&api, &hc, tmpl) < 0);
+	assert_non_null(strstr(kreg_error_last(), "is empty"));
+	unlink(empty);
+	free(empty);
+	rmdir(tmpl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +172,7 @@ int main(void)
 		cmocka_unit_test(infrastructure_error_is_read),
 		cmocka_unit_test(definition_asks_for_the_device_and_urls),
 		cmocka_unit_test(answers_are_read),
+		cmocka_unit_test(unreadable_token_is_named),
 	};
 
 	return cmocka_run_group_tests_name("lava", tests, NULL, NULL);

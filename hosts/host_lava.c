@@ -304,9 +304,13 @@ static int classify(lava_run_ctx *x, const kreg_lava_status *st, const kreg_lava
 		out->kernel = kreg_strdup(c.kernel);
 	if (!strcmp(st->health, "Canceled")) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "LAVA job %lld was canceled", x->id);
-	} else if (!c.kernel_failure && infra_error(log)) {
-		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "LAVA job %lld: %s error: %s", x->id,
-				log->error_type, log->error_msg ? log->error_msg : "(no message)");
+	} else if ((!c.kernel_failure && infra_error(log)) ||
+		   (!c.lines && strcmp(st->health, "Complete"))) {
+		/* LAVA's own error, or one before anything booted (a
+		 * download that failed: LAVA calls that the Job's) */
+		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "LAVA job %lld%s: %s error: %s", x->id,
+				c.lines ? "" : ", nothing booted", log->error_type ? log->error_type :
+				st->health, log->error_msg ? log->error_msg : "(no message)");
 	} else if (!log->result || (c.output && !c.output_complete && !strcmp(st->health, "Complete"))) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "LAVA job %lld (%s): its log is cut short "
 				"(%s; %zu of %zu lines unreadable); last console line: %s", x->id,

@@ -3,7 +3,8 @@
 # lava-scheduler, lava-worker, one qemu device under TCG): kreg host check;
 # a fio run as a LAVA job, its samples stored as any host's; a job that ran
 # and failed is a result; a bad token, an unknown device type, a server
-# that is down and a job no device takes are infra failures naming what;
+# that is down, a kernel LAVA cannot fetch and a job no device takes are
+# infra failures naming what;
 # the daemon runs a pushed head through it.
 #
 # No kernel is built here: the kernel is $KREG_LAVA_KERNEL, else one the
@@ -24,7 +25,7 @@ fi
 [ -n "$kernel" ] || kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$kernel" ] && [ -f "$kernel" ] ||
 	skip_all "no kernel to boot: set KREG_LAVA_KERNEL, run a 5x kernel test first or install linux-image-amd64"
-plan 32
+plan 33
 
 # the test repository: one commit, its kernel the one above
 git init -q -b master repo
@@ -67,6 +68,7 @@ $(host badtoken qemu "$SCRATCH/bad-token" "$LAVA_URL")
 $(host nosuchtype nosuch "$LAVA_TOKEN_FILE" "$LAVA_URL")
 $(host down qemu "$LAVA_TOKEN_FILE" "http://127.0.0.1:$DOWN_PORT/")
 $(host waits qemu "$LAVA_TOKEN_FILE" "$LAVA_URL" 4s)
+$(host nofile qemu "$LAVA_TOKEN_FILE" "$LAVA_URL" | sed "s|serve_url: .*|serve_url: http://127.0.0.1:$HTTP_PORT/nosuch/|")
 YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 
@@ -124,6 +126,10 @@ run_kreg job run fails.yaml --host lab --repo linux --commit master
 is "$RC" 1 "a job whose program fails in the guest fails"
 like "$ERR" "job_failed: fio exited with status" "as a result of the job (job_failed), not of LAVA"
 
+run_kreg job run fio.yaml --host nofile --repo linux --commit master
+like "$ERR" "infra_failed: LAVA job [0-9]+, nothing booted: Job error: .*Resource unavailable at 'http://127.0.0.1:$HTTP_PORT/nosuch/kreg-nofile-.*/bzImage' \\(404\\)" \
+	"a kernel LAVA cannot fetch is an infra failure, not the kernel's"
+
 run_kreg host check badtoken
 is "$RC" 1 "kreg host check fails with a bad token"
 like "$OUT" "FAIL token .*refused the token in $SCRATCH/bad-token" "naming the token file"
@@ -155,7 +161,7 @@ for i in $(seq 1 20); do
 done
 like "$job" '"state":"Finished","health":"Canceled"' "LAVA has it canceled"
 _lava_manage devices update --health GOOD "$LAVA_DEVICE"
-is "$(sqlite3 data/kreg.db "SELECT count(*) FROM runs WHERE status = 'infra_failed'")" 4 \
+is "$(sqlite3 data/kreg.db "SELECT count(*) FROM runs WHERE status = 'infra_failed'")" 5 \
 	"each infra failure is one run row, stored once"
 
 # The daemon through the LAVA host: a pushed head's build (the cache

@@ -7,10 +7,10 @@
 # infra failures naming what;
 # the daemon runs a pushed head through it.
 #
-# No kernel is built here: the kernel is $KREG_LAVA_KERNEL, else one the
-# suite's build cache holds (the 5x tests' qemu guest), else this machine's
-# /boot/vmlinuz-*; it is put in a build cache of the test's own as the
-# kernel of the test repository's commit, so kreg's usual path (the build
+# No kernel is built here: the kernel is $KREG_LAVA_KERNEL, else this
+# machine's /boot/vmlinuz-*, else a qemu guest's kernel the suite's build
+# cache holds (51-kernel's); it is put in a build cache of the test's own as
+# the kernel of the test repository's commit, so kreg's usual path (the build
 # use case, then the host) boots it. One LAVA start for every check.
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/lava-lib.sh"
@@ -18,21 +18,34 @@
 lava_available || skip_all "$LAVA_WHY"
 command -v sqlite3 >/dev/null || skip_all "no sqlite3"
 
-kernel=${KREG_LAVA_KERNEL:-}
-if [ -z "$kernel" ] && [ -n "${KREG_BUILD_CACHE:-}" ]; then
-	kernel=$(ls -t "$KREG_BUILD_CACHE"/*/bzImage 2>/dev/null | head -1)
-fi
-[ -n "$kernel" ] || kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
-[ -n "$kernel" ] && [ -f "$kernel" ] ||
-	skip_all "no kernel to boot: set KREG_LAVA_KERNEL, run a 5x kernel test first or install linux-image-amd64"
-plan 33
-
-# the test repository: one commit, its kernel the one above
+# the test repository: one commit, its kernel the one below
 git init -q -b master repo
 echo one > repo/a
 git -C repo add a
 GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z \
 	git -C repo -c user.name=t -c user.email=t@example.org commit -qm one
+
+# The commit's kernel goes in the test's own build cache: the entry's name
+# is the tree and the config's hash, read from a build that fails at once.
+printf 'data_dir: %s\nrepos:\n  - name: linux\n    url: %s\n' "$SCRATCH/probe" "$SCRATCH/repo" \
+	> probe.yaml
+KREG_CONFIG="$SCRATCH/probe.yaml" KREG_BUILD_CACHE= "$KREG" build --repo linux --commit master --config qemu \
+	>/dev/null 2>&1
+entry=$(sqlite3 "$SCRATCH/probe/kreg.db" "SELECT tree || '-' || config_hash FROM builds")
+[ -n "$entry" ] || skip_all "no build to read the qemu config's hash from"
+
+# The kernel: the one asked for, this machine's, else a qemu guest's of
+# the suite's cache (the same config's hash; not a test's broken kernel)
+kernel=${KREG_LAVA_KERNEL:-}
+[ -n "$kernel" ] || kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
+if [ -z "$kernel" ] && [ -n "${KREG_BUILD_CACHE:-}" ]; then
+	for k in $(ls -t "$KREG_BUILD_CACHE"/*-"${entry#*-}"/bzImage 2>/dev/null); do
+		[ "$(cat "$(dirname "$k")/status" 2>/dev/null)" = ok ] && kernel=$k && break
+	done
+fi
+[ -n "$kernel" ] && [ -f "$kernel" ] ||
+	skip_all "no kernel to boot: set KREG_LAVA_KERNEL, install linux-image-amd64 or run 51-kernel first"
+plan 33
 
 mkdir serve
 HTTP_PORT=$(_lava_port)
@@ -72,14 +85,8 @@ $(host nofile qemu "$LAVA_TOKEN_FILE" "$LAVA_URL" | sed "s|serve_url: .*|serve_u
 YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 
-# The commit's kernel in the test's own build cache: the entry's name is
-# the tree and the config's hash, read from a build that fails at once.
-sed "s|^data_dir: .*|data_dir: $SCRATCH/probe|" kreg.yaml > probe.yaml
-KREG_CONFIG="$SCRATCH/probe.yaml" KREG_BUILD_CACHE= "$KREG" build --repo linux --commit master \
-	>/dev/null 2>&1
-entry=$(sqlite3 "$SCRATCH/probe/kreg.db" "SELECT tree || '-' || config_hash FROM builds")
 export KREG_BUILD_CACHE="$SCRATCH/cache"
-[ -n "$entry" ] && mkdir -p "$KREG_BUILD_CACHE/$entry" && cp "$kernel" "$KREG_BUILD_CACHE/$entry/bzImage" &&
+mkdir -p "$KREG_BUILD_CACHE/$entry" && cp "$kernel" "$KREG_BUILD_CACHE/$entry/bzImage" &&
 	echo ok > "$KREG_BUILD_CACHE/$entry/status"
 echo "# kernel: $kernel"
 

@@ -191,7 +191,7 @@ fuzz: $(FUZZ_BINS)
 # Debian packages kreg needs to build, test and run; only missing ones are installed.
 DEB_BUILD := build-essential pkg-config libgit2-dev libsqlite3-dev libcurl4-openssl-dev \
 	libyaml-dev libjansson-dev libcmocka-dev clang libclang-rt-14-dev
-DEB_RUN := libcurl4 git sqlite3 fio dbench qemu-system-x86 busybox-static cpio openssh-client \
+DEB_RUN := libcurl4 curl git sqlite3 fio dbench qemu-system-x86 busybox-static cpio openssh-client \
 	e2fsprogs xfsprogs btrfs-progs f2fs-tools python3-aiosmtpd
 DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
 DEB_TEST := python3 perl dropbear-bin kexec-tools openssl python3-html5lib chromium \

@@ -9,6 +9,7 @@
  * backend, a job file looked up in job_path) is done in finish() once the
  * whole tree is read. */
 #include "config/config.h"
+#include "config/config_internal.h"
 #include "config/schema_internal.h"
 
 #include "lib/buf.h"
@@ -43,7 +44,8 @@ static const char *const kind_names[] = { "", "repo", "host", "kernel config" };
 
 static const enum_val backend_enum[] = {
 	{ "local", KREG_BACKEND_LOCAL }, { "qemu", KREG_BACKEND_QEMU },
-	{ "ssh", KREG_BACKEND_SSH }, { "sim", KREG_BACKEND_SIM }, { NULL, 0 },
+	{ "ssh", KREG_BACKEND_SSH }, { "sim", KREG_BACKEND_SIM }, { "lava", KREG_BACKEND_LAVA },
+	{ NULL, 0 },
 };
 static const enum_val kvm_enum[] = {
 	{ "auto", KREG_KVM_AUTO }, { "on", KREG_KVM_ON }, { "off", KREG_KVM_OFF },
@@ -60,13 +62,13 @@ static const char *const distribution_words[] = { "normal", "lognormal", NULL };
 #define B_QEMU (1u << KREG_BACKEND_QEMU)
 #define B_SSH (1u << KREG_BACKEND_SSH)
 #define B_SIM (1u << KREG_BACKEND_SIM)
+#define B_LAVA (1u << KREG_BACKEND_LAVA)
 
 #define O(type, member) offsetof(type, member)
 #define C(type, member) .cnt = offsetof(type, member)
 
 static void repo_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 static void kconfig_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
-static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 static void job_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 static void detect_check(loader *ld, void *rec, const yaml_node_t *map, const char *path);
 
@@ -134,9 +136,9 @@ static const field host_fields[] = {
 	{ .key = "kvm", .type = T_ENUM, .off = O(kreg_host_cfg, kvm), .def = "auto", .only = B_QEMU, .enums = kvm_enum },
 	{ .key = "disk", .type = T_PATH, .off = O(kreg_host_cfg, disk), .only = B_QEMU },
 	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
-	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU },
-	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH },
-	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH | B_SIM,
+	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU | B_LAVA },
+	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH | B_LAVA },
+	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH | B_SIM | B_LAVA,
 	  .flags = F_REF, .kind = K_KCONFIG },
 	/* ssh */
 	{ .key = "address", .type = T_STR, .off = O(kreg_host_cfg, address), .only = B_SSH },
@@ -152,6 +154,17 @@ static const field host_fields[] = {
 	  C(kreg_host_cfg, ninstall_command), .only = B_SSH },
 	{ .key = "power_cycle", .type = T_STRLIST, .off = O(kreg_host_cfg, power_cycle),
 	  C(kreg_host_cfg, npower_cycle), .only = B_SSH },
+	/* lava */
+	{ .key = "url", .type = T_STR, .off = O(kreg_host_cfg, url), .only = B_LAVA },
+	{ .key = "token_file", .type = T_PATH, .off = O(kreg_host_cfg, token_file), .only = B_LAVA },
+	{ .key = "device_type", .type = T_STR, .off = O(kreg_host_cfg, device_type), .only = B_LAVA },
+	{ .key = "tags", .type = T_STRLIST, .off = O(kreg_host_cfg, tags), C(kreg_host_cfg, ntags), .only = B_LAVA },
+	{ .key = "priority", .type = T_INT, .off = O(kreg_host_cfg, priority), .def = "50", .min = 0, .max = 100,
+	  .only = B_LAVA },
+	{ .key = "serve_dir", .type = T_PATH, .off = O(kreg_host_cfg, serve_dir), .only = B_LAVA },
+	{ .key = "serve_url", .type = T_STR, .off = O(kreg_host_cfg, serve_url), .only = B_LAVA },
+	{ .key = "submit_timeout", .type = T_DURATION, .off = O(kreg_host_cfg, submit_timeout), .def = "10m",
+	  .only = B_LAVA, .min = 1, .max = HUGE_VAL },
 	/* sim */
 	{ .key = "seed", .type = T_U64, .off = O(kreg_host_cfg, seed), .def = "1", .only = B_SIM },
 	{ .key = "metrics", .type = T_LIST, .off = O(kreg_host_cfg, sim_metrics), C(kreg_host_cfg, nsim_metrics),
@@ -162,7 +175,7 @@ static const field host_fields[] = {
 	{ .key = "boot_fail_rate", .type = T_RATIO, .off = O(kreg_host_cfg, boot_fail_rate), .def = "0", .only = B_SIM, .min = 0, .max = 1 },
 	{ .key = "infra_fail_rate", .type = T_RATIO, .off = O(kreg_host_cfg, infra_fail_rate), .def = "0", .only = B_SIM, .min = 0, .max = 1 },
 };
-SCHEMA(host_schema, kreg_host_cfg, host_fields, host_check);
+SCHEMA(host_schema, kreg_host_cfg, host_fields, kreg_config__host_check);
 
 static const field job_fields[] = {
 	{ .key = "file", .type = T_STR, .off = O(kreg_job_cfg, file), .flags = F_REQUIRED },
@@ -338,44 +351,6 @@ static void kconfig_check(loader *ld, void *rec, const yaml_node_t *map, const c
 		}
 		k->fragments[i] = p;
 		free(given);
-	}
-}
-
-static void host_check(loader *ld, void *rec, const yaml_node_t *map, const char *path)
-{
-	kreg_host_cfg *h = rec;
-	const yaml_node_t *effects = schema_map_get(ld, map, "effects");
-	const yaml_node_t *backend = schema_map_get(ld, map, "backend");
-
-	if (!backend || backend->type != YAML_SCALAR_NODE || schema_is_null(backend))
-		return;
-	if (h->backend == KREG_BACKEND_SSH && !h->address)
-		schema_problem(ld, map, "%s: missing required key 'address' (for the ssh backend)", path);
-	if (h->backend == KREG_BACKEND_SSH && h->work_dir && h->work_dir[0] != '/')
-		schema_problem(ld, map, "%s.work_dir: '%s' is not an absolute path", path, h->work_dir);
-	if (h->backend != KREG_BACKEND_SIM || !effects || effects->type != YAML_SEQUENCE_NODE)
-		return;
-	/* Every effect names a metric the host models. */
-	for (yaml_node_item_t *it = effects->data.sequence.items.start;
-	     it < effects->data.sequence.items.top; it++) {
-		const yaml_node_t *m = schema_map_get(ld, schema_node(ld, *it), "metric");
-		const char *name;
-		size_t i;
-
-		if (!m || m->type != YAML_SCALAR_NODE)
-			continue;
-		name = (const char *)m->data.scalar.value;
-		for (i = 0; i < h->nsim_metrics; i++)
-			if (h->sim_metrics[i].metric && !strcmp(h->sim_metrics[i].metric, name))
-				break;
-		if (i == h->nsim_metrics) {
-			kreg_buf b = KREG_BUF_INIT;
-
-			schema_problem(ld, m, "%s.effects[%zu].metric: host '%s' models no metric '%s'", path,
-				(size_t)(it - effects->data.sequence.items.start),
-				h->name ? h->name : "?", schema_shown(&b, name));
-			kreg_buf_release(&b);
-		}
 	}
 }
 
@@ -576,6 +551,7 @@ static void finish(loader *ld, kreg_config *c)
 			}
 			break;
 		case KREG_BACKEND_QEMU:
+		case KREG_BACKEND_LAVA:
 			if (!h->cpus)
 				h->cpus = 1;
 			if (!h->memory)
@@ -921,7 +897,7 @@ char *kreg_config_dump(const kreg_config *cfg)
 
 		if (!i)
 			kreg_buf_puts(&b, "# the kernel config each host boots (a job's kconfig: wins):\n");
-		if (hc->backend != KREG_BACKEND_QEMU && hc->backend != KREG_BACKEND_SSH) {
+		if (!kreg_config_host_boots(hc)) {
 			kreg_buf_printf(&b, "#   %s (%s): none: it boots no kernel kreg builds\n", hc->name,
 					kreg_backend_name(hc->backend));
 			continue;

@@ -49,6 +49,7 @@ typedef enum {
 	KREG_BACKEND_QEMU,
 	KREG_BACKEND_SSH,
 	KREG_BACKEND_SIM,
+	KREG_BACKEND_LAVA,
 } kreg_backend;
 
 typedef enum { KREG_KVM_AUTO, KREG_KVM_ON, KREG_KVM_OFF } kreg_kvm_mode;
@@ -109,6 +110,17 @@ typedef struct {
 	size_t ninstall_command;
 	char **power_cycle;	/* argv run here when the machine does not come back */
 	size_t npower_cycle;
+
+	/* lava (docs/lava.md) */
+	char *url;		/* the LAVA server, http://host[:port][/path]/ */
+	char *token_file;	/* a file holding the API token of kreg's LAVA user */
+	char *device_type;	/* the device type jobs ask for */
+	char **tags;		/* device tags the jobs ask for */
+	size_t ntags;
+	int priority;		/* 0..100 */
+	char *serve_dir;	/* a directory a web server serves: kernels and images go there */
+	char *serve_url;	/* serve_dir's URL as the LAVA workers reach it */
+	double submit_timeout;	/* a job still waiting for a device after this is canceled */
 
 	/* sim */
 	uint64_t seed;
@@ -295,11 +307,15 @@ const kreg_kconfig_cfg *kreg_config_kconfig_builtin(const char *name);
 /* The kernel config a host boots, and why (a phrase for `kreg config show`
  * and logs, static). job_kconfig (a job's kconfig:, or NULL) wins, then the
  * host's kernel_config, then for a host that boots kernels kreg builds
- * (qemu, ssh) a config of build.configs named for its backend, then the
- * first of build.configs, then the backend's built-in config. NULL for a
+ * (qemu, ssh, lava) a config of build.configs named for its backend, then
+ * the first of build.configs, then the backend's built-in config (lava:
+ * qemu's). NULL for a
  * host that boots nothing (local, sim) when nothing names one. */
 const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const kreg_host_cfg *hc,
 						 const char *job_kconfig, const char **why);
+/* 1 when the host boots kernels kreg builds (qemu, ssh, lava): it has a
+ * kernel config. */
+int kreg_config_host_boots(const kreg_host_cfg *hc);
 /* Whether a kconfig base names a make target of the kernel tree rather
  * than a file (the one rule, for `kreg config check` and the build): the
  * targets that make a config from nothing (tinyconfig, defconfig,

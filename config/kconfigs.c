@@ -61,11 +61,19 @@ const kreg_kconfig_cfg *kreg_config_kconfig(const kreg_config *cfg, const char *
 	return kc ? kc : kreg_config_kconfig_builtin(name);
 }
 
+int kreg_config_host_boots(const kreg_host_cfg *hc)
+{
+	return hc->backend == KREG_BACKEND_QEMU || hc->backend == KREG_BACKEND_SSH ||
+	       hc->backend == KREG_BACKEND_LAVA;
+}
+
 const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const kreg_host_cfg *hc,
 						 const char *job_kconfig, const char **why)
 {
-	int boots = hc && (hc->backend == KREG_BACKEND_QEMU || hc->backend == KREG_BACKEND_SSH);
+	int boots = hc && kreg_config_host_boots(hc);
 	const char *backend = hc ? kreg_backend_name(hc->backend) : NULL;
+	/* a LAVA device boots what a qemu guest boots unless told otherwise */
+	const char *builtin = hc && hc->backend == KREG_BACKEND_LAVA ? "qemu" : backend;
 	const kreg_kconfig_cfg *kc;
 	const char *w = NULL;
 
@@ -77,9 +85,11 @@ const kreg_kconfig_cfg *kreg_config_host_kconfig(const kreg_config *cfg, const k
 		w = "build.configs has one named for the host's backend";
 	else if ((kc = kreg_config_kconfig_default(cfg)))
 		w = "the first of build.configs";
-	else if (boots && (kc = kreg_config_kconfig_builtin(backend)))
+	else if (boots && (kc = kreg_config_kconfig_builtin(builtin)))
 		w = hc->backend == KREG_BACKEND_QEMU ?
 		    "the qemu backend's built-in: what a guest needs, nothing for a network" :
+		    hc->backend == KREG_BACKEND_LAVA ?
+		    "the qemu guest's built-in (a LAVA qemu device; a board needs a kernel_config)" :
 		    "the ssh backend's built-in: the qemu guest's plus network, kexec, modules";
 	else
 		w = "the host boots no kernel kreg builds";

@@ -1,7 +1,10 @@
 /* The host interface: dispatch to the backend a host's configuration names. */
 #include "hosts/host_backend.h"
 
+#include "jobs/monitors.h"
 #include "jobs/needs.h"
+#include "jobs/parse.h"
+#include "hosts/qemu_console.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -32,6 +35,7 @@ static const struct kreg_host_ops *ops_for(kreg_backend b)
 	case KREG_BACKEND_QEMU: return &kreg_host_qemu_ops;
 	case KREG_BACKEND_SSH: return &kreg_host_ssh_ops;
 	case KREG_BACKEND_SIM: return &kreg_host_sim_ops;
+	case KREG_BACKEND_LAVA: return &kreg_host_lava_ops;
 	}
 	return NULL;
 }
@@ -132,6 +136,7 @@ int kreg_host_backend_simulated(const char *backend)
 {
 	static const struct kreg_host_ops *const all[] = {
 		&kreg_host_local_ops, &kreg_host_qemu_ops, &kreg_host_ssh_ops, &kreg_host_sim_ops,
+		&kreg_host_lava_ops,
 	};
 
 	for (size_t i = 0; backend && i < sizeof(all) / sizeof(all[0]); i++)
@@ -283,4 +288,101 @@ int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom
 	kreg_error_set("%s", why);
 	free(why);
 	return KREG_EINVAL;
+}
+
+int kreg_host__guest_job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
+			       const kreg_plan *plan, const char *fs, const char *disk_dev,
+			       const char *mnt)
+{
+	kreg_image_file *f = kreg_calloc(plan->nfiles + 6, sizeof(*f));
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->argc; i++) {
+		if (strchr(plan->argv[i], '\n')) {
+			kreg_error_set("argument %zu of the plan holds a line feed", i);
+			free(f);
+			return KREG_EINVAL;
+		}
+		kreg_buf_printf(argv_text, "%s\n", plan->argv[i]);
+	}
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/argv"), argv_text->ptr, argv_text->len, 0644 };
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/stdout"), plan->stdout_name,
+				    strlen(plan->stdout_name), 0644 };
+	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/parse"), plan->parse_name,
+				    strlen(plan->parse_name), 0644 };
+	if (disk_dev) {
+		kreg_buf_printf(disk, "%s %s %s\n", disk_dev, fs ? fs : "raw", fs ? mnt : "-");
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/disk"), disk->ptr, disk->len, 0644 };
+	}
+	if (plan->monitors) {
+		/* the snippet where kernel/image.c's /init runs it */
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/monitors"), plan->monitors,
+					    strlen(plan->monitors), 0644 };
+		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/run/" KREG_MONITORS_SCRIPT),
+					    kreg_monitors_script(), strlen(kreg_monitors_script()),
+					    0755 };
+	}
+	for (size_t i = 0; i < plan->nfiles; i++)
+		f[k++] = (kreg_image_file){ kreg_asprintf("/kreg/run/%s", plan->files[i].name),
+					    plan->files[i].content, plan->files[i].len,
+					    plan->files[i].executable ? 0755u : 0644u };
+	*out = f;
+	*n = k;
+	return 0;
+}
+
+static int write_out_file(const char *dir, const char *name, const char *data)
+{
+	char *p = kreg_path_join(dir, name);
+	int error = kreg_write_file_atomic_nosync(p, data, strlen(data));
+
+	free(p);
+	return error;
+}
+
+int kreg_host__console_result(kreg_host_result *out, const char *host, const kreg_plan *plan,
+			      const char *out_dir, const kreg_qemu_console *c,
+			      const kreg_spawn_result *r, const char *qemu_log, const char *where)
+{
+	char *path;
+	int error;
+
+	/* The raw output, whatever happened next. */
+	if ((c->output && (error = write_out_file(out_dir, plan->parse_name, c->output)) < 0) ||
+	    (c->log && strcmp(plan->stdout_name, plan->parse_name) &&
+	     (error = write_out_file(out_dir, plan->stdout_name, c->log)) < 0) ||
+	    (c->monitors && plan->monitors &&
+	     (error = write_out_file(out_dir, plan->monitors, c->monitors)) < 0))
+		return error;
+	free(out->error);
+	out->error = NULL;
+	out->status = kreg_qemu_verdict(&out->error, c, r, qemu_log, where, plan->program);
+	if (out->status != KREG_RUN_OK)
+		return 0;
+	path = kreg_path_join(out_dir, plan->parse_name);
+	if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+	}
+	free(path);
+	kreg_host__monitors_parse(out, plan, out_dir, host);
+	return 0;
+}
+
+int kreg_host__bzimage(char **out, const kreg_host_cfg *hc, const kreg_host_request *req)
+{
+	*out = NULL;
+	if (!req->kernel || !req->kernel->artifact) {
+		kreg_error_set("host '%s': no kernel to boot (prepare the commit's kernel first)",
+			       hc->name);
+		return KREG_EINVAL;
+	}
+	*out = kreg_path_join(req->kernel->artifact, "bzImage");
+	if (!kreg_path_exists(*out)) {
+		kreg_error_set("host '%s': %s: no such kernel", hc->name, *out);
+		free(*out);
+		*out = NULL;
+		return KREG_ERROR;
+	}
+	return 0;
 }

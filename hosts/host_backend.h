@@ -5,6 +5,9 @@
 #include "hosts/host.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
+#include "hosts/qemu_console.h"
+#include "kernel/image.h"
+#include "lib/buf.h"
 
 struct kreg_host {
 	const kreg_config *cfg;
@@ -44,6 +47,30 @@ extern const struct kreg_host_ops kreg_host_local_ops;
 extern const struct kreg_host_ops kreg_host_qemu_ops;
 extern const struct kreg_host_ops kreg_host_ssh_ops;
 extern const struct kreg_host_ops kreg_host_sim_ops;
+extern const struct kreg_host_ops kreg_host_lava_ops;
+
+/* The bzImage of the kernel a run boots (req->kernel's artifact): *out,
+ * the caller's; <0 (error set, naming the host) when there is none. */
+int kreg_host__bzimage(char **out, const kreg_host_cfg *hc, const kreg_host_request *req);
+
+/* A guest's run from its console c (kreg's /init's markers; how the
+ * machine ended in r, its own messages in qemu_log): the raw output
+ * files written in out_dir whatever happened, the status
+ * (kreg_qemu_verdict), the output parsed and the monitors read when OK.
+ * <0 only when a file cannot be written. The qemu and lava backends. */
+int kreg_host__console_result(kreg_host_result *out, const char *host, const kreg_plan *plan,
+			      const char *out_dir, const kreg_qemu_console *c,
+			      const kreg_spawn_result *r, const char *qemu_log, const char *where);
+
+/* The job's part of a guest's initramfs (kernel/image.h's per-run
+ * archive): argv (its text in argv_text), where output goes, the test disk
+ * (disk_dev, "vda", formatted with fs and mounted on mnt; NULL: none; its
+ * line in disk) and the plan's files. *out (paths the caller frees, data
+ * pointing into plan and the buffers) for kreg_image_with_files. The qemu
+ * and lava backends boot the same image. */
+int kreg_host__guest_job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
+			       const kreg_plan *plan, const char *fs, const char *disk_dev,
+			       const char *mnt);
 
 /* The last non-empty line of a local file (at most 200 bytes), for a
  * one-line error; NULL when there is none or it cannot be read. */

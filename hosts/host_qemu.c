@@ -11,7 +11,6 @@
 #include "jobs/job.h"
 #include "jobs/monitors.h"
 #include "jobs/needs.h"
-#include "jobs/parse.h"
 #include "jobs/plan.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -233,7 +232,7 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 	kreg_buf text = KREG_BUF_INIT, qlog = KREG_BUF_INIT;
 	kreg_qemu_console c;
 	char *where = kreg_asprintf("%s, %s", accel, h->hc->name);
-	int error = 0;
+	int error;
 
 	if (kreg_buf_read_file(&text, console_path) < 0)
 		kreg_error_clear();
@@ -257,78 +256,13 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 		log_info("host %s: boot to job %.1f s (%s)", h->hc->name, r->seconds - job, accel);
 		kreg_buf_release(&t);
 	}
-	/* The raw output, whatever happened next. */
-	if (c.output && (error = write_run_file(out_dir, plan->parse_name, c.output,
-						 strlen(c.output))) < 0)
-		goto done;
-	if (c.log && strcmp(plan->stdout_name, plan->parse_name) &&
-	    (error = write_run_file(out_dir, plan->stdout_name, c.log, strlen(c.log))) < 0)
-		goto done;
-	if (c.monitors && plan->monitors &&
-	    (error = write_run_file(out_dir, plan->monitors, c.monitors, strlen(c.monitors))) < 0)
-		goto done;
-	free(out->error);
-	out->error = NULL;
-	out->status = kreg_qemu_verdict(&out->error, &c, r, kreg_buf_cstr(&qlog), where,
-					plan->program);
-	if (out->status == KREG_RUN_OK) {
-		char *path = kreg_path_join(out_dir, plan->parse_name);
-
-		if (kreg_parse_file(&out->samples, plan->parser, path) < 0) {
-			kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
-			kreg_error_clear();
-		}
-		free(path);
-		kreg_host__monitors_parse(out, plan, out_dir, h->hc->name);
-	}
-done:
+	error = kreg_host__console_result(out, h->hc->name, plan, out_dir, &c, r,
+					  kreg_buf_cstr(&qlog), where);
 	kreg_qemu_console_release(&c);
 	free(where);
 	kreg_buf_release(&qlog);
 	kreg_buf_release(&text);
 	return error;
-}
-
-/* The job's part of the initramfs: argv, where output goes, the disk, and
- * the plan's files. */
-static int job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,
-		     const kreg_plan *plan, const char *fs, int have_disk)
-{
-	kreg_image_file *f = kreg_calloc(plan->nfiles + 6, sizeof(*f));
-	size_t k = 0;
-
-	for (size_t i = 0; i < plan->argc; i++) {
-		if (strchr(plan->argv[i], '\n')) {
-			kreg_error_set("argument %zu of the plan holds a line feed", i);
-			free(f);
-			return KREG_EINVAL;
-		}
-		kreg_buf_printf(argv_text, "%s\n", plan->argv[i]);
-	}
-	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/argv"), argv_text->ptr, argv_text->len, 0644 };
-	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/stdout"), plan->stdout_name,
-				    strlen(plan->stdout_name), 0644 };
-	f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/parse"), plan->parse_name,
-				    strlen(plan->parse_name), 0644 };
-	if (have_disk) {
-		kreg_buf_printf(disk, "%s %s %s\n", GUEST_DISK, fs ? fs : "raw", fs ? GUEST_MNT : "-");
-		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/disk"), disk->ptr, disk->len, 0644 };
-	}
-	if (plan->monitors) {
-		/* the snippet where kernel/image.c's /init runs it */
-		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/job/monitors"), plan->monitors,
-					    strlen(plan->monitors), 0644 };
-		f[k++] = (kreg_image_file){ kreg_strdup("/kreg/run/" KREG_MONITORS_SCRIPT),
-					    kreg_monitors_script(), strlen(kreg_monitors_script()),
-					    0755 };
-	}
-	for (size_t i = 0; i < plan->nfiles; i++)
-		f[k++] = (kreg_image_file){ kreg_asprintf("/kreg/run/%s", plan->files[i].name),
-					    plan->files[i].content, plan->files[i].len,
-					    plan->files[i].executable ? 0755u : 0644u };
-	*out = f;
-	*n = k;
-	return 0;
 }
 
 /* The initramfs of the run (req->out_dir/initrd.cpio: the guest image and
@@ -361,8 +295,9 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 		if ((error = write_run_file(req->out_dir, plan->files[i].name, plan->files[i].content,
 					    plan->files[i].len)) < 0)
 			goto done;
-	if ((error = job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
-			       hc->disk && *hc->disk)) < 0) {
+	if ((error = kreg_host__guest_job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
+						     hc->disk && *hc->disk ? GUEST_DISK : NULL,
+						     GUEST_MNT)) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		error = 1;
 		goto done;
@@ -474,16 +409,8 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	double start = kreg_now_mono();
 
 	memset(&plan, 0, sizeof(plan));
-	if (!req->kernel || !req->kernel->artifact) {
-		kreg_error_set("host '%s': no kernel to boot (prepare the commit's kernel first)",
-			       hc->name);
-		return KREG_EINVAL;
-	}
-	bzimage = kreg_path_join(req->kernel->artifact, "bzImage");
-	if (!kreg_path_exists(bzimage)) {
-		kreg_error_set("host '%s': %s: no such kernel", hc->name, bzimage);
-		goto done;
-	}
+	if ((error = kreg_host__bzimage(&bzimage, hc, req)) < 0)
+		return error;
 	image = kreg_image_path(h->cfg, hc);
 	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
 		goto done;

@@ -383,9 +383,53 @@ static void enum_values(void **state)
 	assert_null(c);
 	assert_problem_at(2, 12, "log_level: unknown value 'verbose' (one of error, warn, info, debug)");
 	assert_problem_at(5, 14, "hosts[0].backend: unknown value 'qemuu', did you mean 'qemu'? "
-			  "(one of local, qemu, ssh, sim)");
+			  "(one of local, qemu, ssh, sim, lava)");
 	assert_problem_at(9, 18, "detect.metrics[0].direction: unknown value 'up'");
 	assert_int_equal(P.count, 3);
+}
+
+/* A lava host names its server, token, device type and where its files
+ * are served; a key of another backend is refused. */
+static void lava_host_keys(void **state)
+{
+	kreg_config *c = load(
+		"data_dir: d\n"
+		"hosts:\n"
+		"  - name: lab\n"
+		"    backend: lava\n"
+		"    url: lava.example.org\n"
+		"    device_type: qemu\n"
+		"    append: 'a=\"b\"'\n"
+		"    disk: x.img\n");
+
+	(void)state;
+	assert_null(c);
+	assert_problem_at(3, 5, "hosts[0]: missing required key 'token_file' (for the lava backend)");
+	assert_problem_at(3, 5, "hosts[0]: missing required key 'serve_dir' (for the lava backend)");
+	assert_problem_at(3, 5, "hosts[0]: missing required key 'serve_url' (for the lava backend)");
+	assert_problem_at(3, 5, "hosts[0].url: 'lava.example.org' is not an http:// or https:// URL");
+	assert_problem_at(3, 5, "hosts[0].append: a lava host's command line holds no quote or "
+			  "backslash");
+	assert_problem_at(8, 5, "hosts[0].disk: only for the qemu backend, not lava");
+	assert_int_equal(P.count, 6);
+
+	c = load("data_dir: d\n"
+		 "hosts:\n"
+		 "  - name: lab\n"
+		 "    backend: lava\n"
+		 "    url: http://lava.example.org/\n"
+		 "    token_file: /etc/kreg/lava-token\n"
+		 "    device_type: qemu\n"
+		 "    tags: [big]\n"
+		 "    serve_dir: /srv/kreg\n"
+		 "    serve_url: http://kreg.example.org/\n");
+	assert_loads(c);
+	assert_int_equal(c->hosts[0].priority, 50);
+	assert_true(c->hosts[0].submit_timeout == 600);
+	assert_int_equal(c->hosts[0].ntags, 1);
+	assert_int_equal(c->hosts[0].cpus, 1);
+	assert_string_equal(kreg_config_host_kconfig(c, &c->hosts[0], NULL, NULL)->name, "qemu");
+	kreg_config_free(c);
 }
 
 static void required_keys(void **state)
@@ -959,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(wrong_types_are_reported),
 		cmocka_unit_test(sizes_durations_ranges),
 		cmocka_unit_test(enum_values),
+		cmocka_unit_test(lava_host_keys),
 		cmocka_unit_test(required_keys),
 		cmocka_unit_test(duplicate_keys_and_names),
 		cmocka_unit_test(references_must_exist),

@@ -54,11 +54,15 @@ is "$OUT" "$want" "four files at once: in get_maintainer.pl's order"
 # The commit on the fixture's block branch changes block/blk-core.c.
 run_kreg mail who --git-dir "$KERNEL_GIT" --rev "$KERNEL_BLOCK"
 is "$RC" 0 "who for a commit: exit 0"
+# (the lock's file opened inside the substitution: a redirection of an
+# assignment comes after its expansions, so fd 9 would not be open there)
 want=$(
-	flock 9
-	_kernel_git format-patch -1 --stdout "$KERNEL_BLOCK" |
-		(cd "$KERNEL_GIT" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats)
-) 9>"$KERNEL_CACHE/.lock"
+	{
+		flock 9
+		_kernel_git format-patch -1 --stdout "$KERNEL_BLOCK" |
+			(cd "$KERNEL_GIT" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats)
+	} 9>"$KERNEL_CACHE/.lock"
+)
 is "$OUT" "$want" "who for a commit: as get_maintainer.pl on its format-patch"
 no_sanitizer_report "no sanitizer report"
 

@@ -80,10 +80,12 @@ kernel_fixture() {
 }
 
 # kreg's checkout and object directories, shared by the tests through
-# build.dir, one per lane of the suite (tests/run-suite.sh; the lanes run
-# at once, and kreg's tree lock, trees/<repo>.lock, is per build.dir):
-# 51 makes the one clean build of the qemu guest's config and 58's builds
-# are incremental after it; 55 the ssh boxes' (in their own checkout) and
-# 56's build after it is incremental (a minute, not 15).
+# build.dir (the lanes of tests/run-suite.sh run at once, and kreg's tree
+# lock, trees/<repo>.lock, is per build.dir): 51 makes the one clean build
+# of the qemu guest's config, and 58, after it in its lane, builds
+# incrementally there (not beside it: 51 checks that its panic commit's
+# build compiles init/main.c alone, which the demo's series in the same
+# object directory would undo); 55 makes the ssh boxes' in a checkout of
+# their own, and 56's build after it is incremental (a minute, not 15).
 KERNEL_BUILD_DIR=$KERNEL_CACHE/work
 KERNEL_BUILD_DIR_SSH=$KERNEL_CACHE/work-ssh

@@ -169,26 +169,17 @@ ok "the per-run initramfs is removed" test ! -e "$out/initrd.cpio"
 # The monitors (jobs/monitors.h), taken in the guest around fio, stored with
 # LKP's names beside fio's metrics: each with a value a 3 s random read of
 # the virtio disk vda gives.
-mon() {  # metric -> its value in the last run
-	q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
-	   WHERE m.name = '$1' AND s.run_id = (SELECT max(id) FROM runs)"
-}
-above() {  # what metric min max
-	local v; v=$(mon "$2")
-	ok "$1: $2 = ${v:-none}" awk -v v="$v" -v lo="$3" -v hi="$4" \
-		'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }'
-}
 ok "the guest's snapshots are kept in the run's directory" grep -q '^KREG-PROC diskstats' "$out/monitors.txt"
-above "the guest read the test disk in 4 KiB pieces" iostat.vda.r/s 100 1e9
-above "keeping it busy" iostat.vda.util 1 100
-above "its page cache took pages in" proc-vmstat.pgpgin 1 1e12
-above "page faults were counted" proc-vmstat.pgfault 100 1e12
-above "the timer ticked" interrupts.LOC:Local_timer_interrupts 10 1e9
-above "the timer softirq ran" softirqs.TIMER 10 1e9
-above "context switches per second" vmstat.system.cs 10 1e8
-above "the guest's memory is about 1 GiB" meminfo.MemTotal 500000 1100000
-above "CPU shares add up" mpstat.cpu.all.idle% 0 100
-above "the scheduler's statistics: run queue time" schedstat.cpu.rq_cpu_time 1 1e15
+monitor_within "the guest read the test disk in 4 KiB pieces" iostat.vda.r/s 100 1e9
+monitor_within "keeping it busy" iostat.vda.util 1 100
+monitor_within "its page cache took pages in" proc-vmstat.pgpgin 1 1e12
+monitor_within "page faults were counted" proc-vmstat.pgfault 100 1e12
+monitor_within "the timer ticked" interrupts.LOC:Local_timer_interrupts 10 1e9
+monitor_within "the timer softirq ran" softirqs.TIMER 10 1e9
+monitor_within "context switches per second" vmstat.system.cs 10 1e8
+monitor_within "the guest's memory is about 1 GiB" meminfo.MemTotal 500000 1100000
+monitor_within "CPU shares add up" mpstat.cpu.all.idle% 0 100
+monitor_within "the scheduler's statistics: run queue time" schedstat.cpu.rq_cpu_time 1 1e15
 is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
 	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'proc-vmstat.%'")" \
 	"$(awk '/^KREG-/ { p = $1 == "KREG-PROC" && $2 == "vmstat" && !seen++; next } p' "$out/monitors.txt" | grep -c .)" \

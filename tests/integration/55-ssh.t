@@ -130,20 +130,11 @@ ok "the raw fio output is kept in the run's directory" grep -q '"jobs"' "$out/fi
 	ls "$out" | sed 's/^/# /'
 # LKP's monitors on the box (jobs/monitors.h), taken around fio over ssh as
 # in a qemu guest, with a value a 3 s random read of its disk vda gives.
-mon() {  # metric -> its value in the last run
-	q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
-	   WHERE m.name = '$1' AND s.run_id = (SELECT max(id) FROM runs)"
-}
-above() {  # what metric min max
-	local v; v=$(mon "$2")
-	ok "$1: $2 = ${v:-none}" awk -v v="$v" -v lo="$3" -v hi="$4" \
-		'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }'
-}
 ok "the box's monitor snapshots are kept in the run's directory" grep -q '^KREG-PROC diskstats' "$out/monitors.txt"
-above "the box read its disk in 4 KiB pieces" iostat.vda.r/s 100 1e9
-above "page faults were counted on the box" proc-vmstat.pgfault 100 1e12
-above "the box's timer ticked" interrupts.LOC:Local_timer_interrupts 10 1e9
-above "the box's memory is its qemu's -m 1536M or less" meminfo.MemTotal 100000 1600000
+monitor_within "the box read its disk in 4 KiB pieces" iostat.vda.r/s 100 1e9
+monitor_within "page faults were counted on the box" proc-vmstat.pgfault 100 1e12
+monitor_within "the box's timer ticked" interrupts.LOC:Local_timer_interrupts 10 1e9
+monitor_within "the box's memory is its qemu's -m 1536M or less" meminfo.MemTotal 100000 1600000
 
 rel=$(on_box uname -r)
 mod=/lib/modules/$rel/kernel/drivers/block/null_blk/null_blk.ko

@@ -10,6 +10,10 @@
 #   $KERNEL_PANIC          commit 3 (child of 1): panic() early in kernel_init
 #   $KERNEL_BROKEN         commit 4 (child of 1): a block-layer file that does not compile
 #   branch fxmark-kblockd  (child of 1): kblockd_mod_delayed_work_on waits >= 1 tick
+#   monitor_within DESC METRIC MIN MAX
+#                          ok when the last run's METRIC sample (a monitor's,
+#                          jobs/monitors.h) lies in [MIN, MAX]; reads the
+#                          test's database with its q()
 #   $KERNEL_BUILD_DIR      a build.dir (kreg's checkout and object
 #                          directories) shared by the suite: a test that
 #                          writes `dir: $KERNEL_BUILD_DIR` under build: builds
@@ -89,3 +93,16 @@ kernel_fixture() {
 # their own, and 56's build after it is incremental (a minute, not 15).
 KERNEL_BUILD_DIR=$KERNEL_CACHE/work
 KERNEL_BUILD_DIR_SSH=$KERNEL_CACHE/work-ssh
+
+# The last run's sample of a metric, and a check that it lies in a range
+# (the monitors a qemu guest or an ssh box reports, 51 and 55): the
+# test's q() reads its database.
+monitor_value() {
+	q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
+	   WHERE m.name = '$1' AND s.run_id = (SELECT max(id) FROM runs)"
+}
+monitor_within() {  # what metric min max
+	local v; v=$(monitor_value "$2")
+	ok "$1: $2 = ${v:-none}" awk -v v="$v" -v lo="$3" -v hi="$4" \
+		'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }'
+}

@@ -58,7 +58,6 @@ KREG_SUITE_JOBS=$jobs KREG_SUITE_VERBOSE=$verbose perl -MTAP::Harness -e '
 			push @lanes, $t;
 		} elsif ($part eq "par") { push @par, $_ } else { push @alone, $_ }
 	}
-	my %in_lane = map { $_ => 1 } @lanes;
 	# The lanes first, then the other tests; a test matched by no rule
 	# (the alone ones) runs after everything, by itself.
 	my @rules = ((map { { seq => $lane{$_} } } @order), @par ? ({ par => [@par] }) : ());
@@ -68,7 +67,7 @@ KREG_SUITE_JOBS=$jobs KREG_SUITE_VERBOSE=$verbose perl -MTAP::Harness -e '
 		@rules ? (rules => { par => \@rules }) : (),
 		exec => sub {
 			my (undef, $t) = @_;
-			return [ $ENV{KREG_SRC} . "/tests/run-test.sh", $in_lane{$t} ? "lane" : "-", $t ];
+			return [ $ENV{KREG_SRC} . "/tests/run-test.sh", $t ];
 		},
 	});
 	my $agg = $h->runtests(@lanes, @par, @alone);

@@ -275,6 +275,7 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 	kreg_image_file *files = NULL;
 	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT;
 	const char *fs = NULL;
+	char *perf_image = NULL;
 	size_t nfiles = 0;
 	int error;
 
@@ -304,8 +305,16 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 	}
 	if ((error = write_run_file(req->out_dir, "argv", argv_text.ptr, argv_text.len)) < 0)
 		goto done;
-	error = kreg_image_with_files(initrd, image, files, nfiles);
+	/* perf-stat: perf in the image; without perf here the run goes on,
+	 * and its monitors say why they have no perf-stat */
+	if (plan->perf_stat && kreg_image_ensure_perf(h->cfg, image, &perf_image) < 0) {
+		log_warn("host %s: perf-stat without perf in the guest: %s", hc->name,
+			 kreg_error_last());
+		kreg_error_clear();
+	}
+	error = kreg_image_with_files(initrd, perf_image ? perf_image : image, files, nfiles);
 done:
+	free(perf_image);
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);
 	free(files);

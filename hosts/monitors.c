@@ -4,6 +4,7 @@
 
 #include "jobs/monitors.h"
 #include "jobs/parse.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/mem.h"
@@ -50,15 +51,30 @@ void kreg_host__monitors_parse(kreg_host_result *out, const kreg_plan *plan, con
 			       const char *host)
 {
 	kreg_samples m = KREG_SAMPLES_INIT;
-	char *path;
+	kreg_buf text = KREG_BUF_INIT;
+	char *path, *why = NULL;
+	int perf = 0;
 
 	if (!plan->monitors || out->status != KREG_RUN_OK)
 		return;
 	path = kreg_path_join(out_dir, plan->monitors);
-	if (kreg_parse_file(&m, "monitors", path) < 0) {
+	if (kreg_buf_read_file(&text, path) < 0 ||
+	    kreg_parse_output(&m, "monitors", text.ptr, text.len, path) < 0) {
 		log_warn("host %s: no monitors for this run: %s", host, kreg_error_last());
 		kreg_error_clear();
 	}
+	for (size_t i = 0; i < m.count && !perf; i++)
+		perf = !strncmp(m.items[i].metric, "perf-stat.", 10);
+	/* perf-stat never fails a run: a log line says why it is missing */
+	if (plan->perf_stat && !perf && text.ptr) {
+		if (kreg_monitors_perf_stat_failed(&why, text.ptr, text.len))
+			log_warn("host %s: no perf-stat for this run: %s", host, why);
+		else
+			log_warn("host %s: no perf-stat for this run: perf stat ended no "
+				 "interval (a run shorter than its interval_ms)", host);
+	}
+	free(why);
+	kreg_buf_release(&text);
 	for (size_t i = 0; i < m.count; i++)
 		if (!kreg_samples_get(&out->samples, m.items[i].metric))
 			kreg_samples_set(&out->samples, m.items[i].metric, m.items[i].value);

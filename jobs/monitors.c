@@ -18,6 +18,18 @@
 static const char script[] =
 	"# kreg monitors (written by kreg for each run): a snapshot of the\n"
 	"# kernel's counters appended to FILE: sh kreg-monitors.sh MARK FILE\n"
+	"# perf-stat when " KREG_PERF_STAT_FILE " is here (its interval in ms, its events):\n"
+	"# perf stat from after the begin snapshot to before the end one\n"
+	"P=" KREG_PERF_STAT_FILE "\n"
+	"perf_is() { [ -n \"$1\" ] && [ \"$(cat /proc/$1/comm 2>/dev/null)\" = perf ] &&\n"
+	"\t[ \"$(sed 's/.*) \\(.\\).*/\\1/' /proc/$1/stat 2>/dev/null)\" != Z ]; }\n"
+	"if [ -f $P ] && [ \"$1\" = end ]; then\n"
+	"\tp=$(cat $P.pid 2>/dev/null)\n"
+	"\tperf_is \"$p\" && kill -INT \"$p\"\n"
+	"\ti=0\n"
+	"\twhile perf_is \"$p\" && [ $i -lt 100 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); done\n"
+	"\tperf_is \"$p\" && kill -KILL \"$p\"\n"
+	"fi\n"
 	"[ \"$1\" = begin ] && : > \"$2\"\n"
 	"{\n"
 	"\techo \"KREG-MONITOR $1 $(cut -d' ' -f1 /proc/uptime)\"\n"
@@ -25,6 +37,21 @@ static const char script[] =
 	"\t\t[ -r /proc/$f ] && echo \"KREG-PROC $f\" && cat /proc/$f\n"
 	"\tdone\n"
 	"} >> \"$2\" 2>/dev/null\n"
+	"[ -f $P ] || exit 0\n"
+	"if [ \"$1\" = begin ]; then\n"
+	"\trm -f $P.out $P.pid\n"
+	"\tif command -v perf > /dev/null 2>&1; then\n"
+	"\t\t{ read -r ms; read -r ev; } < $P\n"
+	"\t\tperf stat -a -I \"$ms\" -x, -e \"$ev\" -o $P.out < /dev/null > $P.err 2>&1 &\n"
+	"\t\techo $! > $P.pid\n"
+	"\telse\n"
+	"\t\techo \"no perf on this machine (PATH=$PATH)\" > $P.err\n"
+	"\tfi\n"
+	"elif grep -q '^ *[0-9][0-9.]*,[0-9]' $P.out 2>/dev/null; then\n"
+	"\t{ echo " KREG_PERF_STAT_MARK "; cat $P.out; } >> \"$2\"\n"
+	"else\n"
+	"\techo \"" KREG_PERF_STAT_MARK " failed: $(tail -n 3 $P.err 2>/dev/null | tr '\\n' ' ')\" >> \"$2\"\n"
+	"fi\n"
 	"exit 0\n";
 
 const char *kreg_monitors_script(void)
@@ -38,6 +65,29 @@ int kreg_monitors_wanted(const kreg_atom *atom)
 
 	if (kreg_atom_param_bool(&on, atom, NULL, "monitors", 1) < 0)
 		return KREG_EINVAL;
+	return on;
+}
+
+int kreg_monitors_perf_stat(const kreg_atom *atom, long long *interval_ms)
+{
+	const char *v;
+	int on = 1;
+
+	*interval_ms = 1000;
+	if (!kreg_atom_has_program(atom, "perf-stat"))
+		return 0;
+	if ((on = kreg_monitors_wanted(atom)) <= 0)
+		return on;
+	if ((v = kreg_atom_param(atom, NULL, "perf-stat")) && *v &&
+	    kreg_job_parse_bool(&on, v, "perf-stat") < 0)
+		return KREG_EINVAL;
+	if (on && kreg_atom_param_count(interval_ms, atom, "perf-stat", "interval_ms", 1000, 1) < 0)
+		return KREG_EINVAL;
+	if (on && (*interval_ms < 10 || *interval_ms > 3600000)) {
+		kreg_error_set("%s: perf-stat's interval_ms %lld is out of 10..3600000", atom->name,
+			       *interval_ms);
+		return KREG_EINVAL;
+	}
 	return on;
 }
 
@@ -488,12 +538,47 @@ static void schedstat_out(const run *r)
 	}
 }
 
+/* Where the perf-stat section starts in data (its mark's line), or NULL. */
+static const char *perf_section(const char *data, size_t len)
+{
+	static const char mark[] = "\n" KREG_PERF_STAT_MARK;
+	const char *p = memmem(data, len, mark, sizeof(mark) - 1);
+
+	return p ? p + 1 : NULL;
+}
+
+int kreg_monitors_perf_stat_failed(char **why, const char *data, size_t len)
+{
+	const char *p = perf_section(data, len), *end = data + len, *nl;
+	static const char failed[] = KREG_PERF_STAT_MARK " failed:";
+
+	*why = NULL;
+	if (!p || (size_t)(end - p) < sizeof(failed) - 1 || memcmp(p, failed, sizeof(failed) - 1))
+		return 0;
+	p += sizeof(failed) - 1;
+	while (p < end && *p == ' ')
+		p++;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	*why = kreg_strndup(p, (size_t)((nl ? nl : end) - p));
+	if (!**why) {
+		free(*why);
+		*why = kreg_strdup("perf printed nothing");
+	}
+	return 1;
+}
+
 int kreg_parse_monitors(kreg_samples *out, const char *data, size_t len, const char *name)
 {
 	snapshot s[2];
-	char *text = kreg_malloc(len + 1);
+	const char *perf = perf_section(data, len);
+	char *text;
 	int error;
 
+	size_t plen = perf ? len - (size_t)(perf - data) : 0;
+
+	if (perf)
+		len = (size_t)(perf - data);
+	text = kreg_malloc(len + 1);
 	memcpy(text, data, len);
 	text[len] = '\0';
 	memset(s, 0, sizeof(s));
@@ -510,6 +595,12 @@ int kreg_parse_monitors(kreg_samples *out, const char *data, size_t len, const c
 		table_out(&r, INTERRUPTS, "interrupts.", NULL);
 		table_out(&r, SOFTIRQS, "softirqs.", NULL);
 		schedstat_out(&r);
+		/* perf's counts, when it ran; a run shorter than its interval
+		 * has none, and keeps the rest */
+		if (plen > sizeof(KREG_PERF_STAT_MARK) &&
+		    !memcmp(perf, KREG_PERF_STAT_MARK "\n", sizeof(KREG_PERF_STAT_MARK)) &&
+		    kreg_parse_perf_stat(out, perf, plen, name) < 0)
+			kreg_error_clear();
 	}
 	for (int i = 0; i < 2; i++)
 		for (int f = 0; f < NPROC; f++)

@@ -19,7 +19,24 @@
  *   KREG-PROC diskstats
  *   ...
  *
- * A job turns them off with `monitors: false` (kreg_plan.monitors NULL). */
+ * A job turns them off with `monitors: false` (kreg_plan.monitors NULL).
+ *
+ * perf-stat, LKP's monitor of `perf stat`, costs more (perf and its
+ * libraries in the guest image, a process counting beside the job): a job
+ * asks for it with a top-level `perf-stat:` key, as LKP's job files do
+ * (`perf-stat: false` or `monitors: false` leave it out). Its plan then
+ * holds KREG_PERF_STAT_FILE (the interval in ms on the first line, the
+ * events on the second): the snippet starts `perf stat -a -I MS -x, -e
+ * EVENTS` in the background after the begin snapshot, stops it (SIGINT)
+ * before the end one, and appends its output after the end snapshot:
+ *
+ *   KREG-PERF-STAT
+ *   <perf's output>
+ *
+ * or, when perf is missing or fails, one line that says why:
+ *
+ *   KREG-PERF-STAT failed: <perf's last lines, or "no perf on this machine">
+ */
 #ifndef KREG_JOBS_MONITORS_H
 #define KREG_JOBS_MONITORS_H
 
@@ -30,6 +47,15 @@
 
 #define KREG_MONITORS_SCRIPT "kreg-monitors.sh"
 #define KREG_MONITORS_OUTPUT "monitors.txt"
+#define KREG_PERF_STAT_FILE "kreg-perf-stat"
+#define KREG_PERF_STAT_MARK "KREG-PERF-STAT"
+/* LKP's events (programs/perf-stat/monitor), without its groups: a machine
+ * without a PMU (a TCG guest) prints "<not supported>" for the hardware
+ * ones and counts the software ones. */
+#define KREG_PERF_STAT_EVENTS \
+	"cpu-cycles,instructions,cache-references,cache-misses,branch-instructions," \
+	"branch-misses,cpu-clock,task-clock,page-faults,context-switches,cpu-migrations," \
+	"minor-faults,major-faults"
 
 /* The snippet's text (POSIX sh; busybox's sh in the guest). */
 const char *kreg_monitors_script(void);
@@ -38,6 +64,12 @@ const char *kreg_monitors_script(void);
  * <0 (error set) for a value that is not a boolean. */
 int kreg_monitors_wanted(const kreg_atom *atom);
 
+/* 1 when the atom asks for perf-stat (a top-level `perf-stat:` key that is
+ * not false) and keeps its monitors; 0 otherwise; <0 (error set) for a
+ * value that is not a boolean, a mapping or empty. *interval_ms: its
+ * `interval_ms` (LKP's option, default 1000). */
+int kreg_monitors_perf_stat(const kreg_atom *atom, long long *interval_ms);
+
 /* The samples of the snapshots in data (two, begin and end): counters as
  * their change over the run (proc-vmstat.pgfault, interrupts.*, softirqs.*,
  * schedstat.*), rates per second over it (vmstat.system.cs, iostat.<dev>.*),
@@ -45,5 +77,17 @@ int kreg_monitors_wanted(const kreg_atom *atom);
  * in percent (mpstat.cpu.all.usr%). Appended to out. <0 (error set, naming
  * name and the line) when the text is not two snapshots. */
 int kreg_parse_monitors(kreg_samples *out, const char *data, size_t len, const char *name);
+
+/* The perf-stat section of a run's monitors (after KREG_PERF_STAT_MARK):
+ * 1 and *why (caller frees) when it says perf did not run, 0 when there is
+ * none or it ran. */
+int kreg_monitors_perf_stat_failed(char **why, const char *data, size_t len);
+
+/* `perf stat -I MS -x,` output (or LKP's blank-separated form) as LKP's
+ * programs/perf-stat/parse reads it: perf-stat.ps.<event> (the run's count
+ * per second), perf-stat.i.<event> (the mean of the intervals' rates),
+ * perf-stat.total.instructions, perf-stat.overall.ipc, .cpi,
+ * .<x>-miss-rate%. <0 (error set) when no interval ended. */
+int kreg_parse_perf_stat(kreg_samples *out, const char *data, size_t len, const char *name);
 
 #endif

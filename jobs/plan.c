@@ -680,6 +680,7 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 
 int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 {
+	long long interval_ms;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -703,6 +704,17 @@ int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 		return error;
 	}
 	out->monitors = error ? kreg_strdup(KREG_MONITORS_OUTPUT) : NULL;
+	if ((error = kreg_monitors_perf_stat(a, &interval_ms)) < 0) {
+		kreg_plan_release(out);
+		return error;
+	}
+	if (error) {
+		kreg_buf b = KREG_BUF_INIT;
+
+		kreg_buf_printf(&b, "%lld\n%s\n", interval_ms, KREG_PERF_STAT_EVENTS);
+		plan_file(out, KREG_PERF_STAT_FILE, &b, 0);
+		out->perf_stat = 1;
+	}
 	return 0;
 }
 
@@ -719,7 +731,8 @@ char *kreg_plan_describe(const kreg_plan *p)
 	kreg_buf_printf(&b, "output: %s\n", p->stdout_name);
 	kreg_buf_printf(&b, "parse: %s %s\n", p->parser, p->parse_name);
 	kreg_buf_printf(&b, "seconds: %.0f\n", p->seconds);
-	kreg_buf_printf(&b, "monitors: %s\n", p->monitors ? p->monitors : "off");
+	kreg_buf_printf(&b, "monitors: %s%s\n", p->monitors ? p->monitors : "off",
+			p->perf_stat ? ", perf-stat" : "");
 	for (size_t i = 0; i < p->nfiles; i++) {
 		kreg_buf_printf(&b, "--- %s\n", p->files[i].name);
 		kreg_buf_put(&b, p->files[i].content, p->files[i].len);

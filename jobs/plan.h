@@ -44,6 +44,9 @@ typedef struct {
 	char *monitors;		/* where the monitors' snapshots go (jobs/monitors.h:
 				 * the host runs KREG_MONITORS_SCRIPT before and
 				 * after argv); NULL: `monitors: false` */
+	int perf_stat;		/* the job asks for `perf-stat:` (its files hold
+				 * KREG_PERF_STAT_FILE; a qemu guest's image
+				 * carries perf) */
 } kreg_plan;
 
 typedef struct {

@@ -89,6 +89,19 @@ static const char *const plain_keys[] = {
 	"save_on_exit", "comment", "boot_params", NULL
 };
 
+/* LKP's monitors kreg runs (jobs/monitors.h): a key, with options under it
+ * (`perf-stat: {interval_ms: 500}`), that never names an atom (LKP's
+ * each_param skips the options of its monitors). */
+static const char *const monitor_keys[] = { "perf-stat", NULL };
+
+static int is_monitor(const char *key)
+{
+	for (const char *const *k = monitor_keys; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}
+
 static const char *const expand_dims[] = {
 	"kconfig", "commit", "rootfs", "ltp_commit", "nvml_commit", "blktests_commit",
 	"qemu_commit", "perf_test_commit", "linux_commit", NULL
@@ -523,6 +536,8 @@ static int names_nothing(const kreg_jnode *n)
 
 static int known_key(const char *key, const name_set *dims)
 {
+	if (is_monitor(key))
+		return 1;
 	for (const char *const *k = plain_keys; *k; k++)
 		if (!strcmp(*k, key))
 			return 1;
@@ -569,7 +584,7 @@ static int check_unplaced(const kreg_jnode *n, const name_set *dims, const char 
 				       file, p->line, p->col, p->key, p->key);
 			return KREG_EINVAL;
 		}
-		if (p->val->kind == KJ_MAP &&
+		if (p->val->kind == KJ_MAP && !(!parent && is_monitor(p->key)) &&
 		    (error = check_unplaced(p->val, dims, p->key, path)) < 0)
 			return error;
 		/* the mappings of a list that expands: an atom has each under

@@ -567,3 +567,134 @@ done:
 	fclose(in);
 	return error;
 }
+
+/* ---- the image with perf (the perf-stat monitor) ---- */
+
+char *kreg_image_perf_path(const char *base)
+{
+	size_t n = strlen(base);
+
+	if (n > 5 && !strcmp(base + n - 5, ".cpio"))
+		n -= 5;
+	return kreg_asprintf("%.*s-perf.cpio", (int)n, base);
+}
+
+/* What the perf image is made of: the base (its stamp, or its size and
+ * mtime) and perf's size and mtime. Caller frees. */
+static char *perf_stamp(const char *base, const char *perf)
+{
+	char *sp = kreg_asprintf("%s.stamp", base);
+	kreg_buf b = KREG_BUF_INIT;
+	struct stat st;
+	uint64_t h;
+
+	if (kreg_buf_read_file(&b, sp) < 0) {
+		kreg_error_clear();
+		if (stat(base, &st) == 0)
+			kreg_buf_printf(&b, "%lld %lld\n", (long long)st.st_size,
+					(long long)st.st_mtime);
+	}
+	if (stat(perf, &st) == 0)
+		kreg_buf_printf(&b, "%s %lld %lld\n", perf, (long long)st.st_size,
+				(long long)st.st_mtime);
+	h = kreg_hash64(b.ptr ? b.ptr : "", b.len, 0);
+	kreg_buf_release(&b);
+	free(sp);
+	return kreg_asprintf("%016llx\n", (unsigned long long)h);
+}
+
+/* The base followed by an archive of perf and the libraries it loads that
+ * the base has not. */
+static int perf_build(const char *path, const char *base, const char *perf)
+{
+	char **libs = NULL, *tmp = kreg_asprintf("%s.tmp.%d", path, (int)getpid());
+	size_t nlibs = 0, alibs = 0, nbase, nfiles = 0;
+	kreg_image_file *files = NULL;
+	kreg_buf *data = NULL;
+	int error = 0;
+
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]) && !error; i++) {
+		char *p = find_program(programs[i].name);
+
+		error = p ? add_libraries(&libs, &nlibs, &alibs, p) : 0;
+		free(p);
+	}
+	nbase = nlibs;
+	if (error < 0 || (error = add_libraries(&libs, &nlibs, &alibs, perf)) < 0)
+		goto done;
+	files = kreg_calloc(nlibs - nbase + 1, sizeof(*files));
+	data = kreg_calloc(nlibs - nbase + 1, sizeof(*data));
+	for (size_t i = nbase; i <= nlibs; i++, nfiles++) {
+		const char *from = i < nlibs ? libs[i] : perf;
+
+		if ((error = kreg_buf_read_file(&data[nfiles], from)) < 0)
+			goto done;
+		files[nfiles] = (kreg_image_file){ kreg_strdup(i < nlibs ? from : "/usr/bin/perf"),
+						   data[nfiles].ptr, data[nfiles].len, 0755 };
+	}
+	if ((error = kreg_image_with_files(tmp, base, files, nfiles)) < 0)
+		goto done;
+	if (rename(tmp, path) < 0) {
+		kreg_error_errno("%s: cannot rename to %s", tmp, path);
+		unlink(tmp);
+		error = KREG_ERROR;
+	}
+done:
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].path);
+		kreg_buf_release(&data[i]);
+	}
+	if (data && nfiles <= nlibs - nbase)
+		kreg_buf_release(&data[nfiles]);
+	free(files);
+	free(data);
+	for (size_t i = 0; i < nlibs; i++)
+		free(libs[i]);
+	free(libs);
+	free(tmp);
+	return error;
+}
+
+int kreg_image_ensure_perf(const kreg_config *cfg, const char *base, char **out)
+{
+	char *path = kreg_image_perf_path(base), *perf = find_program("perf");
+	char *sp = kreg_asprintf("%s.stamp", path), *stamp = NULL;
+	kreg_buf have = KREG_BUF_INIT;
+	struct stat st;
+	int error;
+
+	*out = NULL;
+	if ((error = kreg_image_ensure(cfg, base)) < 0)
+		goto done;
+	if (!perf) {
+		kreg_error_set("no perf on this machine (PATH, /sbin, /usr/sbin) for the guest "
+			       "image: install linux-perf");
+		error = KREG_ENOTFOUND;
+		goto done;
+	}
+	stamp = perf_stamp(base, perf);
+	if (kreg_path_exists(path) && kreg_buf_read_file(&have, sp) == 0 &&
+	    !strcmp(have.ptr, stamp)) {
+		*out = path;
+		path = NULL;
+		goto done;
+	}
+	kreg_error_clear();
+	if ((error = perf_build(path, base, perf)) < 0)
+		goto done;
+	if (kreg_write_file_atomic(sp, stamp, strlen(stamp)) < 0) {
+		log_warn("%s", kreg_error_last());
+		kreg_error_clear();
+	}
+	if (stat(path, &st) == 0)
+		log_info("guest image with perf %s: %.1f MB", path, (double)st.st_size / 1e6);
+	*out = path;
+	path = NULL;
+done:
+	kreg_buf_release(&have);
+	free(stamp);
+	free(sp);
+	free(perf);
+	free(path);
+	return error;
+}

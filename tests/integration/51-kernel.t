@@ -13,7 +13,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 74
+plan 79
 # This test is of the build itself: it only adds to the suite's shared cache
 # of built kernels (kernel/build.c, $KREG_BUILD_CACHE), never takes from it.
 export KREG_BUILD_CACHE_MODE=fill
@@ -92,6 +92,8 @@ atom randread randread sync 3s
 # sg: an engine kreg accepts and fio refuses at run time on a regular file
 atom fails randread sg 3s
 atom hangs randread sync 600s
+# the same with the perf-stat monitor (LKP's key: perf in the guest image)
+{ echo 'perf-stat:'; cat randread.yaml; } > perfstat.yaml
 
 # The mirror kreg keeps of the repo, made here by a local clone (hard links)
 # rather than a fetch of 1.3 GB of objects.
@@ -150,8 +152,8 @@ is "$RC" 0 "kreg image build exits 0"
 img=$OUT
 ok "the image exists" test -s "$img"
 
-# 4. fio random read in the guest; samples in the database.
-run_kreg job run randread.yaml --host vm1 --repo linux --commit master
+# 4. fio random read in the guest, with perf stat; samples in the database.
+run_kreg job run perfstat.yaml --host vm1 --repo linux --commit master
 is "$RC" 0 "kreg job run on the qemu host exits 0"; [ "$RC" = 0 ] || echo "$ERR" | tail -5 | sed 's/^/# /'
 is "$(last_run)" ok "the run is recorded ok"
 iops=$(q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
@@ -180,6 +182,15 @@ monitor_within "context switches per second" vmstat.system.cs 10 1e8
 monitor_within "the guest's memory is about 1 GiB" meminfo.MemTotal 500000 1100000
 monitor_within "CPU shares add up" mpstat.cpu.all.idle% 0 100
 monitor_within "the scheduler's statistics: run queue time" schedstat.cpu.rq_cpu_time 1 1e15
+# perf-stat (LKP's perf-stat.ps.* and .i.*): perf stat -a in the guest, one
+# CPU under TCG, so software events only, task-clock about 1000 ms a second
+# (ps: LKP's sum of the ended intervals over the whole time, under 1000)
+ok "the guest booted the image with perf" test -s "${img%.cpio}-perf.cpio"
+monitor_within "perf stat counted context switches per second" perf-stat.ps.context-switches 1 1e8
+monitor_within "and the CPU's time: task-clock ms per second" perf-stat.ps.task-clock 250 1100
+monitor_within "each second of it about 1000 ms of its one CPU" perf-stat.i.task-clock 500 1100
+is "$(q "SELECT count(*) FROM metrics WHERE name LIKE 'perf-stat.%cpu-cycles'")" 0 \
+	"no sample of a hardware event the TCG guest does not have"
 is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
 	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'proc-vmstat.%'")" \
 	"$(awk '/^KREG-/ { p = $1 == "KREG-PROC" && $2 == "vmstat" && !seen++; next } p' "$out/monitors.txt" | grep -c .)" \

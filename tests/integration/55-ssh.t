@@ -18,7 +18,7 @@ command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler
 lab_tools || skip_all "no lab box tools (dropbear-bin, kexec-tools, openssh-client, cpio, qemu)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
 trap 'lab_stop_all; _cleanup' EXIT
-plan 52
+plan 57
 
 D="$SCRATCH/data"
 PORT=$(lab_free_port)
@@ -147,6 +147,20 @@ run_kreg job run randread.yaml --host lab1 --repo linux --commit master
 is "$RC" 0 "a second run of the same kernel exits 0"
 is "$(last status)" ok "and is ok"
 is "$(grep -c '^KREG-LAB: ready' lab1.console)" 2 "without booting again"
+
+# perf-stat (jobs/monitors.h) on the box: the box's own perf. Without one
+# the run is ok and the log says why; with it (perf and its libraries
+# copied onto the box), LKP's perf-stat.* samples.
+{ echo 'perf-stat:'; cat randread.yaml; } > perfstat.yaml
+run_kreg job run perfstat.yaml --host lab1 --repo linux --commit master
+is "$(last status)" ok "a job asking for perf-stat runs on a box without perf"
+like "$ERR" 'no perf-stat for this run: no perf on this machine' "and the log says the box has no perf"
+{ echo /usr/bin/perf; ldd /usr/bin/perf | grep -o '/[^ ]*'; } | sort -u > perf.files
+tar -chf - -T perf.files 2>/dev/null | on_box 'tar -C / -xf - && ldconfig'
+run_kreg job run perfstat.yaml --host lab1 --repo linux --commit master
+is "$(last status)" ok "with perf on the box, the run is ok"
+monitor_within "perf stat counted the box's context switches per second" perf-stat.ps.context-switches 1 1e8
+monitor_within "and its CPU's time: task-clock ms per second (one CPU)" perf-stat.ps.task-clock 250 1100
 
 # fxmark's dbench_client on f2fs, on the box's target device: the shipped
 # kernel has what the job needs (f2fs.config), f2fs made on /dev/vda and

@@ -1,0 +1,219 @@
+/* jobs/perf_stat.c, the perf-stat monitor: LKP's own fixture of its
+ * perf-stat parser (tests/fixtures/lkp/spec/fixtures/stats/pmu-tools/1,
+ * with the values LKP prints for it in 1.yaml) gives LKP's figures; perf
+ * stat as kreg's snippet ran it in a TCG qemu guest
+ * (tests/fixtures/monitors/qemu-perf-stat.txt) gives the software events
+ * and skips the "<not supported>" hardware ones; a job asks for it with
+ * `perf-stat:`. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "helper_fixture.h"
+
+#include "jobs/job.h"
+#include "jobs/monitors.h"
+#include "jobs/parse.h"
+#include "jobs/plan.h"
+#include "lib/err.h"
+#include "lib/sample.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double value(const kreg_samples *s, const char *metric)
+{
+	const double *v = kreg_samples_get(s, metric);
+
+	if (!v)
+		fail_msg("no sample %s", metric);
+	return *v;
+}
+
+static void near(double got, double want)
+{
+	if (fabs(got - want) > 1e-9 * fmax(1, fabs(want)))
+		fail_msg("got %.17g, want %.17g", got, want);
+}
+
+/* LKP's parse of its pmu-tools fixture: every ps.* of 1.yaml, and each
+ * i.* as the mean of the lines 1.yaml prints for it. */
+static void lkp_fixture_gives_lkp_figures(void **state)
+{
+	char *in = test_fixture("lkp/spec/fixtures/stats/pmu-tools", "1");
+	char *want = test_fixture("lkp/spec/fixtures/stats/pmu-tools", "1.yaml");
+	kreg_samples s = KREG_SAMPLES_INIT, isum = KREG_SAMPLES_INIT, in_n = KREG_SAMPLES_INIT;
+	size_t ps = 0;
+
+	(void)state;
+	assert_int_equal(kreg_parse_output(&s, "perf-stat", in, strlen(in), "1"), 0);
+	for (char *line = want, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		char key[128], name[160];
+		double v;
+		const double *old;
+
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (sscanf(line, "%127[^:]: %lf", key, &v) != 2 || !strcmp(key, "time"))
+			continue;
+		if (!strncmp(key, "ps.", 3)) {
+			snprintf(name, sizeof(name), "perf-stat.%s", key);
+			near(value(&s, name), v);
+			ps++;
+			continue;
+		}
+		old = kreg_samples_get(&isum, key);
+		kreg_samples_set(&isum, key, (old ? *old : 0) + v);
+		old = kreg_samples_get(&in_n, key);
+		kreg_samples_set(&in_n, key, (old ? *old : 0) + 1);
+	}
+	assert_int_equal(ps, 3);
+	assert_int_equal(isum.count, 3);
+	for (size_t i = 0; i < isum.count; i++) {
+		char name[160];
+
+		snprintf(name, sizeof(name), "perf-stat.%s", isum.items[i].metric);
+		near(value(&s, name), isum.items[i].value / value(&in_n, isum.items[i].metric));
+	}
+	/* three events, ps and i: nothing else (no hardware event names) */
+	assert_int_equal(s.count, 6);
+	kreg_samples_release(&s);
+	kreg_samples_release(&isum);
+	kreg_samples_release(&in_n);
+	free(in);
+	free(want);
+}
+
+/* A TCG guest (1 CPU, linux 6.1) around `sleep 3`: intervals ending at
+ * 1.003532873 and 2.022926183 s, the last (2.772577523) cut short by the
+ * end snapshot; the hardware events "<not supported>". */
+static void qemu_guest_software_events(void **state)
+{
+	char *text = test_fixture("monitors", "qemu-perf-stat.txt");
+	kreg_samples s = KREG_SAMPLES_INIT;
+	const double t1 = 1.003532873, t2 = 2.022926183, end = 2.772577523;
+
+	(void)state;
+	assert_int_equal(kreg_parse_monitors(&s, text, strlen(text), "monitors.txt"), 0);
+	near(value(&s, "perf-stat.ps.context-switches"), (6 + 4) / end);
+	near(value(&s, "perf-stat.ps.task-clock"), (1006.41 + 1017.81) / end);
+	near(value(&s, "perf-stat.ps.page-faults"), 1 / end);
+	near(value(&s, "perf-stat.i.task-clock"), (1006.41 / t1 + 1017.81 / (t2 - t1)) / 2);
+	near(value(&s, "perf-stat.i.context-switches"), (6 / t1 + 4 / (t2 - t1)) / 2);
+	assert_null(kreg_samples_get(&s, "perf-stat.ps.cpu-cycles"));
+	assert_null(kreg_samples_get(&s, "perf-stat.overall.ipc"));
+	assert_null(kreg_samples_get(&s, "perf-stat.total.instructions"));
+	/* the snapshots' metrics beside them, as without perf */
+	assert_non_null(kreg_samples_get(&s, "proc-vmstat.pgfault"));
+	assert_non_null(kreg_samples_get(&s, "interrupts.LOC:Local_timer_interrupts"));
+	kreg_samples_release(&s);
+	free(text);
+}
+
+/* perf missing, or a run shorter than one interval: the other monitors
+ * stay, and the failure says why. */
+static void no_perf_keeps_the_rest(void **state)
+{
+	char *text = test_fixture("monitors", "qemu-perf-stat.txt"), *mark, *why = NULL;
+	kreg_samples s = KREG_SAMPLES_INIT;
+	char buf[200000];
+
+	(void)state;
+	mark = strstr(text, "KREG-PERF-STAT\n");
+	assert_non_null(mark);
+	assert_int_equal(kreg_monitors_perf_stat_failed(&why, text, strlen(text)), 0);
+	assert_null(why);
+	*mark = '\0';
+	snprintf(buf, sizeof(buf), "%sKREG-PERF-STAT failed: no perf on this machine (PATH=/bin)\n",
+		 text);
+	assert_int_equal(kreg_parse_monitors(&s, buf, strlen(buf), "m.txt"), 0);
+	assert_non_null(kreg_samples_get(&s, "proc-vmstat.pgfault"));
+	for (size_t i = 0; i < s.count; i++)
+		assert_true(strncmp(s.items[i].metric, "perf-stat.", 10));
+	assert_int_equal(kreg_monitors_perf_stat_failed(&why, buf, strlen(buf)), 1);
+	assert_string_equal(why, "no perf on this machine (PATH=/bin)");
+	free(why);
+	kreg_samples_clear(&s);
+	/* one interval, never ended: no perf-stat, an error of its own */
+	snprintf(buf, sizeof(buf), "%sKREG-PERF-STAT\n     0.5,12,,context-switches,5,100.00,1,/sec\n",
+		 text);
+	assert_int_equal(kreg_parse_monitors(&s, buf, strlen(buf), "m.txt"), 0);
+	assert_null(kreg_samples_get(&s, "perf-stat.ps.context-switches"));
+	assert_non_null(kreg_samples_get(&s, "proc-vmstat.pgfault"));
+	assert_int_equal(kreg_parse_perf_stat(&s, mark + 1, 0, "p.txt"), KREG_EINVAL);
+	assert_non_null(strstr(kreg_error_last(), "p.txt"));
+	kreg_samples_release(&s);
+	free(text);
+}
+
+static int plan_of(kreg_plan *p, const char *extra)
+{
+	char yaml[512];
+	kreg_atom *a = NULL;
+	int error;
+
+	snprintf(yaml, sizeof(yaml), "suite: fio-basic\nruntime: 2s\nnr_task: 1\n%s"
+		 "fio-setup-basic:\n  rw: randread\n  bs: 4k\n  test_size: 16m\nfio:\n", extra);
+	if (kreg_atom_load_string(&a, "t.yaml", yaml, strlen(yaml)) < 0)
+		fail_msg("%s", kreg_error_last());
+	error = kreg_job_plan(p, a, &(kreg_plan_opts){ .target = "/tmp/x", .target_is_dir = 1,
+						       .cpus = 1 });
+	kreg_atom_free(a);
+	return error;
+}
+
+static const kreg_plan_file *perf_file(const kreg_plan *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->files[i].name, KREG_PERF_STAT_FILE))
+			return &p->files[i];
+	return NULL;
+}
+
+/* `perf-stat:` asks for it (LKP's monitor key), with interval_ms; off by
+ * default, and with `perf-stat: false` or `monitors: false`. */
+static void a_job_asks_for_it(void **state)
+{
+	kreg_plan p;
+
+	(void)state;
+	assert_int_equal(plan_of(&p, ""), 0);
+	assert_false(p.perf_stat);
+	assert_null(perf_file(&p));
+	kreg_plan_release(&p);
+	assert_int_equal(plan_of(&p, "perf-stat:\n"), 0);
+	assert_true(p.perf_stat);
+	assert_non_null(perf_file(&p));
+	assert_string_equal(perf_file(&p)->content, "1000\n" KREG_PERF_STAT_EVENTS "\n");
+	kreg_plan_release(&p);
+	assert_int_equal(plan_of(&p, "perf-stat:\n  interval_ms: 500\n"), 0);
+	assert_string_equal(perf_file(&p)->content, "500\n" KREG_PERF_STAT_EVENTS "\n");
+	kreg_plan_release(&p);
+	assert_int_equal(plan_of(&p, "perf-stat: false\n"), 0);
+	assert_false(p.perf_stat);
+	kreg_plan_release(&p);
+	assert_int_equal(plan_of(&p, "perf-stat:\nmonitors: false\n"), 0);
+	assert_false(p.perf_stat);
+	assert_null(perf_file(&p));
+	kreg_plan_release(&p);
+	assert_int_equal(plan_of(&p, "perf-stat: sometimes\n"), KREG_EINVAL);
+	assert_non_null(strstr(kreg_error_last(), "perf-stat"));
+	assert_int_equal(plan_of(&p, "perf-stat:\n  interval_ms: 1\n"), KREG_EINVAL);
+	assert_non_null(strstr(kreg_error_last(), "interval_ms"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lkp_fixture_gives_lkp_figures),
+		cmocka_unit_test(qemu_guest_software_events),
+		cmocka_unit_test(no_perf_keeps_the_rest),
+		cmocka_unit_test(a_job_asks_for_it),
+	};
+
+	return cmocka_run_group_tests_name("perf_stat", tests, NULL, NULL);
+}

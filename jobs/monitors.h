@@ -25,10 +25,12 @@
  * libraries in the guest image, a process counting beside the job): a job
  * asks for it with a top-level `perf-stat:` key, as LKP's job files do
  * (`perf-stat: false` or `monitors: false` leave it out). Its plan then
- * holds KREG_PERF_STAT_FILE (the interval in ms on the first line, the
- * events on the second): the snippet starts `perf stat -a -I MS -x, -e
- * EVENTS` in the background after the begin snapshot, stops it (SIGINT)
- * before the end one, and appends its output after the end snapshot:
+ * holds KREG_PERF_STAT_FILE (the interval in ms, the events, and how many
+ * intervals at most, a line each): the snippet starts `perf stat -a -I MS
+ * --interval-count N -x, -e EVENTS` in the background after the begin
+ * snapshot (N: an hour past the job's expected end, should the end never
+ * come), stops it (SIGINT) before the end one, and appends its output
+ * after the end snapshot:
  *
  *   KREG-PERF-STAT
  *   <perf's output>

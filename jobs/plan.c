@@ -711,7 +711,10 @@ int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 	if (error) {
 		kreg_buf b = KREG_BUF_INIT;
 
-		kreg_buf_printf(&b, "%lld\n%s\n", interval_ms, KREG_PERF_STAT_EVENTS);
+		/* perf ends by itself an hour after the job should have
+		 * (--interval-count), should the end snapshot never come */
+		kreg_buf_printf(&b, "%lld\n%s\n%lld\n", interval_ms, KREG_PERF_STAT_EVENTS,
+				(long long)((out->seconds + 3600) * 1000 / (double)interval_ms) + 1);
 		plan_file(out, KREG_PERF_STAT_FILE, &b, 0);
 		out->perf_stat = 1;
 	}

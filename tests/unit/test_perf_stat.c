@@ -178,6 +178,7 @@ static const kreg_plan_file *perf_file(const kreg_plan *p)
  * default, and with `perf-stat: false` or `monitors: false`. */
 static void a_job_asks_for_it(void **state)
 {
+	char want[512];
 	kreg_plan p;
 
 	(void)state;
@@ -188,10 +189,15 @@ static void a_job_asks_for_it(void **state)
 	assert_int_equal(plan_of(&p, "perf-stat:\n"), 0);
 	assert_true(p.perf_stat);
 	assert_non_null(perf_file(&p));
-	assert_string_equal(perf_file(&p)->content, "1000\n" KREG_PERF_STAT_EVENTS "\n");
+	/* at most an hour past the job's end (its plan's seconds) */
+	snprintf(want, sizeof(want), "1000\n%s\n%lld\n", KREG_PERF_STAT_EVENTS,
+		 (long long)(p.seconds + 3600) + 1);
+	assert_string_equal(perf_file(&p)->content, want);
 	kreg_plan_release(&p);
 	assert_int_equal(plan_of(&p, "perf-stat:\n  interval_ms: 500\n"), 0);
-	assert_string_equal(perf_file(&p)->content, "500\n" KREG_PERF_STAT_EVENTS "\n");
+	snprintf(want, sizeof(want), "500\n%s\n%lld\n", KREG_PERF_STAT_EVENTS,
+		 (long long)((p.seconds + 3600) * 2) + 1);
+	assert_string_equal(perf_file(&p)->content, want);
 	kreg_plan_release(&p);
 	assert_int_equal(plan_of(&p, "perf-stat: false\n"), 0);
 	assert_false(p.perf_stat);

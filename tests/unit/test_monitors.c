@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "helper_fixture.h"
+#include "helper_samples.h"
 
 #include "jobs/monitors.h"
 #include "jobs/parse.h"
@@ -27,17 +28,12 @@ static char *fixture(const char *name)
 
 static double value(const kreg_samples *s, const char *metric)
 {
-	const double *v = kreg_samples_get(s, metric);
-
-	if (!v)
-		fail_msg("no sample %s", metric);
-	return *v;
+	return test_sample(s, metric);
 }
 
 static void near(double got, double want)
 {
-	if (fabs(got - want) > 1e-6 * fmax(1, fabs(want)))
-		fail_msg("got %.10g, want %.10g", got, want);
+	test_near(got, want, 1e-6);
 }
 
 /* This machine (6.18, 2 CPUs, a virtio disk vda) around a 2 s fio random

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "helper_fixture.h"
+#include "helper_samples.h"
 
 #include "jobs/job.h"
 #include "jobs/monitors.h"
@@ -27,17 +28,12 @@
 
 static double value(const kreg_samples *s, const char *metric)
 {
-	const double *v = kreg_samples_get(s, metric);
-
-	if (!v)
-		fail_msg("no sample %s", metric);
-	return *v;
+	return test_sample(s, metric);
 }
 
 static void near(double got, double want)
 {
-	if (fabs(got - want) > 1e-9 * fmax(1, fabs(want)))
-		fail_msg("got %.17g, want %.17g", got, want);
+	test_near(got, want, 1e-9);
 }
 
 /* LKP's parse of its pmu-tools fixture: every ps.* of 1.yaml, and each

@@ -587,6 +587,34 @@ done:
 	return error;
 }
 
+/* KVM or TCG, as the runs decide (want_kvm): the probe's cached verdict
+ * when there is one. */
+static void accel_check(const kreg_host *h, kreg_host_check_fn fn, void *arg)
+{
+	char *dir = kreg_config_data_path(h->cfg, "qemu");
+	char *path = kreg_path_join(dir, "kvm-probe"), *d = NULL;
+	kreg_buf b = KREG_BUF_INIT;
+
+	if (h->hc->kvm == KREG_KVM_OFF)
+		d = kreg_strdup("TCG (kvm: off)");
+	else if (h->hc->kvm == KREG_KVM_ON)
+		d = kreg_strdup("KVM (kvm: on)");
+	else if (access("/dev/kvm", R_OK | W_OK) < 0)
+		d = kreg_strdup("TCG (no access to /dev/kvm)");
+	else if (kreg_buf_read_file(&b, path) == 0 && strstr(b.ptr, "\nbroken\n"))
+		d = kreg_asprintf("TCG (KVM does not work here: the probe's verdict in %s)", path);
+	else if (b.len)
+		d = kreg_asprintf("KVM (the probe's verdict in %s)", path);
+	else
+		d = kreg_strdup("KVM if the first run's probe finds it works, else TCG");
+	kreg_error_clear();
+	fn(arg, 1, "accelerator", d);
+	kreg_buf_release(&b);
+	free(d);
+	free(path);
+	free(dir);
+}
+
 /* `kreg host check`: qemu starts; KVM or TCG; each guest slot's CPUs. */
 static int qemu_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 {
@@ -607,8 +635,7 @@ static int qemu_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 		fn(arg, 1, "qemu", output);
 	}
 	kreg_error_clear();
-	fn(arg, 1, "accelerator", access("/dev/kvm", R_OK | W_OK) ? "TCG (no access to /dev/kvm)"
-			: hc->kvm == KREG_KVM_OFF ? "TCG (kvm: off)" : "KVM (/dev/kvm)");
+	accel_check(h, fn, arg);
 	kreg_buf_printf(&slots, "%d at once", cap);
 	for (int i = 0; i < cap && (n = kreg_config_host_pin(cpus, MAX_PIN, hc, i)) > 0; i++) {
 		char *l = kreg_config_cpu_list(cpus, (size_t)n);

@@ -3,9 +3,9 @@
 # of the head it sees go to two guests at once, each in a slot of its own:
 # its own test disk, its own CPU (pin: auto gives slot 0 the first CPU kreg
 # may run on, slot 1 the second), seen from /proc/PID/status while both
-# qemus run. The qemu guest's kernel is the one 51 puts in the suite's build
-# cache (the same config); without it, it is built here (incrementally in
-# the shared object directories).
+# qemus run. The qemu guest's kernel (the backend's built-in config) is the
+# one 51 puts in the suite's build cache (the same text, the same hash);
+# without it, it is built here, in the shared object directories.
 # suite: lane kernel-ssh
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
@@ -49,15 +49,6 @@ build:
   make_jobs: 2
   timeout: 40m
   dir: $KERNEL_BUILD_DIR
-  configs:
-    - name: qemu
-      base: tinyconfig
-      fragments:
-        - $KREG_SRC/config/kernel/qemu-guest.config
-        - $KREG_SRC/config/kernel/fio-dbench.config
-        - $KREG_SRC/config/kernel/ext4.config
-        - $KREG_SRC/config/kernel/f2fs.config
-        - $KREG_SRC/config/kernel/monitors.config
 hosts:
   - name: vm
     backend: qemu

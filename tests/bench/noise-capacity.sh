@@ -7,12 +7,13 @@
 # round so that the machine's load and drift fall on every way alike:
 #
 #   one       one guest at a time (capacity 1: not pinned)
+#   one-pinned  one guest at a time, pinned to the first CPU (pin: on)
 #   pinned    two guests at once, each pinned to a CPU of its own
 #             (capacity 2, pin: auto: slot 0 on CPU 0, slot 1 on CPU 1)
 #   unpinned  two guests at once, not pinned (capacity 2, pin: off)
 #
-# A round runs `one` once and each pair once (two runs, started together),
-# so `one` has ROUNDS runs and each pair 2 x ROUNDS. Prints each way's mean
+# A round runs each `one` once and each pair once (two runs, started
+# together), so a `one` has ROUNDS runs and a pair 2 x ROUNDS. Prints each way's mean
 # and coefficient of variation (relative stddev) of read and write IOPS, its
 # ratio to `one`'s, and the load average at the start and the end; writes
 # every run to $NOISE_OUT/capacity.tsv.
@@ -25,18 +26,18 @@ set -u
 : "${KREG:?set KREG to the kreg binary}" "${KREG_SRC:?set KREG_SRC to the source tree}"
 OUT=${NOISE_OUT:-$KREG_SRC/tests/fixtures/noise}
 ROUNDS=${CAPACITY_ROUNDS:-10}
-WAYS=(${CAPACITY_WAYS:-one pinned unpinned})
+WAYS=(${CAPACITY_WAYS:-one one-pinned pinned unpinned})
 JOB=${NOISE_FIO_JOB:-$KREG_SRC/jobs/fio-blk-4k.yaml}
 W=${NOISE_DIR:-$KREG_SRC/build/bench-capacity}
 . "$KREG_SRC/tests/bench/noise-lib.sh"
 [ "$(nproc)" -ge 2 ] || { echo "capacity: $(nproc) CPU: two pinned guests need 2: skipped"; exit 0; }
 noise_lab "$W" || exit 0
 cd "$W" || exit 1
-# the lab's hosts: one (capacity 1), pinned and unpinned (capacity 2)
-for way in one pinned unpinned; do
+# the lab's hosts: one and one-pinned (capacity 1), pinned and unpinned
+# (capacity 2)
+for way in one one-pinned pinned unpinned; do
 	cap=2 pin=auto
-	[ $way = one ] && cap=1
-	[ $way = unpinned ] && pin=off
+	case $way in one) cap=1 ;; one-pinned) cap=1 pin=on ;; unpinned) pin=off ;; esac
 	cat <<YAML
   - name: $way
     backend: qemu
@@ -64,7 +65,7 @@ value() {	# RUN METRIC
 # row per run on stdout
 way() {
 	local round=$1 w=$2 n=2 before l0 l1 rid slot i
-	[ "$w" = one ] && n=1
+	[ "${w#one}" != "$w" ] && n=1
 	before=$(noise_sql "SELECT coalesce(max(id), 0) FROM runs")
 	l0=$(noise_load1)
 	for i in $(seq 1 $n); do
@@ -95,13 +96,7 @@ F=$OUT/capacity.tsv
 	echo "# started: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds of: ${WAYS[*]} (order turned each round)"
 	printf 'round\tway\tslot\tstarted_utc\tseconds\tstatus\tload1_before\tload1_after\tfio.read_iops\tfio.write_iops\n'
 } > "$F.tmp"
-n=${#WAYS[@]}
-for round in $(seq 1 "$ROUNDS"); do
-	for j in $(seq 0 $((n - 1))); do
-		way "$round" "${WAYS[$(((j + round) % n))]}" >> "$F.tmp" || exit 1
-	done
-	echo "capacity: round $round/$ROUNDS (load $(noise_load1))"
-done
+noise_rounds "$F.tmp" "$ROUNDS" way "${WAYS[@]}" || exit 1
 echo "# finished: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$F.tmp"
 mv "$F.tmp" "$F"
 sed -n 's/^# \(started\|finished\): /\1: /p' "$F"
@@ -111,13 +106,13 @@ awk -F'\t' '
 	{ for (k = 0; k < 2; k++) { v = $(9 + k); n[$2, k]++; s[$2, k] += v; q[$2, k] += v * v }
 	  seen[$2] = 1; ld[$2] += $7; cnt[$2]++ }
 	END {
-		printf "%-9s %5s %10s %7s %10s %7s %6s %s\n", "way", "runs", "read_iops", "cv", "write_iops", "cv", "load1", "  cv / one (read, write)"
+		printf "%-10s %5s %10s %7s %10s %7s %6s %s\n", "way", "runs", "read_iops", "cv", "write_iops", "cv", "load1", "  cv / one (read, write)"
 		for (x in seen) for (k = 0; k < 2; k++) {
 			m[x, k] = s[x, k] / n[x, k]
 			r[x, k] = n[x, k] > 1 ? sqrt((q[x, k] - n[x, k] * m[x, k] ^ 2) / (n[x, k] - 1)) / m[x, k] : 0
 		}
 		for (x in seen)
-			printf "%-9s %5d %10.0f %6.1f%% %10.0f %6.1f%% %6.2f   %.2f, %.2f%s\n", x, cnt[x],
+			printf "%-10s %5d %10.0f %6.1f%% %10.0f %6.1f%% %6.2f   %.2f, %.2f%s\n", x, cnt[x],
 				m[x, 0], 100 * r[x, 0], m[x, 1], 100 * r[x, 1], ld[x] / cnt[x],
 				(r["one", 0] > 0 ? r[x, 0] / r["one", 0] : 0), (r["one", 1] > 0 ? r[x, 1] / r["one", 1] : 0),
 				bad[x] ? sprintf(" (%d runs not ok)", bad[x]) : ""
@@ -125,12 +120,12 @@ awk -F'\t' '
 # each guest slot of the pairs alone: a slot (its CPU) that is steadily
 # slower than the other widens the pair's spread by itself
 awk -F'\t' '
-	/^#/ || $1 == "round" || $6 != "ok" || $2 == "one" { next }
+	/^#/ || $1 == "round" || $6 != "ok" || $2 ~ /^one/ { next }
 	{ k = $2 " slot " $3; v = $9; n[k]++; s[k] += v; q[k] += v * v }
 	END {
 		for (k in n) {
 			m = s[k] / n[k]
 			printf "%-17s %3d runs, read_iops %6.0f, cv %5.1f%%\n", k, n[k], m,
-				n[k] > 1 ? 100 * sqrt((q[k] - n[k] * m ^ 2) / (n[k] - 1)) / m : 0
+				(n[k] > 1 ? 100 * sqrt((q[k] - n[k] * m ^ 2) / (n[k] - 1)) / m : 0)
 		}
 	}' "$F" | sort

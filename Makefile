@@ -5,6 +5,7 @@
 #   make bench      benchmarks that print figures
 #   make bench-noise     the real-noise corpus (docs/noise.md; an hour)
 #   make bench-noise-ab  the quiet-host settings, interleaved (docs/noise.md)
+#   make bench-capacity  two qemu guests at once, pinned or not (docs/hosts.md)
 #   make fuzz       the libFuzzer targets, for longer
 #   make deps       install the Debian packages that are missing
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -77,7 +78,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN)/tests/%,$(UNIT_SRCS))
 BENCH_BINS := $(patsubst tests/bench/%.c,$(REL)/tests/%,$(BENCH_SRCS))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZ)/%,$(FUZZ_SRCS))
 
-.PHONY: all check check-unit check-integration check-fuzz bench bench-noise bench-noise-ab fuzz deps \
+.PHONY: all check check-unit check-integration check-fuzz bench bench-noise bench-noise-ab bench-capacity fuzz deps \
 	install clean tests
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -175,6 +176,9 @@ bench-noise: kreg
 
 bench-noise-ab: kreg
 	KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash tests/bench/noise-ab.sh
+
+bench-capacity: kreg
+	KREG="$(CURDIR)/kreg" KREG_SRC="$(CURDIR)" bash tests/bench/noise-capacity.sh
 
 FUZZ_SECONDS ?= 300
 # One target at a time; a crash does not stop the campaign: its input is kept

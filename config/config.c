@@ -135,6 +135,7 @@ static const field host_fields[] = {
 	{ .key = "qemu", .type = T_STR, .off = O(kreg_host_cfg, qemu), .def = "qemu-system-x86_64", .only = B_QEMU },
 	{ .key = "kvm", .type = T_ENUM, .off = O(kreg_host_cfg, kvm), .def = "auto", .only = B_QEMU, .enums = kvm_enum },
 	{ .key = "disk", .type = T_PATH, .off = O(kreg_host_cfg, disk), .only = B_QEMU },
+	{ .key = "pin", .type = T_STRLIST, .off = O(kreg_host_cfg, pin), C(kreg_host_cfg, npin), .only = B_QEMU },
 	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
 	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU | B_LAVA },
 	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH | B_LAVA },
@@ -881,6 +882,39 @@ void kreg_config_free(kreg_config *cfg)
 	free(cfg);
 }
 
+/* The CPUs each guest slot of a qemu host is pinned to (config/pin.c). */
+static void dump_pins(kreg_buf *b, const kreg_config *cfg)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < cfg->nhosts; i++) {
+		const kreg_host_cfg *hc = &cfg->hosts[i];
+		int cpus[64], n = 0;
+
+		if (hc->backend != KREG_BACKEND_QEMU)
+			continue;
+		if (first)
+			kreg_buf_puts(b, "# the CPUs each guest slot of a qemu host is pinned to (pin:):\n");
+		first = 0;
+		kreg_buf_printf(b, "#   %s: capacity %d, pin %s:", hc->name, hc->capacity,
+				hc->npin == 1 ? hc->pin[0] : hc->npin ? "list" : "auto");
+		for (int s = 0; s < hc->capacity && s < 64; s++) {
+			char *l;
+
+			if ((n = kreg_config_host_pin(cpus, 64, hc, s)) <= 0)
+				break;
+			l = kreg_config_cpu_list(cpus, (size_t)n);
+			kreg_buf_printf(b, "%s slot %d on CPU %s", s ? "," : "", s, l);
+			free(l);
+		}
+		if (n < 0)
+			kreg_buf_printf(b, " %s", kreg_error_last());
+		else if (!n)
+			kreg_buf_puts(b, " not pinned");
+		kreg_error_clear();
+		kreg_buf_puts(b, "\n");
+	}
+}
 
 char *kreg_config_dump(const kreg_config *cfg)
 {
@@ -915,6 +949,7 @@ char *kreg_config_dump(const kreg_config *cfg)
 		}
 		kreg_buf_puts(&b, "\n");
 	}
+	dump_pins(&b, cfg);
 	return kreg_buf_detach(&b);
 }
 

@@ -94,6 +94,10 @@ typedef struct {
 	uint64_t disk_size;	/* bytes */
 	char *image;		/* guest initramfs; default <data_dir>/images/kreg-initrd.cpio */
 	char *append;		/* extra kernel command line (qemu, ssh) */
+	char **pin;		/* the CPUs its guests are pinned to: "auto" (or
+				 * none given), "off", or CPU numbers and ranges
+				 * ("0-3", [2, 3]); kreg_config_host_pin */
+	size_t npin;
 	char *kernel_config;	/* the kernel config it boots (qemu, ssh); NULL: the
 				 * rule of kreg_config_host_kconfig */
 
@@ -325,6 +329,17 @@ int kreg_config_host_boots(const kreg_host_cfg *hc);
  * Anything else is a file. */
 int kreg_kconfig_base_is_target(const char *base);
 const char *kreg_backend_name(kreg_backend b);
+
+/* The CPUs guest slot `slot` (0 .. capacity - 1) of a qemu host is pinned
+ * to, into cpus[] (room for max): their count, 0 when its guests are not
+ * pinned, <0 with the error set (naming the host) when the slot has no
+ * CPUs of its own. Each slot takes `cpus` CPUs (the host's vCPUs) of the
+ * host's list in order: `pin: [2, 3]` or "2-3"; `pin: auto` (the default)
+ * pins only a host of capacity 2 or more, its slots taking the CPUs kreg
+ * may run on (sched_getaffinity) from the first; `pin: off` never. */
+int kreg_config_host_pin(int *cpus, size_t max, const kreg_host_cfg *hc, int slot);
+/* "0-1" or "2,5": cpus[] as a CPU list; "-" when n is 0. Caller frees. */
+char *kreg_config_cpu_list(const int *cpus, size_t n);
 
 /* The effective configuration (defaults filled in, paths resolved) as YAML
  * that loads back to the same configuration. Caller frees. */

@@ -4,6 +4,7 @@
 #include "config/config_internal.h"
 #include "config/schema_internal.h"
 #include "lib/buf.h"
+#include "lib/err.h"
 
 #include <string.h>
 
@@ -44,6 +45,13 @@ void kreg_config__host_check(loader *ld, void *rec, const yaml_node_t *map, cons
 		schema_problem(ld, map, "%s.work_dir: '%s' is not an absolute path", path, h->work_dir);
 	if (h->backend == KREG_BACKEND_LAVA)
 		lava_check(ld, h, map, path);
+	if (h->backend == KREG_BACKEND_QEMU && kreg_config_host_pin(NULL, 0, h, h->capacity - 1) < 0) {
+		/* every guest slot has CPUs of its own (config/pin.c) */
+		const yaml_node_t *pin = schema_map_get(ld, map, "pin");
+
+		schema_problem(ld, pin ? pin : map, "%s.pin: %s", path, kreg_error_last());
+		kreg_error_clear();
+	}
 	if (h->backend != KREG_BACKEND_SIM || !effects || effects->type != YAML_SEQUENCE_NODE)
 		return;
 	/* Every effect names a metric the host models. */

@@ -24,7 +24,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -140,35 +142,35 @@ static int want_kvm(const kreg_host *h, const char *bzimage)
 
 /* ---- the test disk ---- */
 
-static int ensure_disk(const kreg_host_cfg *hc)
+static int ensure_disk(const kreg_host_cfg *hc, const char *disk)
 {
 	uint64_t size = hc->disk_size ? hc->disk_size : DEFAULT_DISK_SIZE;
 	char *dir;
 	int fd;
 
-	if (kreg_path_exists(hc->disk))
+	if (kreg_path_exists(disk))
 		return 0;
-	dir = kreg_strdup(hc->disk);
+	dir = kreg_strdup(disk);
 	if (strrchr(dir, '/') && strrchr(dir, '/') != dir) {
 		*strrchr(dir, '/') = '\0';
 		kreg_mkdir_p(dir, 0755);
 	}
 	free(dir);
-	fd = open(hc->disk, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(disk, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
 			return 0;
-		kreg_error_errno("host '%s': test disk %s: cannot create", hc->name, hc->disk);
+		kreg_error_errno("host '%s': test disk %s: cannot create", hc->name, disk);
 		return KREG_ERROR;
 	}
 	if (ftruncate(fd, (off_t)size) < 0) {
-		kreg_error_errno("host '%s': test disk %s: cannot size it", hc->name, hc->disk);
+		kreg_error_errno("host '%s': test disk %s: cannot size it", hc->name, disk);
 		close(fd);
-		unlink(hc->disk);
+		unlink(disk);
 		return KREG_ERROR;
 	}
 	close(fd);
-	log_info("host %s: created the test disk %s (%llu MiB)", hc->name, hc->disk,
+	log_info("host %s: created the test disk %s (%llu MiB)", hc->name, disk,
 		 (unsigned long long)(size >> 20));
 	return 0;
 }
@@ -185,18 +187,124 @@ static uint64_t fs_min_size(const char *fs)
 }
 
 /* 1 (out says why) when the host's test disk is too small for fs. */
-static int disk_too_small(kreg_host_result *out, const kreg_host_cfg *hc, const char *fs)
+static int disk_too_small(kreg_host_result *out, const kreg_host_cfg *hc, const char *disk,
+			  const char *fs)
 {
 	struct stat st;
 
-	if (stat(hc->disk, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= fs_min_size(fs))
+	if (stat(disk, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= fs_min_size(fs))
 		return 0;
 	kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "host '%s': the test disk %s is %llu MiB, and "
 			"%s needs at least %llu MiB: give the host a larger disk_size (and remove "
-			"the disk to have it made again)", hc->name, hc->disk,
+			"the disk to have it made again)", hc->name, disk,
 			(unsigned long long)(st.st_size >> 20), fs,
 			(unsigned long long)(fs_min_size(fs) >> 20));
 	return 1;
+}
+
+/* ---- guest slots ---- */
+
+#define MAX_PIN 256
+
+/* One of the host's `capacity` guests at once: an flock on
+ * <data_dir>/qemu/<host>.slot<i>.lock held for the run, so two runs at once
+ * (the daemon's, or `kreg job run`s beside it) never share a slot; each
+ * with a test disk (slot 0: `disk`, slot i: `<disk>.slot<i>`) and CPUs
+ * (`pin:`, config/pin.c) of its own. */
+typedef struct {
+	int slot, fd, ncpus;
+	char *disk;		/* NULL: the host has none */
+	int cpus[MAX_PIN];
+} qemu_slot;
+
+static int slot_lock(int *fd, const char *dir, const char *host, int i, int how)
+{
+	char *path = kreg_asprintf("%s/%s.slot%d.lock", dir, host, i);
+	int error = 0;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0) {
+		kreg_error_errno("host '%s': guest slot lock %s", host, path);
+		error = KREG_ERROR;
+	} else {
+		while ((error = flock(*fd, how)) < 0 && errno == EINTR)
+			;
+		if (error < 0 && errno != EWOULDBLOCK)
+			kreg_error_errno("host '%s': guest slot lock %s", host, path);
+		if (error < 0) {
+			close(*fd);
+			*fd = -1;
+		}
+	}
+	free(path);
+	return error;
+}
+
+/* The first free slot; when all are taken (more runs at once than the
+ * capacity: `kreg job run` beside the daemon), wait for one. */
+static int slot_take(qemu_slot *s, const kreg_host *h)
+{
+	const kreg_host_cfg *hc = h->hc;
+	int cap = hc->capacity > 0 ? hc->capacity : 1, error = 0;
+	char *dir = kreg_config_data_path(h->cfg, "qemu");
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	if ((error = kreg_mkdir_p(dir, 0755)) < 0)
+		goto done;
+	for (s->slot = 0; s->slot < cap; s->slot++) {
+		if (slot_lock(&s->fd, dir, hc->name, s->slot, LOCK_EX | LOCK_NB) == 0)
+			break;
+		if (errno != EWOULDBLOCK) {
+			error = KREG_ERROR;
+			goto done;
+		}
+	}
+	if (s->fd < 0) {
+		s->slot = (int)(getpid() % cap);
+		log_info("host %s: all %d guest slots are taken: waiting for slot %d", hc->name, cap,
+			 s->slot);
+		if ((error = slot_lock(&s->fd, dir, hc->name, s->slot, LOCK_EX)) < 0)
+			goto done;
+	}
+	if (hc->disk && *hc->disk)
+		s->disk = s->slot ? kreg_asprintf("%s.slot%d", hc->disk, s->slot) : kreg_strdup(hc->disk);
+	if ((s->ncpus = kreg_config_host_pin(s->cpus, MAX_PIN, hc, s->slot)) < 0)
+		error = s->ncpus;
+done:
+	free(dir);
+	return error;
+}
+
+/* "guest slot 1 on CPU 1": for the log, and in the run's directory
+ * (`slot`: slot, cpus, disk), with the slot's CPUs into *set. */
+static char *slot_describe(const qemu_slot *s, cpu_set_t *set, const char *out_dir)
+{
+	char *list = kreg_config_cpu_list(s->cpus, (size_t)s->ncpus);
+	char *text = kreg_asprintf("slot %d\ncpus %s\ndisk %s\n", s->slot, s->ncpus ? list : "any",
+				   s->disk ? s->disk : "-");
+	char *on = s->ncpus ? kreg_asprintf("guest slot %d on CPU %s", s->slot, list)
+			    : kreg_asprintf("guest slot %d, not pinned", s->slot);
+	char *p = kreg_path_join(out_dir, "slot");
+
+	CPU_ZERO(set);
+	for (int i = 0; i < s->ncpus; i++)
+		CPU_SET(s->cpus[i], set);
+	if (kreg_write_file_atomic(p, text, strlen(text)) < 0)
+		kreg_error_clear();
+	free(p);
+	free(text);
+	free(list);
+	return on;
+}
+
+static void slot_release(qemu_slot *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	free(s->disk);
+	s->disk = NULL;
 }
 
 /* ---- a run ---- */
@@ -269,7 +377,8 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
  * the job) and the atom as run beside its output. 1 when the run cannot
  * be (out says why: the job does not fit the host); 0 when ready. */
 static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *have_plan,
-		     const kreg_host_request *req, const char *image, const char *initrd, int cpus)
+		     const kreg_host_request *req, const char *image, const char *initrd, int cpus,
+		     const char *disk)
 {
 	const kreg_host_cfg *hc = h->hc;
 	kreg_image_file *files = NULL;
@@ -281,7 +390,7 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 
 	/* Where the job writes: the test disk, formatted only when the job
 	 * names a file system; a directory in memory when the host has none. */
-	if (hc->disk && *hc->disk && (error = ensure_disk(hc)) < 0)
+	if (disk && (error = ensure_disk(hc, disk)) < 0)
 		return error;
 	if (qemu_plan(h, plan, &fs, req->atom, cpus) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
@@ -289,7 +398,7 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 		return 1;
 	}
 	*have_plan = 1;
-	if (fs && disk_too_small(out, hc, fs))
+	if (fs && disk_too_small(out, hc, disk, fs))
 		return 1;
 	/* The atom as run, beside its output. */
 	for (size_t i = 0; i < plan->nfiles; i++)
@@ -331,7 +440,8 @@ typedef struct {
 } qemu_cmd;
 
 static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpus,
-			  const char *bzimage, const char *initrd, const char *console)
+			  const char *bzimage, const char *initrd, const char *console,
+			  const char *disk)
 {
 	size_t n = 0;
 
@@ -372,8 +482,8 @@ static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpu
 	c->argv[n++] = c->con_opt;
 	c->argv[n++] = "-serial";
 	c->argv[n++] = "chardev:con";
-	if (hc->disk && *hc->disk) {
-		char *d = qemu_escape(hc->disk);
+	if (disk) {
+		char *d = qemu_escape(disk);
 
 		c->drive_opt = kreg_asprintf("file=%s,format=raw,if=virtio,cache=writeback", d);
 		free(d);
@@ -412,19 +522,29 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	qemu_cmd cmd;
 	kreg_spawn_opts o = { 0 };
 	kreg_spawn_result r;
+	qemu_slot slot;
+	cpu_set_t pin;
 	const char *accel;
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
+	char *on = NULL;
 	int error = KREG_ERROR, kvm, have_plan = 0, have_cmd = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
 	double start = kreg_now_mono();
 
 	memset(&plan, 0, sizeof(plan));
 	if ((error = kreg_host__bzimage(&bzimage, hc, req)) < 0)
 		return error;
+	if (slot_take(&slot, h) < 0) {
+		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+		error = 0;
+		goto done;
+	}
+	on = slot_describe(&slot, &pin, req->out_dir);
 	image = kreg_image_path(h->cfg, hc);
 	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
 		goto done;
 	initrd = kreg_path_join(req->out_dir, "initrd.cpio");
-	if ((error = stage_job(h, out, &plan, &have_plan, req, image, initrd, cpus)) != 0) {
+	if ((error = stage_job(h, out, &plan, &have_plan, req, image, initrd, cpus, slot.disk)) != 0) {
 		if (error > 0)
 			error = 0;
 		goto done;
@@ -435,15 +555,17 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	console = kreg_path_join(req->out_dir, "console.log");
 	qemu_log = kreg_path_join(req->out_dir, "qemu.log");
 	unlink(console);
-	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console);
+	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console, slot.disk);
 	have_cmd = 1;
 	write_cmdline(req->out_dir, cmd.argv);
 	o.argv = cmd.argv;
 	o.out_path = qemu_log;
 	o.timeout = req->timeout > 0 ? req->timeout : hc->timeout > 0 ? hc->timeout : DEFAULT_TIMEOUT;
 	o.kill_grace = 2;
-	log_info("host %s: booting %s (%s, %d cpu, %s MiB) for %s", hc->name, req->kernel->artifact,
-		 accel, cpus, cmd.mem, req->atom_name ? req->atom_name : "the job");
+	o.cpus = slot.ncpus ? &pin : NULL;
+	log_info("host %s: booting %s (%s, %d cpu, %s MiB, %s) for %s", hc->name,
+		 req->kernel->artifact, accel, cpus, cmd.mem, on,
+		 req->atom_name ? req->atom_name : "the job");
 	error = kreg_spawn(&r, &o);
 	if (error < 0) {
 		kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "qemu would not start: %s", kreg_error_last());
@@ -464,6 +586,8 @@ done:
 		kreg_plan_release(&plan);
 	if (have_cmd)
 		qemu_cmd_free(&cmd);
+	slot_release(&slot);
+	free(on);
 	free(qemu_log);
 	free(console);
 	free(initrd);
@@ -472,9 +596,77 @@ done:
 	return error;
 }
 
+/* KVM or TCG, as the runs decide (want_kvm): the probe's cached verdict
+ * when there is one. */
+static void accel_check(const kreg_host *h, kreg_host_check_fn fn, void *arg)
+{
+	char *dir = kreg_config_data_path(h->cfg, "qemu");
+	char *path = kreg_path_join(dir, "kvm-probe"), *d = NULL;
+	kreg_buf b = KREG_BUF_INIT;
+
+	if (h->hc->kvm == KREG_KVM_OFF)
+		d = kreg_strdup("TCG (kvm: off)");
+	else if (h->hc->kvm == KREG_KVM_ON)
+		d = kreg_strdup("KVM (kvm: on)");
+	else if (access("/dev/kvm", R_OK | W_OK) < 0)
+		d = kreg_strdup("TCG (no access to /dev/kvm)");
+	else if (kreg_buf_read_file(&b, path) == 0 && strstr(b.ptr, "\nbroken\n"))
+		d = kreg_asprintf("TCG (KVM does not work here: the probe's verdict in %s)", path);
+	else if (b.len)
+		d = kreg_asprintf("KVM (the probe's verdict in %s)", path);
+	else
+		d = kreg_strdup("KVM if the first run's probe finds it works, else TCG");
+	kreg_error_clear();
+	fn(arg, 1, "accelerator", d);
+	kreg_buf_release(&b);
+	free(d);
+	free(path);
+	free(dir);
+}
+
+/* `kreg host check`: qemu starts; KVM or TCG; each guest slot's CPUs. */
+static int qemu_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
+{
+	const kreg_host_cfg *hc = h->hc;
+	const char *argv[] = { qemu_binary(hc), "--version", NULL };
+	kreg_spawn_opts o = { .argv = argv, .timeout = 30 };
+	kreg_spawn_result r;
+	kreg_buf slots = KREG_BUF_INIT;
+	char *output = NULL, *nl;
+	int failed = 0, cap = hc->capacity > 0 ? hc->capacity : 1, cpus[MAX_PIN], n = 0;
+
+	if (kreg_spawn_capture(&r, &output, &o) < 0 || !r.exited || r.status) {
+		fn(arg, 0, "qemu", output && *output ? output : kreg_error_last());
+		failed++;
+	} else {
+		if ((nl = strchr(output, '\n')))
+			*nl = '\0';
+		fn(arg, 1, "qemu", output);
+	}
+	kreg_error_clear();
+	accel_check(h, fn, arg);
+	kreg_buf_printf(&slots, "%d at once", cap);
+	for (int i = 0; i < cap && (n = kreg_config_host_pin(cpus, MAX_PIN, hc, i)) > 0; i++) {
+		char *l = kreg_config_cpu_list(cpus, (size_t)n);
+
+		kreg_buf_printf(&slots, "%s slot %d on CPU %s", i ? "," : ":", i, l);
+		free(l);
+	}
+	if (n < 0)
+		failed++;
+	if (!n)
+		kreg_buf_puts(&slots, ", not pinned");
+	fn(arg, n >= 0, "guest slots", n < 0 ? kreg_error_last() : slots.ptr);
+	kreg_error_clear();
+	kreg_buf_release(&slots);
+	free(output);
+	return failed;
+}
+
 const struct kreg_host_ops kreg_host_qemu_ops = {
 	.name = "qemu",
 	.needs_kernel = 1,
 	.run = qemu_run,
+	.check = qemu_check,
 	.plan = qemu_plan,
 };

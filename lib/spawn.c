@@ -145,6 +145,8 @@ static _Noreturn void child_exec(const kreg_spawn_opts *o, char **envp, int in_f
 		goto fail;
 	if (o->cwd && chdir(o->cwd) < 0)
 		goto fail;
+	if (o->cpus && sched_setaffinity(0, sizeof(*o->cpus), o->cpus) < 0)
+		goto fail;
 	/* (a nicer child needs no privilege: a failure leaves kreg's) */
 	if (o->nice > 0 && nice(o->nice) == -1)
 		errno = 0;

@@ -5,6 +5,8 @@
 #ifndef KREG_SPAWN_H
 #define KREG_SPAWN_H
 
+#include <sched.h>
+
 typedef struct {
 	const char *const *argv;	/* argv[0] is looked up in PATH */
 	const char *cwd;		/* NULL: the caller's */
@@ -16,6 +18,8 @@ typedef struct {
 	double timeout;			/* seconds; 0: none */
 	double kill_grace;		/* seconds between SIGTERM and SIGKILL; 0: 2 s */
 	int nice;			/* the child runs this much nicer than kreg (nice(2)) */
+	const cpu_set_t *cpus;		/* the CPUs the child may run on (sched_setaffinity);
+					 * NULL: kreg's */
 } kreg_spawn_opts;
 
 typedef struct {

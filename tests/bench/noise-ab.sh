@@ -62,15 +62,12 @@ F=$OUT/ab.tsv
 	echo "# started: $(date -u +%FT%TZ); $ROUNDS rounds of: ${SETTINGS[*]} (order turned each round)"
 	printf 'round\tsetting\tstarted_utc\tload1_before\tload1_after\tseconds\tstatus\tfio.read_iops\tfio.write_iops\n'
 } > "$F.tmp"
-n=${#SETTINGS[@]}
-for round in $(seq 1 "$ROUNDS"); do
-	for j in $(seq 0 $((n - 1))); do
-		s=${SETTINGS[$(((j + round) % n))]}
-		row=$(one "$s") || exit 1
-		printf '%d\t%s\n' "$round" "$row" >> "$F.tmp"
-	done
-	echo "noise-ab: round $round/$ROUNDS (load $(noise_load1))"
-done
+round_row() {	# ROUND SETTING
+	local row
+	row=$(one "$2") || return 1
+	printf '%d\t%s\n' "$1" "$row"
+}
+noise_rounds "$F.tmp" "$ROUNDS" round_row "${SETTINGS[@]}" || exit 1
 echo "# finished: $(date -u +%FT%TZ)" >> "$F.tmp"
 mv "$F.tmp" "$F"
 awk -F'\t' '

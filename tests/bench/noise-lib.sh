@@ -11,6 +11,11 @@
 #   noise_sql SQL           on DIR's database
 #   noise_load1             the host's 1-minute load average
 #   noise_last_value METRIC the last run's status, then METRIC's value or -
+#   noise_rounds FILE ROUNDS FN NAME...
+#                           ROUNDS rounds of `FN ROUND NAME` for each NAME, the
+#                           order turned each round (the machine's load and
+#                           drift fall on every NAME alike), FN's rows
+#                           appended to FILE; a line of progress each round
 export KREG_BUILD_CACHE=${KREG_BUILD_CACHE:-$KREG_SRC/build/kernel-artifacts}
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 
@@ -69,4 +74,16 @@ noise_last_value() {
 	noise_sql "SELECT status FROM runs WHERE id = $rid"
 	noise_sql "SELECT coalesce((SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
 		WHERE s.run_id = $rid AND m.name = '$1'), '-')"
+}
+
+noise_rounds() {
+	local f=$1 rounds=$2 fn=$3 round j
+	shift 3
+	local names=("$@")
+	for round in $(seq 1 "$rounds"); do
+		for j in "${!names[@]}"; do
+			"$fn" "$round" "${names[$(((j + round) % ${#names[@]}))]}" >> "$f" || return 1
+		done
+		echo "$(basename "$0" .sh): round $round/$rounds (load $(noise_load1))"
+	done
 }

@@ -164,8 +164,12 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kreg_report_fig *fig,
 		      int64_t lead_id)
 {
-	kreg_db_bisection b;
+	kreg_db_bisection b, rb;
 	int have_b = g->bisection_id && kreg_db_bisection_get(db, &b, g->bisection_id) == 0;
+	int64_t rid = 0;
+	/* its recovery bisection (usecase/recovery.h), when its level came back */
+	int have_r = kreg_db_bisection_recovery_of(db, &rid, g->id) == 0 && rid &&
+		     kreg_db_bisection_get(db, &rb, rid) == 0;
 
 	if (s->json) {
 		fprintf(s->out, "%s\n    {\"id\": %lld, \"state\": \"%s\", \"triage\": ",
@@ -203,6 +207,13 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kre
 			fprintf(s->out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}",
 				b.confidence, b.builds, b.runs);
 		}
+		if (have_r) {
+			fprintf(s->out, ", \"recovery\": {\"id\": %lld, \"state\": \"%s\", \"fix\": ",
+				(long long)rb.id, rb.state);
+			jstr(s->out, rb.culprit_sha[0] ? rb.culprit_sha : NULL);
+			fprintf(s->out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}",
+				rb.confidence, rb.builds, rb.runs);
+		}
 		fputc('}', s->out);
 	} else {
 		/* a person's mark (kreg regression mark) before the robot's state */
@@ -223,9 +234,20 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kre
 					b.confidence);
 			fprintf(s->out, ", %d builds, %d runs\n", b.builds, b.runs);
 		}
+		if (have_r) {
+			fprintf(s->out, "      recovery bisection %lld (%.12s..%.12s): %s", (long long)rb.id,
+				rb.good_sha, rb.bad_sha, rb.state);
+			if (rb.culprit_sha[0])
+				fprintf(s->out, ", fixed by %s (confidence %.2f)", rb.culprit_sha,
+					rb.confidence);
+			fprintf(s->out, ", %d builds, %d runs\n", rb.builds, rb.runs);
+		}
 	}
 	if (have_b)
 		kreg_db_bisection_release(&b);
+	if (have_r)
+		kreg_db_bisection_release(&rb);
+	kreg_error_clear();
 }
 
 /* Do two regressions share a culprit (repository, job, host, culprit)? */

@@ -12,30 +12,15 @@
 #include "db/work.h"
 #include "kernel/repo.h"
 #include "lib/err.h"
+#include "lib/log.h"
 #include "lib/mem.h"
 #include "stats/compare.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Commits of the line read back to the culprit, at most. */
 #define MAX_LINE 5000
-
-static void say(FILE *progress, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(FILE *progress, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (progress) {
-		vfprintf(progress, fmt, ap);
-		fputc('\n', progress);
-		fflush(progress);
-	}
-	va_end(ap);
-}
 
 kreg_try_verdict kreg_recovery_judge(double *share, const kreg_stats_opts *so, const char *metric,
 				     const double *good, size_t ngood, const double *culprit,
@@ -177,7 +162,7 @@ static int link_improvement(look *l, int64_t bisection_id)
 	if ((error = kreg_db_regression_mark(l->db, &changed, row.id, "duplicate", arg, note,
 					     "kreg")) == 0 && changed) {
 		l->out->linked++;
-		say(l->progress, "recovery: regression %lld at %.12s is %s", (long long)row.id,
+		kreg_say(l->progress, "recovery: regression %lld at %.12s is %s", (long long)row.id,
 		    b.bad_sha, note);
 	}
 done:
@@ -207,7 +192,7 @@ static int start(look *l, size_t good, size_t bad)
 	}
 	kreg_db_bisection_release(&orig);
 	if (error == KREG_EINVAL) {
-		say(l->progress, "recovery: regression %lld: %.12s..%.12s cannot be bisected: %s",
+		kreg_say(l->progress, "recovery: regression %lld: %.12s..%.12s cannot be bisected: %s",
 		    (long long)l->reg->id, l->h.shas[good], l->h.shas[bad], kreg_error_last());
 		kreg_error_clear();
 		return 0;
@@ -217,7 +202,7 @@ static int start(look *l, size_t good, size_t bad)
 	l->out->bisections = kreg_reallocarray(l->out->bisections, l->out->nbisections + 1,
 					       sizeof(int64_t));
 	l->out->bisections[l->out->nbisections++] = id;
-	say(l->progress, "recovery: regression %lld: bisection %lld of %.12s..%.12s on %s, for "
+	kreg_say(l->progress, "recovery: regression %lld: bisection %lld of %.12s..%.12s on %s, for "
 	    "the commit that fixed it", (long long)l->reg->id, (long long)id, l->h.shas[good],
 	    l->h.shas[bad], l->reg->metric);
 	return link_improvement(l, id);
@@ -276,7 +261,7 @@ static int look_at(look *l)
 	at = judge_at(l, &share, l->h.ncommits - 1);
 	if (at == KREG_TRY_PARTLY) {
 		l->out->partly++;
-		say(l->progress, "recovery: regression %lld: %s at %.12s is partly back (%.0f%% of "
+		kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is partly back (%.0f%% of "
 		    "the regression recovered): not bisected", (long long)l->reg->id,
 		    l->reg->metric, l->sha, share * 100);
 	}
@@ -285,7 +270,7 @@ static int look_at(look *l)
 	if ((error = fix_candidate(l, fix, &source)) < 0)
 		return error;
 	if (fix[0]) {
-		say(l->progress, "recovery: regression %lld: %s at %.12s is back (%.0f%%), and "
+		kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is back (%.0f%%), and "
 		    "%.12s (%s) is tried as its fix: not bisected", (long long)l->reg->id,
 		    l->reg->metric, l->sha, share * 100, fix, source);
 		return 0;

@@ -159,6 +159,17 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 	return 0;
 }
 
+/* `, "name": {...}`: bisection b, what it found named found. */
+static void json_bisection(FILE *out, const char *name, const char *found,
+			   const kreg_db_bisection *b)
+{
+	fprintf(out, ", \"%s\": {\"id\": %lld, \"state\": \"%s\", \"%s\": ", name,
+		(long long)b->id, b->state, found);
+	jstr(out, b->culprit_sha[0] ? b->culprit_sha : NULL);
+	fprintf(out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}", b->confidence,
+		b->builds, b->runs);
+}
+
 /* g's figure is fig: THE figure of the report model (the mail's, the
  * page's), not the row's detector estimate. */
 static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kreg_report_fig *fig,
@@ -200,20 +211,10 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kre
 			fprintf(s->out, "%lld", (long long)lead_id);
 		else
 			fputs("null", s->out);
-		if (have_b) {
-			fprintf(s->out, ", \"bisection\": {\"id\": %lld, \"state\": \"%s\", \"culprit\": ",
-				(long long)b.id, b.state);
-			jstr(s->out, b.culprit_sha[0] ? b.culprit_sha : NULL);
-			fprintf(s->out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}",
-				b.confidence, b.builds, b.runs);
-		}
-		if (have_r) {
-			fprintf(s->out, ", \"recovery\": {\"id\": %lld, \"state\": \"%s\", \"fix\": ",
-				(long long)rb.id, rb.state);
-			jstr(s->out, rb.culprit_sha[0] ? rb.culprit_sha : NULL);
-			fprintf(s->out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}",
-				rb.confidence, rb.builds, rb.runs);
-		}
+		if (have_b)
+			json_bisection(s->out, "bisection", "culprit", &b);
+		if (have_r)
+			json_bisection(s->out, "recovery", "fix", &rb);
 		fputc('}', s->out);
 	} else {
 		/* a person's mark (kreg regression mark) before the robot's state */

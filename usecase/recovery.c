@@ -135,40 +135,54 @@ done:
 	return error;
 }
 
-/* The detector's row of the change at the recovery's bad end (the other
- * way: an improvement) marked a duplicate of the regression. */
-static int link_improvement(look *l, int64_t bisection_id)
+/* The detector's row of the change at commit_id (the way back: a rise
+ * of a metric that dropped), marked a duplicate of the regression by kreg:
+ * the recovery of it, why says how (a recovery bisection, a partial
+ * recovery), not a finding of its own. */
+static int link_improvement(look *l, int64_t commit_id, const char *sha, const char *why)
 {
-	kreg_db_bisection b;
 	kreg_db_regression row;
 	char *arg = NULL, *note = NULL;
 	int changed = 0, error;
 
 	memset(&row, 0, sizeof(row));
-	if ((error = kreg_db_bisection_get(l->db, &b, bisection_id)) < 0)
-		return error;
-	error = kreg_db_regression_find(l->db, &row, b.job_id, b.host_id, b.metric_id,
-					b.bad_commit_id);
+	error = kreg_db_regression_find(l->db, &row, l->reg->job_id, l->reg->host_id,
+					l->reg->metric_id, commit_id);
 	if (error == KREG_ENOTFOUND) {
 		kreg_error_clear();
 		error = 0;
 		goto done;
 	}
-	if (error < 0 || row.id == l->reg->id || row.triage[0] || !strcmp(row.state, "fixed"))
+	if (error < 0 || row.id == l->reg->id || row.triage[0] || !strcmp(row.state, "fixed") ||
+	    (row.change > 0) == (l->reg->change > 0))
 		goto done;
 	arg = kreg_asprintf("%lld", (long long)l->reg->id);
-	note = kreg_asprintf("the recovery of regression %lld (recovery bisection %lld)",
-			     (long long)l->reg->id, (long long)bisection_id);
+	note = kreg_asprintf("the recovery of regression %lld (%s)", (long long)l->reg->id, why);
 	if ((error = kreg_db_regression_mark(l->db, &changed, row.id, "duplicate", arg, note,
 					     "kreg")) == 0 && changed) {
 		l->out->linked++;
 		kreg_say(l->progress, "recovery: regression %lld at %.12s is %s", (long long)row.id,
-		    b.bad_sha, note);
+			 sha, note);
 	}
 done:
 	free(arg);
 	free(note);
 	kreg_db_regression_release(&row);
+	return error;
+}
+
+/* The row of the rise at a recovery bisection's bad end, linked. */
+static int link_bisected(look *l, int64_t bisection_id)
+{
+	kreg_db_bisection b;
+	char *why;
+	int error;
+
+	if ((error = kreg_db_bisection_get(l->db, &b, bisection_id)) < 0)
+		return error;
+	why = kreg_asprintf("recovery bisection %lld", (long long)bisection_id);
+	error = link_improvement(l, b.bad_commit_id, b.bad_sha, why);
+	free(why);
 	kreg_db_bisection_release(&b);
 	return error;
 }
@@ -205,7 +219,7 @@ static int start(look *l, size_t good, size_t bad)
 	kreg_say(l->progress, "recovery: regression %lld: bisection %lld of %.12s..%.12s on %s, for "
 	    "the commit that fixed it", (long long)l->reg->id, (long long)id, l->h.shas[good],
 	    l->h.shas[bad], l->reg->metric);
-	return link_improvement(l, id);
+	return link_bisected(l, id);
 }
 
 /* The line back to the culprit, and the last good's values: 1 when the
@@ -254,7 +268,7 @@ static int look_at(look *l)
 	if ((error = kreg_db_bisection_recovery_of(l->db, &recovery, l->reg->id)) < 0)
 		return error;
 	if (recovery)	/* one recovery bisection a regression; its row linked */
-		return link_improvement(l, recovery);
+		return link_bisected(l, recovery);
 	if ((error = load_line(l)) <= 0)
 		return error;
 	n = l->h.ncommits - (size_t)l->culprit;
@@ -264,6 +278,7 @@ static int look_at(look *l)
 		kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is partly back (%.0f%% of "
 		    "the regression recovered): not bisected", (long long)l->reg->id,
 		    l->reg->metric, l->sha, share * 100);
+		return link_improvement(l, l->commit_id, l->sha, "partly back");
 	}
 	if (at != KREG_TRY_FIXED)
 		return 0;

@@ -9,9 +9,10 @@
  * (usecase/bisect_driver.h) over (the last tested commit still at the
  * regression's level, the first one back], its sense reversed, looking
  * for the commit that fixed it. A level only partly back is said, not
- * bisected. The detector's row of the change the other way at that
- * commit (an improvement) is marked a duplicate of the regression, by
- * kreg: one regression's recovery is not a finding of its own.
+ * bisected. The detector's row of the change the other way at the
+ * bisection's bad end, or at a commit partly back (a rise of a metric
+ * that dropped), is marked a duplicate of the regression, by kreg: one
+ * regression's recovery is not a finding of its own.
  *
  * Everything is written in the caller's transaction when it holds one. */
 #ifndef KREG_USECASE_RECOVERY_H

@@ -184,6 +184,9 @@ static int bisect_status(kreg_db *db, int argc, char **argv)
 			return KREG_EXIT_FAIL;
 		}
 		printf("bisection %lld%s\n", (long long)one.id, sim_label(&one));
+		if (one.recovers)	/* usecase/recovery.h: its sense reversed */
+			printf("  recovery of regression %lld: the first commit back at the "
+			       "level before it\n", (long long)one.recovers);
 		printf("  repo:     %s\n  good:     %s\n  bad:      %s\n", one.repo, one.good_sha,
 		       one.bad_sha);
 		printf("  job:      ");
@@ -209,6 +212,8 @@ static int bisect_status(kreg_db *db, int argc, char **argv)
 			printf("  culprit %.12s", b->culprit_sha);
 		else if (b->candidates)
 			printf("  %zu candidates", count_words(b->candidates));
+		if (b->recovers)
+			printf("  (recovery of regression %lld)", (long long)b->recovers);
 		putchar('\n');
 	}
 	kreg_db_bisection_list_free(v, n);

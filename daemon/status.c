@@ -159,13 +159,28 @@ static int running_cb(const kreg_work *w, const char *host, const char *sha, con
 	return 0;
 }
 
+/* `, "name": {...}`: bisection b, what it found named found. */
+static void json_bisection(FILE *out, const char *name, const char *found,
+			   const kreg_db_bisection *b)
+{
+	fprintf(out, ", \"%s\": {\"id\": %lld, \"state\": \"%s\", \"%s\": ", name,
+		(long long)b->id, b->state, found);
+	jstr(out, b->culprit_sha[0] ? b->culprit_sha : NULL);
+	fprintf(out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}", b->confidence,
+		b->builds, b->runs);
+}
+
 /* g's figure is fig: THE figure of the report model (the mail's, the
  * page's), not the row's detector estimate. */
 static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kreg_report_fig *fig,
 		      int64_t lead_id)
 {
-	kreg_db_bisection b;
+	kreg_db_bisection b, rb;
 	int have_b = g->bisection_id && kreg_db_bisection_get(db, &b, g->bisection_id) == 0;
+	int64_t rid = 0;
+	/* its recovery bisection (usecase/recovery.h), when its level came back */
+	int have_r = kreg_db_bisection_recovery_of(db, &rid, g->id) == 0 && rid &&
+		     kreg_db_bisection_get(db, &rb, rid) == 0;
 
 	if (s->json) {
 		fprintf(s->out, "%s\n    {\"id\": %lld, \"state\": \"%s\", \"triage\": ",
@@ -196,13 +211,10 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kre
 			fprintf(s->out, "%lld", (long long)lead_id);
 		else
 			fputs("null", s->out);
-		if (have_b) {
-			fprintf(s->out, ", \"bisection\": {\"id\": %lld, \"state\": \"%s\", \"culprit\": ",
-				(long long)b.id, b.state);
-			jstr(s->out, b.culprit_sha[0] ? b.culprit_sha : NULL);
-			fprintf(s->out, ", \"confidence\": %.3g, \"builds\": %d, \"runs\": %d}",
-				b.confidence, b.builds, b.runs);
-		}
+		if (have_b)
+			json_bisection(s->out, "bisection", "culprit", &b);
+		if (have_r)
+			json_bisection(s->out, "recovery", "fix", &rb);
 		fputc('}', s->out);
 	} else {
 		/* a person's mark (kreg regression mark) before the robot's state */
@@ -223,9 +235,20 @@ static void print_reg(st *s, kreg_db *db, const kreg_db_regression *g, const kre
 					b.confidence);
 			fprintf(s->out, ", %d builds, %d runs\n", b.builds, b.runs);
 		}
+		if (have_r) {
+			fprintf(s->out, "      recovery bisection %lld (%.12s..%.12s): %s", (long long)rb.id,
+				rb.good_sha, rb.bad_sha, rb.state);
+			if (rb.culprit_sha[0])
+				fprintf(s->out, ", fixed by %s (confidence %.2f)", rb.culprit_sha,
+					rb.confidence);
+			fprintf(s->out, ", %d builds, %d runs\n", rb.builds, rb.runs);
+		}
 	}
 	if (have_b)
 		kreg_db_bisection_release(&b);
+	if (have_r)
+		kreg_db_bisection_release(&rb);
+	kreg_error_clear();
 }
 
 /* Do two regressions share a culprit (repository, job, host, culprit)? */

@@ -173,8 +173,6 @@ static int fixable(kreg_db *db, kreg_db_regression **out, size_t *n, const char 
 static int queue_tries(const kreg_config *cfg, kreg_repo *r, kreg_db *db,
 		       const kreg_db_regression *regs, size_t nregs, int64_t id, const char *sha)
 {
-	const char *base = cfg->web.base_url;
-	size_t blen = base ? strlen(base) : 0;
 	kreg_repo_commit c;
 	int error = 0;
 
@@ -185,9 +183,7 @@ static int queue_tries(const kreg_config *cfg, kreg_repo *r, kreg_db *db,
 	for (size_t i = 0; i < nregs && !error; i++) {
 		const char *source = NULL;
 		/* the Closes: tag the report asks a fix for (mail/message.c) */
-		char *url = blen ? kreg_asprintf("%s%sregression-r%lld.html", base,
-						  base[blen - 1] == '/' ? "" : "/",
-						  (long long)regs[i].id) : NULL;
+		char *url = kreg_try_report_url(cfg, regs[i].id);
 		char *key;
 		int names = c.message && kreg_try_names_culprit(&source, c.message,
 								regs[i].culprit_sha, url);

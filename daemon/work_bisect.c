@@ -1,6 +1,7 @@
 /* The bisect item: one step of a bisection (usecase/bisect_driver.h),
  * then the next step queued, or once it is over the regressions it
- * explains followed and, with a culprit, its mail; the site with it.
+ * explains followed and, with a culprit, its mail; the site with it (a
+ * recovery bisection's commit is tried as the fix of its regression).
  * Around the step, the kernels it and the steps after it may need are
  * queued on the build lane (kreg_bisect_driver_ahead), so they build
  * while its runs run. */
@@ -14,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "usecase/bisect_driver.h"
+#include "usecase/try.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,30 @@ done:
 	kreg_bisect_builds_ahead_release(&a);
 }
 
+/* A recovery bisection over (docs/bisect.md, "Recovery"): the commit it
+ * found is tried as the regression's fix (daemon/work_try.c, source
+ * "recovery"): the try marks it fixed, with the share recovered, and its
+ * answer goes into the report's thread. */
+static int try_recovery(kreg_work_item *j, const kreg_db_bisection *b)
+{
+	char *key;
+	kreg_work_new t = { .kind = KREG_WORK_TRY, .commit_id = b->culprit_commit_id,
+			    .host_id = b->host_id, .regression_id = b->recovers,
+			    .seq = kreg_try_source_seq("recovery"), .priority = KREG_PRIO_BISECT };
+	int added = 0, error;
+
+	if (strcmp(b->state, "found"))
+		return 0;	/* no commit named: the regression stays open */
+	key = kreg_work_key_try(b->recovers, b->culprit_commit_id);
+	t.key = key;
+	error = kreg_db_work_add(j->db, NULL, &added, &t);
+	if (!error && added)
+		log_info("work %lld: regression %lld: its level came back at %.12s: tried as its fix",
+			 (long long)j->w.id, (long long)b->recovers, b->culprit_sha);
+	free(key);
+	return error;
+}
+
 int kreg_worker_bisect(kreg_work_item *j)
 {
 	kreg_db_bisection b;
@@ -114,12 +140,16 @@ int kreg_worker_bisect(kreg_work_item *j)
 		if (error < 0)
 			goto rollback;
 	} else {
-		if ((error = kreg_db_regressions_follow(j->db, j->w.bisection_id)) < 0 ||
-		    (error = kreg_db_bisection_get(j->db, &b, j->w.bisection_id)) < 0)
+		if ((error = kreg_db_bisection_get(j->db, &b, j->w.bisection_id)) < 0 ||
+		    (!b.recovers && (error = kreg_db_regressions_follow(j->db, b.id)) < 0))
 			goto rollback;
-		log_info("work %lld: bisection %lld: %s", (long long)j->w.id, (long long)b.id,
+		log_info("work %lld: %sbisection %lld: %s", (long long)j->w.id,
+			 b.recovers ? "recovery " : "", (long long)b.id,
 			 b.message ? b.message : b.state);
-		if (!strcmp(b.state, "found")) {
+		if (b.recovers) {
+			if ((error = try_recovery(j, &b)) < 0)
+				goto rollback;
+		} else if (!strcmp(b.state, "found")) {
 			char *key = kreg_work_key_mail_culprit(b.id);
 			kreg_work_new r = { .kind = KREG_WORK_MAIL, .key = key, .bisection_id = b.id,
 					    .regression_id = b.regression_id,

@@ -2,7 +2,9 @@
  * (usecase/detect.h), and what it asks for queued in the same transaction
  * with the item's end: more runs, the first step of each bisection it
  * started, the mail of a confirmed regression, the site; and while the
- * runs that may start a bisection run, its first step's kernel. */
+ * runs that may start a bisection run, its first step's kernel. Then the
+ * regressions whose level came back at the commit (usecase/recovery.h):
+ * the first step of each recovery bisection. */
 #include "daemon/work_internal.h"
 
 #include "db/bisect.h"
@@ -15,6 +17,7 @@
 #include "lib/mem.h"
 #include "mail/outbox.h"
 #include "usecase/detect.h"
+#include "usecase/recovery.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +104,34 @@ done:
 	kreg_work_names_release(&names);
 }
 
+/* The first step of each bisection started (a recovery's names the
+ * regression it recovers). */
+static int queue_bisections(kreg_work_item *j, const int64_t *ids, size_t n)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < n && !error; i++) {
+		kreg_db_bisection b;
+		char *key = kreg_work_key_bisect(ids[i], 0);
+
+		if ((error = kreg_db_bisection_get(j->db, &b, ids[i])) == 0) {
+			kreg_work_new s = { .kind = KREG_WORK_BISECT, .key = key, .host_id = b.host_id,
+					    .bisection_id = b.id,
+					    .regression_id = b.recovers ? b.recovers : b.regression_id,
+					    .config_name = b.config_name, .priority = kreg_work_table[KREG_WORK_BISECT].priority };
+
+			error = kreg_db_work_add(j->db, NULL, NULL, &s);
+			kreg_db_bisection_release(&b);
+		}
+		free(key);
+	}
+	return error;
+}
+
 int kreg_worker_detect(kreg_work_item *j)
 {
 	kreg_detect_outcome o;
+	kreg_recovery_outcome rec = { 0 };
 	int error;
 
 	if ((error = kreg_db_begin(j->db)) < 0)
@@ -114,22 +142,12 @@ int kreg_worker_detect(kreg_work_item *j)
 	for (size_t i = 0; i < o.nmore; i++)
 		if ((error = queue_more(j, o.more[i].commit_id, o.more[i].runs, j->w.config_name)) < 0)
 			goto rollback_o;
-	for (size_t i = 0; i < o.nbisections; i++) {
-		kreg_db_bisection b;
-		char *key = kreg_work_key_bisect(o.bisections[i], 0);
-
-		if ((error = kreg_db_bisection_get(j->db, &b, o.bisections[i])) == 0) {
-			kreg_work_new s = { .kind = KREG_WORK_BISECT, .key = key, .host_id = b.host_id,
-					    .bisection_id = b.id, .regression_id = b.regression_id,
-					    .config_name = b.config_name, .priority = kreg_work_table[KREG_WORK_BISECT].priority };
-
-			error = kreg_db_work_add(j->db, NULL, NULL, &s);
-			kreg_db_bisection_release(&b);
-		}
-		free(key);
-		if (error < 0)
-			goto rollback_o;
-	}
+	/* the regressions of (job, host) whose level came back here */
+	if ((error = queue_bisections(j, o.bisections, o.nbisections)) < 0 ||
+	    (error = kreg_recovery_check(&rec, j->cfg, j->db, j->w.commit_id, j->w.job_id,
+					 j->w.host_id, stderr)) < 0 ||
+	    (error = queue_bisections(j, rec.bisections, rec.nbisections)) < 0)
+		goto rollback_o;
 	if (!o.nbisections)
 		build_first_step(j, &o);
 	if (o.confirmed && j->cfg->mail.confirmed) {
@@ -158,9 +176,11 @@ int kreg_worker_detect(kreg_work_item *j)
 				 kreg_error_last());
 	}
 out:
+	kreg_recovery_outcome_release(&rec);
 	kreg_detect_outcome_release(&o);
 	return error;
 rollback_o:
+	kreg_recovery_outcome_release(&rec);
 	kreg_detect_outcome_release(&o);
 rollback:
 	kreg_db_rollback(j->db);

@@ -3,7 +3,9 @@
  * queued by `kreg try --queue` (usecase/try.h), is tried as the fix; the
  * try is stored to be answered, and the mail item answers it in the
  * regression's thread (mail/outbox.h: the table and the verdict). A fix
- * that fixes marks the regression fixed by kreg, with its figure. */
+ * that fixes marks the regression fixed by kreg, with its figure. The
+ * commit a recovery bisection found (daemon/work_bisect.c) is tried the
+ * same way, its source "recovery". */
 #include "daemon/work_internal.h"
 
 #include "db/commits.h"
@@ -22,9 +24,11 @@
 #include <string.h>
 
 /* The mark of a fix that fixed it. */
-static int mark_fixed(kreg_work_item *j, const kreg_try_result *r)
+static int mark_fixed(kreg_work_item *j, const kreg_try_result *r, const char *source)
 {
-	char *note = kreg_asprintf("tried by kreg: %.0f%% of the regression recovered (%s)",
+	char *note = kreg_asprintf("%s: %.0f%% of the regression recovered (%s)",
+				   !strcmp(source, "recovery") ?
+				   "found by bisecting the recovery, tried by kreg" : "tried by kreg",
 				   r->share * 100, r->why ? r->why : "");
 	int changed = 0, error;
 
@@ -173,11 +177,12 @@ int kreg_worker_try(kreg_work_item *j)
 	 * in the report's (tries.answer, the mail item). */
 	source = kreg_try_source_name(j->w.seq);
 	pushed = !source || !strcmp(source, "fixes") || !strcmp(source, "revert") ||
-		 !strcmp(source, "link");
+		 !strcmp(source, "link") || !strcmp(source, "recovery");
 	by_mail = source && !strcmp(source, "patch") && j->w.config_name;
 	if ((error = kreg_try_store(j->db, NULL, j->w.regression_id, &r, source ? source : "fixes",
 				    !by_mail)) < 0 ||
-	    (r.verdict == KREG_TRY_FIXED && pushed && (error = mark_fixed(j, &r)) < 0) ||
+	    (r.verdict == KREG_TRY_FIXED && pushed &&
+	     (error = mark_fixed(j, &r, source ? source : "fixes")) < 0) ||
 	    (error = by_mail ? answer_request(j, &r) : queue_answer(j)) < 0 ||
 	    (error = kreg_worker_queue_site(j)) < 0 ||
 	    (error = kreg_worker_finish(j, "done", NULL)) < 0) {

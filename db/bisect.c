@@ -49,7 +49,8 @@ int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *
 	if (kreg_db__prepare(db, &st,
 			     "INSERT INTO bisections (regression_id, repo_id, job_id, host_id, "
 			     "metric_id, good_commit_id, bad_commit_id, config_name, state, created, "
-			     "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?9) "
+			     "updated, recovers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, "
+			     "?9, ?10) "
 			     "RETURNING id") < 0)
 		return KREG_ERROR;
 	bind_id(st, 1, b->regression_id);
@@ -61,6 +62,7 @@ int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *
 	sqlite3_bind_int64(st, 7, b->bad_commit_id);
 	kreg_db__bind_text(st, 8, b->config_name);
 	sqlite3_bind_int64(st, 9, now);
+	bind_id(st, 10, b->recovers);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
 		error = 0;
@@ -77,7 +79,7 @@ int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *
 	"SELECT b.id, b.regression_id, b.repo_id, b.job_id, b.host_id, b.metric_id, " \
 	"b.good_commit_id, b.bad_commit_id, b.config_name, b.state, b.culprit_commit_id, " \
 	"b.candidates, b.confidence, b.builds, b.runs, b.message, b.created, b.updated, " \
-	"r.name, j.name, h.name, h.backend, m.name, g.sha, bd.sha, c.sha " \
+	"r.name, j.name, h.name, h.backend, m.name, g.sha, bd.sha, c.sha, b.recovers " \
 	"FROM bisections b JOIN repos r ON r.id = b.repo_id JOIN jobs j ON j.id = b.job_id " \
 	"JOIN hosts h ON h.id = b.host_id JOIN metrics m ON m.id = b.metric_id " \
 	"JOIN commits g ON g.id = b.good_commit_id JOIN commits bd ON bd.id = b.bad_commit_id " \
@@ -119,6 +121,7 @@ static void read_bisection(kreg_db_bisection *b, sqlite3_stmt *st)
 	copy_sha(b->good_sha, st, 23);
 	copy_sha(b->bad_sha, st, 24);
 	copy_sha(b->culprit_sha, st, 25);
+	b->recovers = sqlite3_column_int64(st, 26);
 }
 
 int kreg_db_bisection_get(kreg_db *db, kreg_db_bisection *out, int64_t id)
@@ -142,6 +145,22 @@ int kreg_db_bisection_get(kreg_db *db, kreg_db_bisection *out, int64_t id)
 	}
 	sqlite3_finalize(st);
 	return error;
+}
+
+int kreg_db_bisection_recovery_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*bisection_id = 0;
+	if (kreg_db__prepare(db, &st, "SELECT max(id) FROM bisections WHERE recovers = ?1") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, regression_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*bisection_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : kreg_db__error(db, "cannot read bisections");
 }
 
 int kreg_db_bisection_list(kreg_db *db, kreg_db_bisection **out, size_t *n)

@@ -11,6 +11,9 @@
 typedef struct {
 	int64_t id;
 	int64_t regression_id;		/* 0: started by hand */
+	int64_t recovers;		/* a recovery bisection: the regression whose level
+					 * came back (its sense reversed: docs/bisect.md,
+					 * "Recovery"); 0: none */
 	int64_t repo_id, job_id, host_id, metric_id;
 	int64_t good_commit_id, bad_commit_id;
 	char *config_name;		/* kernel config name, or NULL */
@@ -32,6 +35,9 @@ typedef struct {
  * on (bisected with the culprit, inconclusive, not_reproduced; confirmed
  * again when the bisection failed). */
 int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *b);
+/* The newest recovery bisection of regression id in *bisection_id; 0 when
+ * none. */
+int kreg_db_bisection_recovery_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id);
 /* KREG_ENOTFOUND (error set, naming the id) when there is none. */
 int kreg_db_bisection_get(kreg_db *db, kreg_db_bisection *out, int64_t id);
 /* Every bisection, newest first. */

@@ -522,6 +522,31 @@ static const char *const migrations[] = {
 	 * shown, and left out of the detector's history (docs/noise.md). */
 	("ALTER TABLE runs ADD COLUMN load REAL;"
 	 "ALTER TABLE runs ADD COLUMN loaded INTEGER NOT NULL DEFAULT 0;"),
+	/* 14 -> 15: a recovery bisection (issue 25): the search for the first
+	 * commit at which a regression's level came back, its sense reversed;
+	 * recovers names the regression (its regression_id stays NULL: the
+	 * regression is not what it bisects). The commit it finds is tried as
+	 * the fix: a try of source 'recovery'. */
+	"ALTER TABLE bisections ADD COLUMN recovers INTEGER REFERENCES regressions(id);"
+	"CREATE TABLE tries15 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER NOT NULL REFERENCES regressions(id),"
+	"  fix_commit_id INTEGER REFERENCES commits(id),"
+	"  source TEXT NOT NULL CHECK (source IN ('patch','commit','branch','fixes','revert','link',"
+	"    'recovery')),"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('fixed','partly','not_fixed','no_apply',"
+	"    'no_build')),"
+	"  share REAL,"
+	"  why TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  answer INTEGER NOT NULL DEFAULT 0,"
+	"  report TEXT"
+	");"
+	"INSERT INTO tries15 SELECT id, regression_id, fix_commit_id, source, verdict, share, why,"
+	"  created, answer, report FROM tries;"
+	"DROP TABLE tries;"
+	"ALTER TABLE tries15 RENAME TO tries;"
+	"CREATE INDEX tries_regression ON tries(regression_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -11,7 +11,7 @@
 typedef struct kreg_db kreg_db;
 
 /* The schema version this kreg writes. */
-#define KREG_DB_VERSION 14
+#define KREG_DB_VERSION 15
 
 enum {
 	KREG_DB_CREATE = 1 << 0,	/* create the file when missing */

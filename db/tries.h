@@ -13,7 +13,7 @@
 typedef struct {
 	int64_t id, regression_id;
 	int64_t fix_commit_id;	/* 0: none (a patch that did not apply) */
-	char source[16];	/* patch, commit, branch, fixes, revert, link */
+	char source[16];	/* patch, commit, branch, fixes, revert, link, recovery */
 	char verdict[16];	/* fixed, partly, not_fixed, no_apply, no_build */
 	double share;		/* NAN when there is none */
 	char *why;		/* NULL when none */

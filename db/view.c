@@ -14,7 +14,7 @@
 /* Bisection b2 is a hand one (no regressions row) of a's repo, job, host,
  * metric and culprit: the newest such is the one shown for them all. */
 #define SAME_CULPRIT(a, b2) \
-	b2 ".regression_id IS NULL AND " b2 ".repo_id = " a ".repo_id AND " \
+	b2 ".regression_id IS NULL AND " b2 ".recovers IS NULL AND " b2 ".repo_id = " a ".repo_id AND " \
 	b2 ".job_id = " a ".job_id AND " b2 ".host_id = " a ".host_id AND " \
 	b2 ".metric_id = " a ".metric_id AND " b2 ".culprit_commit_id = " a ".culprit_commit_id"
 
@@ -34,7 +34,8 @@
 	"UNION ALL " \
 	"SELECT 0, b.id, 'bisected', b.repo_id, b.job_id, b.host_id, b.metric_id, b.good_commit_id, " \
 	"b.bad_commit_id, b.culprit_commit_id, NULL, NULL, NULL, b.created, b.updated " \
-	"FROM bisections b WHERE b.regression_id IS NULL AND b.culprit_commit_id IS NOT NULL " \
+	"FROM bisections b WHERE b.regression_id IS NULL AND b.recovers IS NULL " \
+	"AND b.culprit_commit_id IS NOT NULL " \
 	"AND b.id = (SELECT max(b2.id) FROM bisections b2 WHERE " SAME_CULPRIT("b", "b2") ")" \
 	") x " \
 	"LEFT JOIN repos rp ON rp.id = x.repo_id JOIN jobs j ON j.id = x.job_id " \

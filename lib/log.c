@@ -72,3 +72,16 @@ void kreg_log(enum kreg_log_level level, const char *fmt, ...)
 	}
 	free(esc);
 }
+
+void kreg_say(FILE *progress, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!progress)
+		return;
+	va_start(ap, fmt);
+	vfprintf(progress, fmt, ap);
+	va_end(ap);
+	fputc('\n', progress);
+	fflush(progress);
+}

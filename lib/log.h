@@ -2,6 +2,8 @@
 #ifndef KREG_LOG_H
 #define KREG_LOG_H
 
+#include <stdio.h>
+
 enum kreg_log_level {
 	KREG_LOG_ERROR = 0,
 	KREG_LOG_WARN,
@@ -16,6 +18,10 @@ enum kreg_log_level kreg_log_get_level(void);
 /* "error", "warn", "info", "debug" -> level; <0 when unknown. */
 int kreg_log_level_parse(const char *name);
 void kreg_log(enum kreg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A progress line of a use case (fmt and a newline, flushed) to progress,
+ * when it is not NULL: what `kreg` prints as it goes and a worker logs. */
+void kreg_say(FILE *progress, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) kreg_log(KREG_LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) kreg_log(KREG_LOG_WARN, __VA_ARGS__)

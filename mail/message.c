@@ -453,6 +453,8 @@ static const char *try_source_text(const char *source)
 		{ "patch", "a patch, applied on the culprit" },
 		{ "commit", "a commit asked to be tried" },
 		{ "branch", "the head of a branch asked to be tried" },
+		{ "recovery", "the commit of the watched branch that brought the level back, "
+			      "found by bisecting the recovery" },
 	};
 
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)

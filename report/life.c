@@ -1,6 +1,7 @@
 /* A regression's whole life, read from the database for its page: found,
  * bisected, reported, the follow-ups and answers mailed, every fix tried,
- * every mark by a person; and what fixed it (report/report_internal.h). */
+ * the bisection of its recovery, every mark by a person; and what fixed
+ * it (report/report_internal.h). */
 #include "report/report_internal.h"
 
 #include "db/bisect.h"
@@ -61,6 +62,34 @@ static int add_bisection(events *e, kreg_db *db, const kreg_report_regression *r
 	else if (strcmp(b.state, "running"))
 		add(e, b.updated, "bisection ended", NULL, "%s%s%s", b.state, b.message ? ": " : "",
 		    b.message ? b.message : "");
+	kreg_db_bisection_release(&b);
+	return 0;
+}
+
+/* Its recovery bisection (usecase/recovery.h): started when its level
+ * came back, and the commit that brought it back. */
+static int add_recovery(events *e, kreg_db *db, kreg_report_regression *r)
+{
+	kreg_db_bisection b;
+	int64_t id = 0;
+	int error;
+
+	if ((error = kreg_db_bisection_recovery_of(db, &id, r->regression_id)) < 0 || !id)
+		return error;
+	if ((error = kreg_db_bisection_get(db, &b, id)) < 0)
+		return error;
+	r->recovery_id = b.id;
+	snprintf(r->recovery_state, sizeof(r->recovery_state), "%s", b.state);
+	add(e, b.created, "recovery bisection started", b.bad_sha,
+	    "the level came back at %.12s: recovery bisection %lld of %.12s..%.12s", b.bad_sha,
+	    (long long)b.id, b.good_sha, b.bad_sha);
+	if (!strcmp(b.state, "found"))
+		add(e, b.updated, "recovery bisected", b.culprit_sha,
+		    "the first commit back at the level before: %.12s, %d builds, %d runs",
+		    b.culprit_sha, b.builds, b.runs);
+	else if (strcmp(b.state, "running"))
+		add(e, b.updated, "recovery bisection ended", NULL, "%s%s%s", b.state,
+		    b.message ? ": " : "", b.message ? b.message : "");
 	kreg_db_bisection_release(&b);
 	return 0;
 }
@@ -139,8 +168,10 @@ static int add_tries(events *e, kreg_db *db, kreg_report_regression *r)
 		    (long long)t->id, t->source, t->fix_sha[0] ? t->fix_sha : "-",
 		    t->fix_subject ? " (\"" : "", t->fix_subject ? t->fix_subject : "",
 		    t->fix_subject ? "\")" : "", verdict_words(t->verdict), share);
-		if (r->fixed_by[0] && !strcmp(t->fix_sha, r->fixed_by) && isfinite(t->share))
+		if (r->fixed_by[0] && !strcmp(t->fix_sha, r->fixed_by) && isfinite(t->share)) {
 			r->fixed_share = t->share;
+			r->fixed_by_recovery = !strcmp(t->source, "recovery");
+		}
 	}
 	kreg_db_tries_free(v, n);
 	return 0;
@@ -195,7 +226,8 @@ int kreg_report__life_load(kreg_report_regression *r, kreg_db *db)
 		    r->metric, r->detected_change * 100, r->bad.sha);
 	else
 		add(&e, r->created, "found", r->bad.sha, "%s at %.12s", r->metric, r->bad.sha);
-	if ((error = add_bisection(&e, db, r)) < 0 || (error = add_mails(&e, db, r->regression_id)) < 0 ||
+	if ((error = add_bisection(&e, db, r)) < 0 || (error = add_recovery(&e, db, r)) < 0 ||
+	    (error = add_mails(&e, db, r->regression_id)) < 0 ||
 	    (error = add_tries(&e, db, r)) < 0 || (error = add_marks(&e, db, r->regression_id)) < 0) {
 		r->life = e.v;
 		r->nlife = e.n;

@@ -180,6 +180,11 @@ typedef struct {
 	size_t nlife;
 	char fixed_by[41];		/* "" when not fixed */
 	double fixed_share;
+	int fixed_by_recovery;		/* fixed_by was found by bisecting the recovery */
+	/* The bisection of its recovery (usecase/recovery.h): 0 when none;
+	 * its state (running, found, ...). */
+	int64_t recovery_id;
+	char recovery_state[16];
 } kreg_report_regression;
 
 /* Closed: fixed, refuted by the robot (not_reproduced), or closed by a

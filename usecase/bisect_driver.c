@@ -110,6 +110,7 @@ int kreg_bisect_driver_start(int64_t *id, const kreg_config *cfg, kreg_db *db,
 	if ((error = kreg_db_begin(db)) < 0)
 		goto done;
 	b.regression_id = req->regression_id;
+	b.recovers = req->recovers;
 	{
 		const kreg_kconfig_cfg *kc = kreg_config_host_kconfig(cfg, kreg_config_host(cfg, req->host),
 								      req->kconfig, NULL);
@@ -641,6 +642,11 @@ static int driver_open(driver *d, const kreg_config *cfg, kreg_db *db, int64_t i
 	if ((error = kreg_bisect_graph_new(&d->graph, kreg_repo_git(d->repo), &d->good, &d->bad)) < 0)
 		return error;
 	kreg_judge_bisect_params(&d->params, cfg, d->b.metric);
+	/* a recovery: its good end is at the regression's level, its bad
+	 * end back at the level before it; the search's "worse" is the way
+	 * the metric came back */
+	if (d->b.recovers)
+		d->params.direction = (kreg_direction)-d->params.direction;
 	return 0;
 }
 

@@ -22,6 +22,11 @@ typedef struct {
 	const char *kconfig;	/* kernel config name; NULL: the host's
 				 * (kreg_config_host_kconfig) */
 	int64_t regression_id;	/* 0: none (started by hand) */
+	int64_t recovers;	/* a recovery bisection (docs/bisect.md, "Recovery"):
+				 * the regression whose level came back at bad; good
+				 * is a commit still at the regression's level. The
+				 * search's sense is reversed: the first commit back
+				 * at the old level is its "culprit", the fix. 0: none */
 } kreg_bisect_request;
 
 /* Check the request (repo, host, commits, good an ancestor of bad) and

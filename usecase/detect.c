@@ -16,7 +16,6 @@
 #include "stats/segment.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,21 +37,6 @@ static void to_bisect_add(to_bisect **tb, size_t *ntb, int64_t regression_id, in
 	*tb = kreg_reallocarray(*tb, *ntb + 1, sizeof(**tb));
 	(*tb)[(*ntb)++] = (to_bisect){ regression_id, base_id, bad_id, change, kreg_strdup(metric),
 				       at_once, waiting };
-}
-
-static void say(FILE *progress, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(FILE *progress, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (progress) {
-		vfprintf(progress, fmt, ap);
-		fputc('\n', progress);
-		fflush(progress);
-	}
-	va_end(ap);
 }
 
 static void ask_more(kreg_detect_outcome *o, int64_t commit_id, int runs)
@@ -207,7 +191,7 @@ static int refute_here(kreg_detect_outcome *o, kreg_db *db, kreg_db_regression *
 	if ((error = kreg_db_regression_update(db, reg)) < 0)
 		return error;
 	o->refuted++;
-	say(at->progress, "detect: %s at %.12s: %s", at->metric, at->head, why);
+	kreg_say(at->progress, "detect: %s at %.12s: %s", at->metric, at->head, why);
 	return 0;
 }
 
@@ -244,12 +228,12 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 			o->ahead_good = base_id;
 			o->ahead_bad = bad_id;
 			to_bisect_add(tb, ntb, r.id, base_id, bad_id, det->change, at->metric, 0, 1);
-			say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); "
+			kreg_say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); "
 			    "%d confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
 			    100 * det->change, h->shas[det->index], det->reason, step_runs);
 			goto done;
 		}
-		say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); settled: "
+		kreg_say(at->progress, "detect: %s: suspected %s %+.1f%% at %.12s (%s); settled: "
 		    "no confirmation runs", at->metric, kreg_stats_verdict_name(det->verdict),
 		    100 * det->change, h->shas[det->index], det->reason);
 		error = kreg_db_regression_find(db, &reg, at->job_id, at->host_id, at->metric_id,
@@ -268,7 +252,7 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 	if ((error = kreg_db_regression_update(db, &reg)) < 0)
 		goto done;
 	o->confirmed++;
-	say(at->progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", at->metric,
+	kreg_say(at->progress, "detect: %s: confirmed %s %+.1f%% at %.12s (p=%.2g)", at->metric,
 	    kreg_stats_verdict_name(det->verdict), 100 * det->change, h->shas[det->index],
 	    det->pvalue);
 	if (det->verdict == KREG_VERDICT_REGRESSION)
@@ -318,14 +302,14 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	if (error < 0)
 		goto done;
 	if (det.action == KREG_DETECT_NONE || det.action == KREG_DETECT_WAIT)
-		say(progress, "detect: %s at %.12s: %s: %s", metric, head,
+		kreg_say(progress, "detect: %s at %.12s: %s: %s", metric, head,
 		    kreg_stats_detect_action_name(det.action), det.reason);
 	/* A change called, or more runs asked to settle or place one, where
 	 * the level creeps: one drift, no commit to blame, nothing to run. */
 	if ((det.action == KREG_DETECT_CHANGE || det.action == KREG_DETECT_MORE_RUNS) &&
 	    drift_not_step(&drift, &sh, opts.since, det.index, det.before, det.after)) {
 		o->drifts++;
-		say(progress, "detect: %s at %.12s: a drift, not a step: %+.1f%% over %zu commits "
+		kreg_say(progress, "detect: %s at %.12s: a drift, not a step: %+.1f%% over %zu commits "
 		    "from %.12s (%+.2g%% a commit); nothing suspected", metric, head,
 		    100 * drift.change, drift.last - drift.first + 1, h.shas[drift.first],
 		    100 * drift.rel_slope);
@@ -354,7 +338,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 				o->ahead_bad = h.commit_ids[det.index];
 			}
 		}
-		say(progress, "detect: %s: %s", metric, det.reason);
+		kreg_say(progress, "detect: %s: %s", metric, det.reason);
 		break;
 	case KREG_DETECT_CHANGE:
 		if ((error = on_change(o, tb, ntb, db, &h, &det, &at, repo_id, step_runs)) < 0)
@@ -409,7 +393,7 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 			 * holds, good not an ancestor of bad): the regression stays
 			 * confirmed, with the reason, rather than the detection
 			 * failing and taking it with it */
-			say(progress, "detect: %s confirmed at %.12s, not bisected: %s",
+			kreg_say(progress, "detect: %s confirmed at %.12s, not bisected: %s",
 			    tb[big].metric, bad.sha, kreg_error_last());
 			kreg_error_clear();
 			error = 0;
@@ -424,7 +408,7 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 	}
 	o->bisections = kreg_reallocarray(o->bisections, o->nbisections + 1, sizeof(int64_t));
 	o->bisections[o->nbisections++] = bid;
-	say(progress, "detect: bisection %lld of %.12s..%.12s on %s (%+.1f%%)", (long long)bid,
+	kreg_say(progress, "detect: bisection %lld of %.12s..%.12s on %s (%+.1f%%)", (long long)bid,
 	    base.sha, bad.sha, tb[big].metric, 100 * tb[big].change);
 	for (size_t i = first; i < ntb; i++) {
 		if (tb[i].waiting || tb[i].base_id != tb[first].base_id ||
@@ -433,7 +417,7 @@ static int bisect_range(kreg_detect_outcome *o, const kreg_config *cfg, kreg_db 
 		if ((error = kreg_db_regression_join(db, tb[i].regression_id, bid)) < 0)
 			goto done;
 		if (i != big)
-			say(progress, "detect: %s rides on bisection %lld", tb[i].metric, (long long)bid);
+			kreg_say(progress, "detect: %s rides on bisection %lld", tb[i].metric, (long long)bid);
 		tb[i].bad_id = -1;	/* handled */
 	}
 done:
@@ -514,7 +498,7 @@ static int wait_for_siblings(kreg_detect_outcome *o, kreg_db *db, to_bisect *tb,
 		if (error < 0)
 			return error;
 		o->confirmed--;
-		say(progress, "detect: %s: waits for the confirmation runs of the other metrics "
+		kreg_say(progress, "detect: %s: waits for the confirmation runs of the other metrics "
 		    "suspected at the same commit, to share their bisection", tb[i].metric);
 		tb[i].bad_id = -1;
 	}
@@ -541,7 +525,7 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 		goto done;
 	for (size_t i = 0; i < nmetrics && inside; i++)
 		if (!kreg_stats_metric_is_monitor(metrics[i]))
-			say(progress, "detect: %s at %.12s: none: inside the range bisection %lld holds",
+			kreg_say(progress, "detect: %s at %.12s: none: inside the range bisection %lld holds",
 			    metrics[i], names.sha, (long long)inside);
 	for (size_t i = 0; i < nmetrics && !inside; i++)
 		/* the monitors only explain (kreg_stats_detect would say so for
@@ -568,7 +552,7 @@ int kreg_detect_step(kreg_detect_outcome *out, const kreg_config *cfg, kreg_db *
 			if ((error = kreg_db_regression_join(db, tb[i].regression_id, shared)) < 0 ||
 			    (error = kreg_db_regressions_follow(db, shared)) < 0)
 				goto done;
-			say(progress, "detect: %s rides on bisection %lld", tb[i].metric,
+			kreg_say(progress, "detect: %s rides on bisection %lld", tb[i].metric,
 			    (long long)shared);
 			continue;
 		}

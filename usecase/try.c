@@ -532,6 +532,15 @@ static int links_report(const char *p, const char *url)
 	return 0;
 }
 
+char *kreg_try_report_url(const kreg_config *cfg, int64_t regression_id)
+{
+	const char *base = cfg->web.base_url;
+	size_t blen = base ? strlen(base) : 0;
+
+	return blen ? kreg_asprintf("%s%sregression-r%lld.html", base,
+				    base[blen - 1] == '/' ? "" : "/", (long long)regression_id) : NULL;
+}
+
 int kreg_try_names_culprit(const char **source, const char *message, const char *culprit,
 			   const char *report_url)
 {
@@ -654,10 +663,11 @@ void kreg_try_retest_release(kreg_try_retest_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* A try item's seq: where its fix came from, or (the last) a retest asked
- * by mail (usecase/triage.h), which tries no fix. */
+/* A try item's seq: where its fix came from, or a retest asked by mail
+ * (usecase/triage.h), which tries no fix; then the commit a recovery
+ * bisection found (usecase/recovery.h). */
 static const char *const try_sources[] = { "fixes", "revert", "link", "patch", "commit", "branch",
-					   "retest" };
+					   "retest", "recovery" };
 
 const char *kreg_try_source_name(int seq)
 {

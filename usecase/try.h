@@ -53,15 +53,16 @@ int kreg_try(kreg_try_result *out, const kreg_config *cfg, kreg_db *db, const kr
 void kreg_try_result_release(kreg_try_result *r);
 
 /* Store r as a try of regression id (db/tries.h), source "patch",
- * "commit", "branch", "fixes", "revert" or "link", its table with it;
+ * "commit", "branch", "fixes", "revert", "link" or "recovery", its table with it;
  * answer 1: the try is to be answered by mail in the regression's thread
  * (the daemon's tries: mail/outbox.h); in the caller's transaction. */
 int kreg_try_store(kreg_db *db, int64_t *id, int64_t regression_id, const kreg_try_result *r,
 		   const char *source, int answer);
 
 /* The sources of a try in the order of the try item's seq (db/work.h):
- * 0 fixes, 1 revert, 2 link, 3 patch, 4 commit, 5 branch. NULL for a seq
- * of none; kreg_try_source_seq: -1 for a name of none. */
+ * 0 fixes, 1 revert, 2 link, 3 patch, 4 commit, 5 branch, (6 a retest),
+ * 7 recovery (the commit a recovery bisection found: usecase/recovery.h).
+ * NULL for a seq of none; kreg_try_source_seq: -1 for a name of none. */
 const char *kreg_try_source_name(int seq);
 int kreg_try_source_seq(const char *source);
 
@@ -96,6 +97,10 @@ const char *kreg_try_verdict_key(kreg_try_verdict v);
  * or "link". 1 when it does, else 0. */
 int kreg_try_names_culprit(const char **source, const char *message, const char *culprit,
 			   const char *report_url);
+/* The report's page of regression id under web.base_url, the URL its
+ * mail asks a fix to carry in Closes: (mail/message.c); NULL when the lab
+ * has no base_url. The caller's. */
+char *kreg_try_report_url(const kreg_config *cfg, int64_t regression_id);
 
 /* `kreg regression retest`: the culprit and its parent run again (fresh
  * runs, stored ones not counted), as many as the comparison needs, and

@@ -63,6 +63,9 @@ static size_t index_table(kreg_buf *b, const web_site *s, int closed)
 		page = web_regression_page(r);
 		kreg_buf_puts(b, "<tr><td>");
 		web_state_badge(b, r->state);
+		if (r->recovery_id)	/* its level came back: the bisection of that */
+			kreg_buf_printf(b, " <span class=\"sub\">recovery bisection %lld: %s</span>",
+					(long long)r->recovery_id, r->recovery_state);
 		kreg_buf_puts(b, "</td><td class=\"num\">");
 		web_link_open(b, s, page);
 		web_pct(b, r->change);

@@ -430,6 +430,8 @@ static void reg_life(kreg_buf *b, const web_site *s, const kreg_report_regressio
 		web_commit_link(b, s, r->fixed_by);
 		if (isfinite(r->fixed_share))
 			kreg_buf_printf(b, " at %.0f%% of the regression recovered", r->fixed_share * 100);
+		if (r->fixed_by_recovery)
+			kreg_buf_puts(b, " (found by bisecting the recovery)");
 		kreg_buf_puts(b, ". ");
 	}
 	kreg_buf_puts(b, kreg_report_state_closed(r->state) ? "Closed: " : "Open: ");

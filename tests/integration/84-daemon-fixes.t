@@ -22,20 +22,7 @@ trap 'smtp_stop; _daemon_cleanup' EXIT
 plan 71
 
 export GIT_AUTHOR_DATE="@1700000000 +0000" GIT_COMMITTER_DATE="@1700000000 +0000"
-SMTP_PORT=$(smtp_free_port)
-smtp_start "$SCRATCH/smtp"
-ROOT=$(up_init)
-write_atom job.yaml
-cat > kreg.yaml <<YAML
-$(sim_lab_yaml 7 2 2% 3)
-mail:
-  smtp_url: smtp://127.0.0.1:$SMTP_PORT
-  from: "kreg robot <kreg@lab.example.org>"
-  cc: ["Lab List <lab@example.org>"]
-web:
-  base_url: https://kreg.example.org/lab
-YAML
-export KREG_CONFIG="$SCRATCH/kreg.yaml"
+daemon_mail_lab
 
 daemon_start
 tested_heads "$ROOT" 3

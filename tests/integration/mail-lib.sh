@@ -9,6 +9,13 @@
 #   mail_header FILE NAME   a header of a saved message, decoded
 #   mail_body FILE          its plain-text body
 #   stop_server PID         stop a server the test started (TERM, then KILL)
+#   daemon_mail_lab         for a daemon test (daemon-lib.sh, sourced first):
+#                           the SMTP server started on a free port, the
+#                           upstream repo made ($ROOT its root commit),
+#                           job.yaml, and kreg.yaml (sim_lab_yaml 7 2 2% 3,
+#                           mail to the server, cc the lab's list,
+#                           web.base_url https://kreg.example.org/lab) as
+#                           $KREG_CONFIG
 #   make_mail_repo DIR      root (MAINTAINERS, block/, fs/), 16 commits; the
 #                           9th (SHA_9) changes block/blk-core.c with a
 #                           Sim-Effect trailer, a non-ASCII subject prefix and
@@ -117,6 +124,23 @@ M
 }
 
 # mail_config FILE DATA_DIR [extra mail: lines]; $MAIL_URL: another smtp_url
+daemon_mail_lab() {
+	SMTP_PORT=$(smtp_free_port)
+	smtp_start "$SCRATCH/smtp"
+	ROOT=$(up_init)
+	write_atom job.yaml
+	cat > kreg.yaml <<YAML
+$(sim_lab_yaml 7 2 2% 3)
+mail:
+  smtp_url: smtp://127.0.0.1:$SMTP_PORT
+  from: "kreg robot <kreg@lab.example.org>"
+  cc: ["Lab List <lab@example.org>"]
+web:
+  base_url: https://kreg.example.org/lab
+YAML
+	export KREG_CONFIG="$SCRATCH/kreg.yaml"
+}
+
 mail_config() {
 	cat > "$1" <<YAML
 data_dir: $2

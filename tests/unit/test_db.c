@@ -10,6 +10,7 @@
 #include "db/db_internal.h"
 #include "db/outbox.h"
 #include "db/results.h"
+#include "db/tries.h"
 #include "helper_dead_run.h"
 #include "helper_old_db.h"
 #include "lib/err.h"
@@ -288,12 +289,13 @@ static void migration_renames_first_mails(void **state)
 	kreg_db_outbox m;
 
 	/* a version 9 database: no tries (10), the outbox of 9 (11), no
-	 * replies read (13), no runs.load (14) */
+	 * replies read (13), no runs.load (14), no bisections.recovers (15) */
 	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE mail_replies;"
 		"DROP TABLE tries;"
 		"ALTER TABLE runs DROP COLUMN load;"
 		"ALTER TABLE runs DROP COLUMN loaded;"
+		"ALTER TABLE bisections DROP COLUMN recovers;"
 		"DROP TABLE outbox;"
 		OLD_OUTBOX_HEAD
 		"  kind TEXT NOT NULL DEFAULT 'report' CHECK (kind IN ('report','fixed','culprit',"
@@ -330,11 +332,13 @@ static void migration_allows_try_answers(void **state)
 	kreg_db_outbox m;
 
 	/* a version 11 database: the tries and the outbox of 11, no
-	 * mail_replies (13 makes it), no runs.load (14) */
+	 * mail_replies (13 makes it), no runs.load (14), no
+	 * bisections.recovers (15) */
 	test_old_db_migrate(&f->db, f->path,
 		"DROP TABLE mail_replies;"
 		"ALTER TABLE runs DROP COLUMN load;"
 		"ALTER TABLE runs DROP COLUMN loaded;"
+		"ALTER TABLE bisections DROP COLUMN recovers;"
 		"DROP TABLE tries;"
 		"CREATE TABLE tries (id INTEGER PRIMARY KEY, regression_id INTEGER NOT NULL,"
 		"  fix_commit_id INTEGER, source TEXT NOT NULL, verdict TEXT NOT NULL, share REAL,"
@@ -360,6 +364,46 @@ static void migration_allows_try_answers(void **state)
 	assert_int_equal(kreg_db__exec(f->db, "SELECT answer, report FROM tries"), 0);
 }
 
+/* 14 -> 15: bisections gain the regression a recovery bisection
+ * recovers; the tries are kept, and their source 'recovery' allowed. */
+static void migration_allows_recoveries(void **state)
+{
+	fixture *f = *state;
+	kreg_db_try *t = NULL;
+	size_t n = 0;
+
+	test_old_db_migrate(&f->db, f->path,
+		"ALTER TABLE bisections DROP COLUMN recovers;"
+		"DROP TABLE tries;"
+		"CREATE TABLE tries (id INTEGER PRIMARY KEY, regression_id INTEGER NOT NULL,"
+		"  fix_commit_id INTEGER, source TEXT NOT NULL CHECK (source IN ('patch','commit',"
+		"  'branch','fixes','revert','link')), verdict TEXT NOT NULL, share REAL, why TEXT,"
+		"  created INTEGER NOT NULL, answer INTEGER NOT NULL DEFAULT 0, report TEXT);"
+		"INSERT INTO repos (id, name, url) VALUES (1, 'src', '/src');"
+		"INSERT INTO jobs (id, name, testcase, yaml, hash) VALUES (1, 'j', 'fio', '', 'h');"
+		"INSERT INTO hosts (id, name, backend) VALUES (1, 'h', 'sim');"
+		"INSERT INTO metrics (id, name) VALUES (1, 'fio.read_iops');"
+		"INSERT INTO commits (id, repo_id, sha) VALUES (1, 1, 'a'), (2, 1, 'b');"
+		"INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id,"
+		"  bad_commit_id, change, state, created, updated) VALUES"
+		"  (1, 1, 1, 1, 1, 1, 2, -0.2, 'reported', 1, 1);"
+		"INSERT INTO tries (regression_id, source, verdict, share, created, answer, report)"
+		"  VALUES (1, 'revert', 'fixed', 0.97, 5, 1, 'the table');"
+		"PRAGMA user_version = 14;");
+	assert_int_equal(kreg_db_tries_list(f->db, &t, &n, 1), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(t[0].source, "revert");
+	assert_true(t[0].share == 0.97 && t[0].answer == 1);
+	assert_string_equal(t[0].report, "the table");
+	kreg_db_tries_free(t, n);
+	assert_int_equal(kreg_db__exec(f->db, "INSERT INTO tries (regression_id, source, verdict,"
+				       " created) VALUES (1, 'recovery', 'fixed', 6)"), 0);
+	assert_int_equal(kreg_db__exec(f->db, "SELECT recovers FROM bisections"), 0);
+	assert_true(kreg_db__exec(f->db, "INSERT INTO tries (regression_id, source, verdict,"
+				  " created) VALUES (1, 'guess', 'fixed', 6)") < 0);
+	kreg_error_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(nested_transactions_roll_back_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_renames_first_mails, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_allows_try_answers, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_allows_recoveries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

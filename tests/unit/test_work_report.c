@@ -146,6 +146,7 @@ static void migration_renames_report_items(void **state)
 		"DROP TABLE tries; DROP TABLE regression_marks; DROP TABLE regressions;"
 		/* and runs without the load of 11 -> 12 */
 		"ALTER TABLE runs DROP COLUMN load; ALTER TABLE runs DROP COLUMN loaded;"
+		"ALTER TABLE bisections DROP COLUMN recovers;"
 		"CREATE TABLE regressions (id INTEGER PRIMARY KEY, repo_id INTEGER,"
 		"  job_id INTEGER NOT NULL, host_id INTEGER NOT NULL, metric_id INTEGER NOT NULL,"
 		"  base_commit_id INTEGER NOT NULL, bad_commit_id INTEGER NOT NULL,"

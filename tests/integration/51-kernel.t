@@ -122,6 +122,12 @@ is "$(q "SELECT status || ' ' || config_name FROM builds")" "ok qemu" "the build
 is "$(q "SELECT tree FROM builds")" "$(git -C "$KERNEL_GIT" rev-parse master^{tree})" \
 	"keyed by the commit's tree"
 log_sum=$(sha256sum "$art/build.log")
+# An incremental build compiles a few files, not the kernel: 58 (a lane of
+# its own, tests/run-suite.sh) builds the demo's series in the same object
+# directory between 51's builds, so the files its commits change (block,
+# mm, ext4: about 20) may be compiled again here too.
+compiled() { grep -cE '^  (CC|AS) ' "$1"; }
+few() { [ "$(compiled "$1")" -lt 200 ]; }	# of about 1,100
 
 # 2. The same again: the cache answers, nothing is built.
 run_kreg build --repo linux --commit master
@@ -143,7 +149,7 @@ btree=$(git -C "$KERNEL_GIT" rev-parse block^{tree})
 is "$(q "SELECT count(*) FROM builds WHERE tree = '$btree'")" 1 "built once (one row)"
 is "$(grep -c '^kreg: building' "$(cat b1.out)/build.log")" 1 "by one process (one build in the log)"
 ok "incrementally: block/blk-core.c compiled" grep -q 'CC      block/blk-core.o' "$(cat b1.out)/build.log"
-ok "and not the rest" bash -c "! grep -q 'CC      mm/page_alloc.o' '$(cat b1.out)/build.log'"
+ok "and not the rest: $(compiled "$(cat b1.out)/build.log") objects" few "$(cat b1.out)/build.log"
 ok "the config was not made again (no Kconfig change)" grep -q 'no Kconfig change' "$(cat b1.out)/build.log"
 
 # 3. The guest image.
@@ -231,7 +237,7 @@ is "$(last_run)" kernel_failed "and is recorded as kernel_failed"
 like "$(last_error)" "Kernel panic - not syncing: kreg test: panic at boot" "naming the panic"
 plog=$(q "SELECT artifact FROM builds ORDER BY id DESC LIMIT 1")/build.log
 ok "the panic commit's build compiled init/main.c" grep -q 'CC      init/main.o' "$plog"
-ok "and not the rest of the kernel" bash -c "! grep -q 'CC      mm/page_alloc.o' '$plog'"
+ok "and not the rest of the kernel: $(compiled "$plog") objects" few "$plog"
 
 # 8. Two qemu hosts side by side, after the panic: both usable.
 "$KREG" job run randread.yaml --host vm1 --repo linux --commit master >r1.out 2>r1.err &

@@ -10,7 +10,7 @@
 # the culprit, the skipped commit, the mail's subject and recipients, the
 # regression's page, the fix tried and the follow-up. The base is the kernel tests' fixture (the same commit), so its
 # kernel comes from the suite's shared build cache.
-# suite: lane kernel-qemu
+# suite: lane kernel-demo
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/5x-kernel.sh"
 

@@ -439,6 +439,18 @@ sql "SELECT 'Bisection: ' || b.builds || ' builds, ' || b.runs || ' runs; '
 for c in $(sql "SELECT c.sha FROM bisect_steps s JOIN commits c ON c.id = s.commit_id WHERE s.verdict = 'skip'"); do
 	echo "  skipped $(git_up log -1 --format='%h %s' "$c") (does not build)"
 done
+# Builds beside runs (issue 23): the bisection's search, from its start to
+# its last step, against the own times of the builds and runs in it.
+read -r BW BB BR <<<"$(sql "WITH b AS (SELECT id, created AS t0, (SELECT max(updated) FROM bisect_steps
+	    WHERE bisection_id = bisections.id AND role = 'step') AS t1 FROM bisections ORDER BY id LIMIT 1)
+	SELECT coalesce(b.t1 - b.t0, 0),
+	    (SELECT CAST(coalesce(round(sum(seconds)), 0) AS INTEGER) FROM builds WHERE started >= b.t0 AND finished <= b.t1),
+	    (SELECT coalesce(sum(finished - started), 0) FROM runs WHERE started >= b.t0 AND finished <= b.t1)
+	FROM b" | tr '|' ' ')"
+if [ -n "$BW" ] && [ $((BB + BR)) -gt 0 ]; then
+	echo "The bisection's search took $(clock "$BW"); its builds took $(clock "$BB") and its runs" \
+		"$(clock "$BR") of their own: $((100 * BW / (BB + BR)))% of their sum (builds beside runs)."
+fi
 echo "The daemon spent: $(sql "SELECT count(*) FROM builds WHERE status = 'ok'") kernels" \
 	"($(sql "SELECT count(*) FROM builds WHERE status = 'ok' AND seconds < 1") of them from the build cache)," \
 	"$(sql "SELECT count(*) FROM builds WHERE status = 'failed'") that did not build," \

@@ -18,7 +18,7 @@ command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || skip_all "python3-aiosmtpd is not installed (make deps)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 27
+plan 28
 
 series() { bash "$KREG_SRC/demo/series.sh" --list | sed -n "$1p"; }
 CULPRIT_SUBJECT=$(series 14)
@@ -38,6 +38,8 @@ BROKEN=$(git -C "$D/upstream" log --format='%H %s' demo-base..series | awk -v s=
 HEAD=$(git -C "$D/upstream" rev-parse series)
 
 like "$OUT" "First bad commit: $CULPRIT" "the demo names the injected commit as the first bad commit"
+like "$OUT" "The bisection's search took [0-9:]+; its builds took [0-9:]+ and its runs [0-9:]+ of their own: [0-9]+% of their sum" \
+	"it states the bisection's time against its builds' and runs' own"
 like "$OUT" "the series' injected regression: the daemon found it" "and says it is the injected one"
 is "$(sql "SELECT DISTINCT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id")" "$CULPRIT" \
 	"the daemon's bisection found it"

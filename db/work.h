@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* The kinds of work, each with one name: the `work.kind` column (a CHECK
- * in db/db.c holds the same list), the logs, `kreg status`. */
+ * in db/migrate.c holds the same list), the logs, `kreg status`. */
 typedef enum {
 	KREG_WORK_BUILD,	/* a kernel build of new heads */
 	KREG_WORK_RUN,		/* one run of an atom on a host */

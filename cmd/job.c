@@ -23,7 +23,7 @@
 static const char usage[] =
 	"usage: kreg job split FILE... [-o DIR] [--host NAME]\n"
 	"       kreg job plan ATOM.yaml [--host NAME] [--target PATH]\n"
-	"       kreg job parse fio|dbench|fxmark|monitors|perf-stat FILE\n"
+	"       kreg job parse fio|dbench|fxmark|monitors|perf-stat|perf-profile FILE\n"
 	"       kreg job run ATOM.yaml --host NAME [--runs N] [--repo R --commit C]\n"
 	"                    [--timeout DURATION] [--keep-output all|failed]\n"
 	"\n"

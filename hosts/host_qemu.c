@@ -373,6 +373,31 @@ static int classify(kreg_host_result *out, const kreg_host *h, const kreg_plan *
 	return error;
 }
 
+/* perf-profile: the kernel's System.map (kept in its artifact since
+ * kreg_build keeps it) in the guest beside the monitors' snippet; a kernel
+ * built before has none, and the run goes on without perf-profile. */
+static void add_system_map(kreg_image_file **files, size_t *n, kreg_buf *map, kreg_plan *plan,
+			   const char *host, const char *artifact)
+{
+	char *path = kreg_path_join(artifact, "System.map");
+
+	if (!kreg_path_exists(path)) {
+		log_warn("host %s: no perf-profile for this run: the kernel's artifact %s has no "
+			 "System.map (built before kreg kept it: `kreg build --force` builds it "
+			 "again)", host, artifact);
+	} else if (kreg_buf_read_file(map, path) < 0) {
+		log_warn("host %s: no perf-profile for this run: %s", host, kreg_error_last());
+		kreg_error_clear();
+	} else {
+		*files = kreg_reallocarray(*files, *n + 1, sizeof(**files));
+		(*files)[(*n)++] = (kreg_image_file){ kreg_strdup("/kreg/run/" KREG_PERF_PROFILE_MAP),
+						      map->ptr, map->len, 0644 };
+		plan->ksyms = path;
+		path = NULL;
+	}
+	free(path);
+}
+
 /* The initramfs of the run (req->out_dir/initrd.cpio: the guest image and
  * the job) and the atom as run beside its output. 1 when the run cannot
  * be (out says why: the job does not fit the host); 0 when ready. */
@@ -384,6 +409,7 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 	kreg_image_file *files = NULL;
 	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT;
 	const char *fs = NULL;
+	kreg_buf map = KREG_BUF_INIT;
 	char *perf_image = NULL;
 	size_t nfiles = 0;
 	int error;
@@ -416,17 +442,21 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 		goto done;
 	/* perf-stat: perf in the image; without perf here the run goes on,
 	 * and its monitors say why they have no perf-stat */
-	if (plan->perf_stat && kreg_image_ensure_perf(h->cfg, image, &perf_image) < 0) {
-		log_warn("host %s: perf-stat without perf in the guest: %s", hc->name,
-			 kreg_error_last());
+	if ((plan->perf_stat || plan->perf_profile) &&
+	    kreg_image_ensure_perf(h->cfg, image, &perf_image) < 0) {
+		log_warn("host %s: %s without perf in the guest: %s", hc->name,
+			 plan->perf_stat ? "perf-stat" : "perf-profile", kreg_error_last());
 		kreg_error_clear();
 	}
+	if (plan->perf_profile)
+		add_system_map(&files, &nfiles, &map, plan, hc->name, req->kernel->artifact);
 	error = kreg_image_with_files(initrd, perf_image ? perf_image : image, files, nfiles);
 done:
 	free(perf_image);
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);
 	free(files);
+	kreg_buf_release(&map);
 	kreg_buf_release(&disk_line);
 	kreg_buf_release(&argv_text);
 	return error;

@@ -25,12 +25,20 @@ static const char script[] =
 	"perf_is() { [ -n \"$1\" ] &&\n"
 	"\tcase \"$(cat /proc/$1/comm 2>/dev/null)\" in perf*) ;; *) false ;; esac &&\n"
 	"\t[ \"$(sed 's/.*) \\(.\\).*/\\1/' /proc/$1/stat 2>/dev/null)\" != Z ]; }\n"
-	"if [ -f $P ] && [ \"$1\" = end ]; then\n"
-	"\tp=$(cat $P.pid 2>/dev/null)\n"
+	"# perf-profile when " KREG_PERF_PROFILE_FILE " is here (its frequency): perf\n"
+	"# record over the same span, its report after the end snapshot\n"
+	"R=" KREG_PERF_PROFILE_FILE "\n"
+	"# perf_stop FILE TENTHS: SIGINT to FILE.pid's perf, SIGKILL after TENTHS\n"
+	"perf_stop() {\n"
+	"\tp=$(cat $1.pid 2>/dev/null)\n"
 	"\tperf_is \"$p\" && kill -INT \"$p\"\n"
 	"\ti=0\n"
-	"\twhile perf_is \"$p\" && [ $i -lt 100 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); done\n"
+	"\twhile perf_is \"$p\" && [ $i -lt $2 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); done\n"
 	"\tperf_is \"$p\" && kill -KILL \"$p\"\n"
+	"}\n"
+	"if [ \"$1\" = end ]; then\n"
+	"\t[ -f $P ] && perf_stop $P 100\n"
+	"\t[ -f $R ] && perf_stop $R 600\n"
 	"fi\n"
 	"[ \"$1\" = begin ] && : > \"$2\"\n"
 	"{\n"
@@ -39,8 +47,24 @@ static const char script[] =
 	"\t\t[ -r /proc/$f ] && echo \"KREG-PROC $f\" && cat /proc/$f\n"
 	"\tdone\n"
 	"} >> \"$2\" 2>/dev/null\n"
-	"[ -f $P ] || exit 0\n"
-	"if [ \"$1\" = begin ]; then\n"
+	"if [ -f $R ] && [ \"$1\" = begin ]; then\n"
+	"\trm -f $R.data $R.out $R.pid\n"
+	"\tks=--kallsyms=" KREG_PERF_PROFILE_MAP "\n"
+	"\t[ -f " KREG_PERF_PROFILE_MAP " ] || ks=\n"
+	"\tif ! command -v perf > /dev/null 2>&1; then\n"
+	"\t\techo \"no perf on this machine (PATH=$PATH)\" > $R.err\n"
+	"\telif [ -z \"$ks\" ] && [ -z \"$(head -c 1 /proc/kallsyms 2>/dev/null)\" ]; then\n"
+	"\t\techo \"no symbols of this kernel (no /proc/kallsyms, no System.map)\" > $R.err\n"
+	"\telse\n"
+	"\t\techo \"$ks\" > $R.ks\n"
+	"\t\tread -r hz < $R\n"
+	"\t\tperf record -a -g -e cpu-clock -F \"$hz\" -B -N -q -o $R.data < /dev/null > $R.err 2>&1 &\n"
+	"\t\techo $! > $R.pid\n"
+	"\tfi\n"
+	"fi\n"
+	"if ! [ -f $P ]; then\n"
+	"\t:\n"
+	"elif [ \"$1\" = begin ]; then\n"
 	"\trm -f $P.out $P.pid\n"
 	"\tif command -v perf > /dev/null 2>&1; then\n"
 	"\t\t{ read -r ms; read -r ev; read -r n; } < $P\n"
@@ -55,6 +79,22 @@ static const char script[] =
 	"else\n"
 	"\techo \"" KREG_PERF_STAT_MARK " failed: $(tail -n 3 $P.err 2>/dev/null | tr '\\n' ' ')\" >> \"$2\"\n"
 	"fi\n"
+	"[ -f $R ] && [ \"$1\" = end ] || exit 0\n"
+	"# the self and children table, then the call chains (root first)\n"
+	"if [ -s $R.data ]; then\n"
+	"\tks=$(cat $R.ks)\n"
+	"\t{\n"
+	"\t\tperf report -i $R.data $ks --children --sort dso,sym --stdio -g none\n"
+	"\t\tperf report -i $R.data $ks --no-children --sort sym --stdio \\\n"
+	"\t\t\t-g folded,0,caller,function,percent\n"
+	"\t} > $R.out 2>> $R.err < /dev/null\n"
+	"fi\n"
+	"if grep -q '^# Samples: ' $R.out 2>/dev/null; then\n"
+	"\t{ echo " KREG_PERF_PROFILE_MARK "; cat $R.out; } >> \"$2\"\n"
+	"else\n"
+	"\techo \"" KREG_PERF_PROFILE_MARK " failed: $(tail -n 3 $R.err 2>/dev/null | tr '\\n' ' ')\" >> \"$2\"\n"
+	"fi\n"
+	"rm -f $R.data $R.out\n"
 	"exit 0\n";
 
 const char *kreg_monitors_script(void)
@@ -71,27 +111,39 @@ int kreg_monitors_wanted(const kreg_atom *atom)
 	return on;
 }
 
-int kreg_monitors_perf_stat(const kreg_atom *atom, long long *interval_ms)
+/* A perf monitor's key (`key:`, `key: false`, `key: {opt: N}`): 1 when
+ * on, with *v its option (def when not given, within lo..hi). */
+static int perf_monitor(const kreg_atom *atom, const char *key, const char *opt, long long def,
+			long long lo, long long hi, long long *v)
 {
-	const char *v;
+	const char *s;
 	int on = 1;
 
-	*interval_ms = 1000;
-	if (!kreg_atom_has_program(atom, "perf-stat"))
+	*v = def;
+	if (!kreg_atom_has_program(atom, key))
 		return 0;
 	if ((on = kreg_monitors_wanted(atom)) <= 0)
 		return on;
-	if ((v = kreg_atom_param(atom, NULL, "perf-stat")) && *v &&
-	    kreg_job_parse_bool(&on, v, "perf-stat") < 0)
+	if ((s = kreg_atom_param(atom, NULL, key)) && *s && kreg_job_parse_bool(&on, s, key) < 0)
 		return KREG_EINVAL;
-	if (on && kreg_atom_param_count(interval_ms, atom, "perf-stat", "interval_ms", 1000, 1) < 0)
+	if (on && kreg_atom_param_count(v, atom, key, opt, def, 1) < 0)
 		return KREG_EINVAL;
-	if (on && (*interval_ms < 10 || *interval_ms > 3600000)) {
-		kreg_error_set("%s: perf-stat's interval_ms %lld is out of 10..3600000", atom->name,
-			       *interval_ms);
+	if (on && (*v < lo || *v > hi)) {
+		kreg_error_set("%s: %s's %s %lld is out of %lld..%lld", atom->name, key, opt, *v, lo,
+			       hi);
 		return KREG_EINVAL;
 	}
 	return on;
+}
+
+int kreg_monitors_perf_profile(const kreg_atom *atom, long long *freq)
+{
+	return perf_monitor(atom, "perf-profile", "freq", 800, 1, 10000, freq);
+}
+
+int kreg_monitors_perf_stat(const kreg_atom *atom, long long *interval_ms)
+{
+	return perf_monitor(atom, "perf-stat", "interval_ms", 1000, 10, 3600000, interval_ms);
 }
 
 /* ---- one snapshot as a table ---- */
@@ -541,24 +593,34 @@ static void schedstat_out(const run *r)
 	}
 }
 
-/* Where the perf-stat section starts in data (its mark's line), or NULL. */
-static const char *perf_section(const char *data, size_t len)
+/* Where the section of a perf monitor starts in data (its mark's line,
+ * "\n" MARK followed by a line feed or " failed:"), or NULL. */
+static const char *perf_section(const char *data, size_t len, const char *mark)
 {
-	static const char mark[] = "\n" KREG_PERF_STAT_MARK;
-	const char *p = memmem(data, len, mark, sizeof(mark) - 1);
+	size_t n = strlen(mark);
 
-	return p ? p + 1 : NULL;
+	for (const char *p = data, *end = data + len; p < end;) {
+		const char *at = memmem(p, (size_t)(end - p), mark, n);
+
+		if (!at)
+			return NULL;
+		if ((at == data || at[-1] == '\n') && (size_t)(end - at) > n &&
+		    (at[n] == '\n' || at[n] == ' '))
+			return at;
+		p = at + 1;
+	}
+	return NULL;
 }
 
-int kreg_monitors_perf_stat_failed(char **why, const char *data, size_t len)
+int kreg_monitors_perf_failed(char **why, const char *mark, const char *data, size_t len)
 {
-	const char *p = perf_section(data, len), *end = data + len, *nl;
-	static const char failed[] = KREG_PERF_STAT_MARK " failed:";
+	const char *p = perf_section(data, len, mark), *end = data + len, *nl;
+	size_t n = strlen(mark);
 
 	*why = NULL;
-	if (!p || (size_t)(end - p) < sizeof(failed) - 1 || memcmp(p, failed, sizeof(failed) - 1))
+	if (!p || (size_t)(end - p) < n + 8 || memcmp(p + n, " failed:", 8))
 		return 0;
-	p += sizeof(failed) - 1;
+	p += n + 8;
 	while (p < end && *p == ' ')
 		p++;
 	nl = memchr(p, '\n', (size_t)(end - p));
@@ -572,13 +634,23 @@ int kreg_monitors_perf_stat_failed(char **why, const char *data, size_t len)
 
 int kreg_parse_monitors(kreg_samples *out, const char *data, size_t len, const char *name)
 {
+	return kreg_parse_monitors_ksyms(out, data, len, name, NULL);
+}
+
+int kreg_parse_monitors_ksyms(kreg_samples *out, const char *data, size_t len, const char *name,
+			      const kreg_ksyms *ks)
+{
 	snapshot s[2];
-	const char *perf = perf_section(data, len);
+	/* perf-profile's report comes last, perf-stat's counts before it */
+	const char *prof = perf_section(data, len, KREG_PERF_PROFILE_MARK), *perf;
+	size_t prlen = prof ? len - (size_t)(prof - data) : 0, plen;
 	char *text;
 	int error;
 
-	size_t plen = perf ? len - (size_t)(perf - data) : 0;
-
+	if (prof)
+		len = (size_t)(prof - data);
+	perf = perf_section(data, len, KREG_PERF_STAT_MARK);
+	plen = perf ? len - (size_t)(perf - data) : 0;
 	if (perf)
 		len = (size_t)(perf - data);
 	text = kreg_malloc(len + 1);
@@ -603,6 +675,11 @@ int kreg_parse_monitors(kreg_samples *out, const char *data, size_t len, const c
 		if (plen > sizeof(KREG_PERF_STAT_MARK) &&
 		    !memcmp(perf, KREG_PERF_STAT_MARK "\n", sizeof(KREG_PERF_STAT_MARK)) &&
 		    kreg_parse_perf_stat(out, perf, plen, name) < 0)
+			kreg_error_clear();
+		/* the profile's shares, when perf recorded and reported */
+		if (prlen > sizeof(KREG_PERF_PROFILE_MARK) &&
+		    !memcmp(prof, KREG_PERF_PROFILE_MARK "\n", sizeof(KREG_PERF_PROFILE_MARK)) &&
+		    kreg_parse_perf_profile(out, prof, prlen, name, ks) < 0)
 			kreg_error_clear();
 	}
 	for (int i = 0; i < 2; i++)

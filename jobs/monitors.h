@@ -38,6 +38,14 @@
  * or, when perf is missing or fails, one line that says why:
  *
  *   KREG-PERF-STAT failed: <perf's last lines, or "no perf on this machine">
+ *
+ * perf-profile, LKP's monitor of `perf record -g`, likewise with a
+ * top-level `perf-profile:` key: its plan holds KREG_PERF_PROFILE_FILE (the
+ * frequency); the snippet records `perf record -a -g -e cpu-clock` over the
+ * same span (when KREG_PERF_PROFILE_MAP or /proc/kallsyms is there) and,
+ * after the end snapshot (and perf-stat's section), appends
+ * KREG_PERF_PROFILE_MARK and two `perf report`s (jobs/perf_profile.c), or
+ * "KREG-PERF-PROFILE failed: <why>".
  */
 #ifndef KREG_JOBS_MONITORS_H
 #define KREG_JOBS_MONITORS_H
@@ -51,6 +59,11 @@
 #define KREG_MONITORS_OUTPUT "monitors.txt"
 #define KREG_PERF_STAT_FILE "kreg-perf-stat"
 #define KREG_PERF_STAT_MARK "KREG-PERF-STAT"
+#define KREG_PERF_PROFILE_FILE "kreg-perf-profile"
+#define KREG_PERF_PROFILE_MARK "KREG-PERF-PROFILE"
+/* the kernel's System.map beside the snippet (a qemu guest's kernel has no
+ * /proc/kallsyms: perf report reads its symbols from it) */
+#define KREG_PERF_PROFILE_MAP "kreg-System.map"
 /* LKP's events (programs/perf-stat/monitor), without its groups: a machine
  * without a PMU (a TCG guest) prints "<not supported>" for the hardware
  * ones and counts the software ones. */
@@ -58,6 +71,8 @@
 	"cpu-cycles,instructions,cache-references,cache-misses,branch-instructions," \
 	"branch-misses,cpu-clock,task-clock,page-faults,context-switches,cpu-migrations," \
 	"minor-faults,major-faults"
+
+typedef struct kreg_ksyms kreg_ksyms;
 
 /* The snippet's text (POSIX sh; busybox's sh in the guest). */
 const char *kreg_monitors_script(void);
@@ -72,6 +87,10 @@ int kreg_monitors_wanted(const kreg_atom *atom);
  * `interval_ms` (LKP's option, default 1000). */
 int kreg_monitors_perf_stat(const kreg_atom *atom, long long *interval_ms);
 
+/* The same for perf-profile (a top-level `perf-profile:` key); *freq: its
+ * `freq` (LKP's option, samples per second, default 800). */
+int kreg_monitors_perf_profile(const kreg_atom *atom, long long *freq);
+
 /* The samples of the snapshots in data (two, begin and end): counters as
  * their change over the run (proc-vmstat.pgfault, interrupts.*, softirqs.*,
  * schedstat.*), rates per second over it (vmstat.system.cs, iostat.<dev>.*),
@@ -80,10 +99,10 @@ int kreg_monitors_perf_stat(const kreg_atom *atom, long long *interval_ms);
  * name and the line) when the text is not two snapshots. */
 int kreg_parse_monitors(kreg_samples *out, const char *data, size_t len, const char *name);
 
-/* The perf-stat section of a run's monitors (after KREG_PERF_STAT_MARK):
- * 1 and *why (caller frees) when it says perf did not run, 0 when there is
- * none or it ran. */
-int kreg_monitors_perf_stat_failed(char **why, const char *data, size_t len);
+/* The section of a perf monitor in a run's monitors (after mark,
+ * KREG_PERF_STAT_MARK or KREG_PERF_PROFILE_MARK): 1 and *why (caller
+ * frees) when it says perf did not run, 0 when there is none or it ran. */
+int kreg_monitors_perf_failed(char **why, const char *mark, const char *data, size_t len);
 
 /* `perf stat -I MS -x,` output (or LKP's blank-separated form) as LKP's
  * programs/perf-stat/parse reads it: perf-stat.ps.<event> (the run's count
@@ -91,5 +110,30 @@ int kreg_monitors_perf_stat_failed(char **why, const char *data, size_t len);
  * perf-stat.total.instructions, perf-stat.overall.ipc, .cpi,
  * .<x>-miss-rate%. <0 (error set) when no interval ended. */
 int kreg_parse_perf_stat(kreg_samples *out, const char *data, size_t len, const char *name);
+
+/* `perf report` output (jobs/perf_profile.c: the table with --children,
+ * the folded call chains with -g folded) as LKP's
+ * programs/perf-profile/parse reads it: perf-profile.self.<event>.<symbol>
+ * and perf-profile.children.<event>.<symbol> (percent of the samples),
+ * perf-profile.calltrace.<event>.<f1>.<f2>... (the first 5 functions of
+ * the chains, root first, summed); <event> as perf names it, ':' as '-'
+ * (cpu-clock; LKP's cycles:pp is cycles-pp). Shares under 0.05 are left
+ * out. <0 (error set) when there is no "# Samples:" line. ks: the
+ * kernel's symbols (below), or NULL. */
+int kreg_parse_perf_profile(kreg_samples *out, const char *data, size_t len, const char *name,
+			    const kreg_ksyms *ks);
+
+/* A kernel's text symbols from its System.map ("ADDR TYPE NAME" lines),
+ * for a report whose kernel addresses perf could not name: a kernel
+ * without kallsyms gives perf record no kernel map, and perf report
+ * prints the return addresses ("0xffffffff8122e179"); the parser names
+ * each by the function holding it. <0 (error set, naming path). */
+int kreg_ksyms_load(kreg_ksyms **out, const char *path);
+void kreg_ksyms_free(kreg_ksyms *ks);
+
+/* kreg_parse_monitors, its perf-profile section's addresses named with ks
+ * (NULL: none). */
+int kreg_parse_monitors_ksyms(kreg_samples *out, const char *data, size_t len, const char *name,
+			      const kreg_ksyms *ks);
 
 #endif

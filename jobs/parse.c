@@ -916,8 +916,10 @@ int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, s
 		return kreg_parse_monitors(out, data, len, name);
 	if (!strcmp(parser, "perf-stat"))
 		return kreg_parse_perf_stat(out, data, len, name);
-	kreg_error_set("no parser named '%s' (there are fio, dbench, fxmark, monitors, perf-stat)",
-		       parser);
+	if (!strcmp(parser, "perf-profile"))
+		return kreg_parse_perf_profile(out, data, len, name, NULL);
+	kreg_error_set("no parser named '%s' (there are fio, dbench, fxmark, monitors, perf-stat, "
+		       "perf-profile)", parser);
 	return KREG_ENOTFOUND;
 }
 

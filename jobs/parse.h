@@ -23,7 +23,8 @@ int kreg_parse_dbench(kreg_samples *out, const char *data, size_t len, const cha
 int kreg_parse_fxmark(kreg_samples *out, const char *data, size_t len, const char *name);
 
 /* By parser name ("fio", "dbench", "fxmark", and "monitors": the
- * snapshots of jobs/monitors.h, "perf-stat": perf stat's output alone);
+ * snapshots of jobs/monitors.h, "perf-stat": perf stat's output alone,
+ * "perf-profile": perf report's);
  * KREG_ENOTFOUND for another. */
 int kreg_parse_output(kreg_samples *out, const char *parser, const char *data, size_t len,
 		      const char *name);

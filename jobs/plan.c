@@ -73,6 +73,7 @@ void kreg_plan_release(kreg_plan *p)
 	free(p->parse_name);
 	free(p->target);
 	free(p->monitors);
+	free(p->ksyms);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -680,7 +681,7 @@ static int plan_fxmark(kreg_plan *p, const kreg_atom *a, const kreg_plan_opts *o
 
 int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 {
-	long long interval_ms;
+	long long interval_ms, freq;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -718,6 +719,17 @@ int kreg_job_plan(kreg_plan *out, const kreg_atom *a, const kreg_plan_opts *o)
 		plan_file(out, KREG_PERF_STAT_FILE, &b, 0);
 		out->perf_stat = 1;
 	}
+	if ((error = kreg_monitors_perf_profile(a, &freq)) < 0) {
+		kreg_plan_release(out);
+		return error;
+	}
+	if (error) {
+		kreg_buf b = KREG_BUF_INIT;
+
+		kreg_buf_printf(&b, "%lld\n", freq);
+		plan_file(out, KREG_PERF_PROFILE_FILE, &b, 0);
+		out->perf_profile = 1;
+	}
 	return 0;
 }
 
@@ -734,8 +746,8 @@ char *kreg_plan_describe(const kreg_plan *p)
 	kreg_buf_printf(&b, "output: %s\n", p->stdout_name);
 	kreg_buf_printf(&b, "parse: %s %s\n", p->parser, p->parse_name);
 	kreg_buf_printf(&b, "seconds: %.0f\n", p->seconds);
-	kreg_buf_printf(&b, "monitors: %s%s\n", p->monitors ? p->monitors : "off",
-			p->perf_stat ? ", perf-stat" : "");
+	kreg_buf_printf(&b, "monitors: %s%s%s\n", p->monitors ? p->monitors : "off",
+			p->perf_stat ? ", perf-stat" : "", p->perf_profile ? ", perf-profile" : "");
 	for (size_t i = 0; i < p->nfiles; i++) {
 		kreg_buf_printf(&b, "--- %s\n", p->files[i].name);
 		kreg_buf_put(&b, p->files[i].content, p->files[i].len);

@@ -47,6 +47,13 @@ typedef struct {
 	int perf_stat;		/* the job asks for `perf-stat:` (its files hold
 				 * KREG_PERF_STAT_FILE; a qemu guest's image
 				 * carries perf) */
+	int perf_profile;	/* the job asks for `perf-profile:` (its files
+				 * hold KREG_PERF_PROFILE_FILE; a qemu guest's
+				 * image carries perf and the kernel's
+				 * System.map) */
+	char *ksyms;		/* the kernel's System.map here, that the
+				 * guest's report's raw kernel addresses are
+				 * named with (a host sets it), or NULL */
 } kreg_plan;
 
 typedef struct {

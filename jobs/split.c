@@ -92,7 +92,7 @@ static const char *const plain_keys[] = {
 /* LKP's monitors kreg runs (jobs/monitors.h): a key, with options under it
  * (`perf-stat: {interval_ms: 500}`), that never names an atom (LKP's
  * each_param skips the options of its monitors). */
-static const char *const monitor_keys[] = { "perf-stat", NULL };
+static const char *const monitor_keys[] = { "perf-stat", "perf-profile", NULL };
 
 static int is_monitor(const char *key)
 {

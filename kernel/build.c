@@ -434,7 +434,18 @@ static int keep_image(build_ctx *b)
 		src = kreg_path_join(b->obj_dir, "arch/x86/boot/bzImage");
 	}
 	dst = kreg_path_join(b->tmp_dir, "bzImage");
-	error = kreg_build__copy_file(src, dst);
+	if ((error = kreg_build__copy_file(src, dst)) < 0)
+		goto done;
+	/* the kernel's symbols, for perf-profile's report in the guest (a
+	 * kernel without KALLSYMS); a build without it keeps the rest */
+	free(src);
+	free(dst);
+	src = kreg_path_join(b->obj_dir, "System.map");
+	dst = kreg_path_join(b->tmp_dir, "System.map");
+	if (kreg_path_exists(src) && kreg_build__copy_file(src, dst) < 0) {
+		log_warn("%s", kreg_error_last());
+		kreg_error_clear();
+	}
 done:
 	free(dst);
 	free(src);

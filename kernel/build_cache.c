@@ -78,8 +78,9 @@ int kreg_build__answer_from_cache(kreg_db *db, kreg_build_result *out, int force
  * data_dir, keyed like artifacts/ by git tree and config hash, so that every
  * test of one `make check` (each with its own data_dir and database) shares
  * one build per tree and config. Each entry is a directory holding bzImage,
- * .config, build.log and a "status" file ("ok", or "failed: WHY"); it is
- * written whole (temp directory, rename) and never changed after.
+ * System.map (entries made since kreg keeps it, for perf-profile), .config,
+ * build.log and a "status" file ("ok", or "failed: WHY"); it is written
+ * whole (temp directory, rename) and never changed after.
  * KREG_BUILD_CACHE_MODE=fill only adds to it (a test of the build itself).
  */
 static char *shared_entry(const kreg_build_result *out)
@@ -91,7 +92,8 @@ static char *shared_entry(const kreg_build_result *out)
 	return kreg_asprintf("%s/%s-%s", dir, out->tree, out->config_hash);
 }
 
-static const char *const shared_files[] = { "bzImage", ".config", "build.log", "modules.tar", NULL };
+static const char *const shared_files[] = { "bzImage", "System.map", ".config", "build.log",
+					      "modules.tar", NULL };
 
 static int copy_entry(const char *from_dir, const char *to_dir)
 {

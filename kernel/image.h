@@ -60,11 +60,12 @@ int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *
 /* Build it when missing. */
 int kreg_image_ensure(const kreg_config *cfg, const char *path);
 
-/* The image for a job that asks for perf-stat (jobs/monitors.h): the base
- * followed by an archive of this machine's perf (/usr/bin/perf in the
- * guest) and the libraries it loads that the base has not, beside it as
- * <base>-perf.cpio; built when missing or when the base or perf changed.
- * *out: its path (caller frees). KREG_ENOTFOUND without perf here. */
+/* The image for a job that asks for perf-stat or perf-profile
+ * (jobs/monitors.h): the base followed by an archive of this machine's
+ * perf (/usr/bin/perf in the guest) and the libraries it loads that the
+ * base has not, beside it as <base>-perf.cpio; built when missing or
+ * when the base or perf changed. *out: its path (caller frees).
+ * KREG_ENOTFOUND without perf here. */
 char *kreg_image_perf_path(const char *base);
 int kreg_image_ensure_perf(const kreg_config *cfg, const char *base, char **out);
 

@@ -13,7 +13,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 79
+plan 86
 # This test is of the build itself: it only adds to the suite's shared cache
 # of built kernels (kernel/build.c, $KREG_BUILD_CACHE), never takes from it.
 export KREG_BUILD_CACHE_MODE=fill
@@ -92,8 +92,9 @@ atom randread randread sync 3s
 # sg: an engine kreg accepts and fio refuses at run time on a regular file
 atom fails randread sg 3s
 atom hangs randread sync 600s
-# the same with the perf-stat monitor (LKP's key: perf in the guest image)
-{ echo 'perf-stat:'; cat randread.yaml; } > perfstat.yaml
+# the same with the perf-stat and perf-profile monitors (LKP's keys: perf
+# in the guest image, and for perf-profile the kernel's System.map)
+{ printf 'perf-stat:\nperf-profile:\n'; cat randread.yaml; } > perfstat.yaml
 
 # The mirror kreg keeps of the repo, made here by a local clone (hard links)
 # rather than a fetch of 1.3 GB of objects.
@@ -197,6 +198,28 @@ monitor_within "and the CPU's time: task-clock ms per second" perf-stat.ps.task-
 monitor_within "each second of it about 1000 ms of its one CPU" perf-stat.i.task-clock 500 1100
 is "$(q "SELECT count(*) FROM metrics WHERE name LIKE 'perf-stat.%cpu-cycles'")" 0 \
 	"no sample of a hardware event the TCG guest does not have"
+# perf-profile (LKP's perf-profile.self/children/calltrace.<event>.*):
+# perf record -a -g -e cpu-clock in the guest, perf report with the
+# System.map kept beside the kernel (the guest's kernel has no kallsyms)
+ok "the build keeps the kernel's System.map" grep -q ' T start_kernel$' "$art/System.map"
+prof() { q "SELECT m.name || ' ' || s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'perf-profile.$1.%'
+	 ORDER BY s.value DESC"; }
+top=$(prof self | head -1)
+sym=${top#perf-profile.self.cpu-clock.}
+sym=${sym%% *}
+like "$top" '^perf-profile\.self\.cpu-clock\.[A-Za-z_][A-Za-z0-9_.]* [0-9.]+$' \
+	"perf-profile names the CPU's top function by its share: $top"
+ok "a function of the guest's kernel ($sym)" grep -q " [TtWw] $sym\$" "$art/System.map"
+ok "the children's shares: the idle loop's or the syscalls' callers" \
+	sh -c "printf '%s\n' \"\$1\" | grep -Eq '^perf-profile\.children\.cpu-clock\.(do_idle|do_syscall_64|entry_SYSCALL_64_after_hwframe) '" \
+	- "$(prof children)"
+ok "call chains, root first, five functions at most" \
+	sh -c "printf '%s\n' \"\$1\" | grep -Eq '^perf-profile\.calltrace\.cpu-clock\.[^ .]+(\.[^ .]+){0,4} '" \
+	- "$(prof calltrace)"
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'perf-profile.%'
+	 AND (s.value < 0.05 OR s.value > 100)")" 0 "every share within 0.05..100 %"
 is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
 	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name LIKE 'proc-vmstat.%'")" \
 	"$(awk '/^KREG-/ { p = $1 == "KREG-PROC" && $2 == "vmstat" && !seen++; next } p' "$out/monitors.txt" | grep -c .)" \
@@ -225,10 +248,15 @@ ok "no qemu is left behind" bash -c "! pgrep -f '$SCRATCH/disks/[v]mshort.img' >
 run_kreg job run randread.yaml --host vmshort --repo linux --commit master
 is "$(last_run)" ok "the same host runs the next job"
 
-# 6b. qemu that will not start.
-run_kreg job run randread.yaml --host noqemu --repo linux --commit master
+# 6b. qemu that will not start; its job asks for perf-profile, of a kernel
+# built before kreg kept System.map (it is moved away, then back)
+mv "$art/System.map" "$art/System.map.kept"
+run_kreg job run perfstat.yaml --host noqemu --repo linux --commit master
+mv "$art/System.map.kept" "$art/System.map"
 is "$(last_run)" infra_failed "qemu that will not start is infra_failed"
 like "$(last_error)" "qemu would not start" "and says so"
+like "$ERR" "no perf-profile for this run: the kernel's artifact $art has no System\\.map" \
+	"a kernel without its System.map: no perf-profile, and the log says why"
 
 # 7. A kernel that panics at boot: built incrementally from the same tree.
 run_kreg job run randread.yaml --host vm1 --repo linux --commit panic

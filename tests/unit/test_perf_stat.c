@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "helper_fixture.h"
+#include "helper_plan.h"
 #include "helper_samples.h"
 
 #include "jobs/job.h"
@@ -121,7 +122,7 @@ static void no_perf_keeps_the_rest(void **state)
 	(void)state;
 	mark = strstr(text, "KREG-PERF-STAT\n");
 	assert_non_null(mark);
-	assert_int_equal(kreg_monitors_perf_stat_failed(&why, text, strlen(text)), 0);
+	assert_int_equal(kreg_monitors_perf_failed(&why, KREG_PERF_STAT_MARK, text, strlen(text)), 0);
 	assert_null(why);
 	*mark = '\0';
 	snprintf(buf, sizeof(buf), "%sKREG-PERF-STAT failed: no perf on this machine (PATH=/bin)\n",
@@ -130,7 +131,7 @@ static void no_perf_keeps_the_rest(void **state)
 	assert_non_null(kreg_samples_get(&s, "proc-vmstat.pgfault"));
 	for (size_t i = 0; i < s.count; i++)
 		assert_true(strncmp(s.items[i].metric, "perf-stat.", 10));
-	assert_int_equal(kreg_monitors_perf_stat_failed(&why, buf, strlen(buf)), 1);
+	assert_int_equal(kreg_monitors_perf_failed(&why, KREG_PERF_STAT_MARK, buf, strlen(buf)), 1);
 	assert_string_equal(why, "no perf on this machine (PATH=/bin)");
 	free(why);
 	kreg_samples_clear(&s);
@@ -144,22 +145,6 @@ static void no_perf_keeps_the_rest(void **state)
 	assert_non_null(strstr(kreg_error_last(), "p.txt"));
 	kreg_samples_release(&s);
 	free(text);
-}
-
-static int plan_of(kreg_plan *p, const char *extra)
-{
-	char yaml[512];
-	kreg_atom *a = NULL;
-	int error;
-
-	snprintf(yaml, sizeof(yaml), "suite: fio-basic\nruntime: 2s\nnr_task: 1\n%s"
-		 "fio-setup-basic:\n  rw: randread\n  bs: 4k\n  test_size: 16m\nfio:\n", extra);
-	if (kreg_atom_load_string(&a, "t.yaml", yaml, strlen(yaml)) < 0)
-		fail_msg("%s", kreg_error_last());
-	error = kreg_job_plan(p, a, &(kreg_plan_opts){ .target = "/tmp/x", .target_is_dir = 1,
-						       .cpus = 1 });
-	kreg_atom_free(a);
-	return error;
 }
 
 static const kreg_plan_file *perf_file(const kreg_plan *p)
@@ -178,11 +163,11 @@ static void a_job_asks_for_it(void **state)
 	kreg_plan p;
 
 	(void)state;
-	assert_int_equal(plan_of(&p, ""), 0);
+	assert_int_equal(test_plan_of(&p, ""), 0);
 	assert_false(p.perf_stat);
 	assert_null(perf_file(&p));
 	kreg_plan_release(&p);
-	assert_int_equal(plan_of(&p, "perf-stat:\n"), 0);
+	assert_int_equal(test_plan_of(&p, "perf-stat:\n"), 0);
 	assert_true(p.perf_stat);
 	assert_non_null(perf_file(&p));
 	/* at most an hour past the job's end (its plan's seconds) */
@@ -190,21 +175,21 @@ static void a_job_asks_for_it(void **state)
 		 (long long)(p.seconds + 3600) + 1);
 	assert_string_equal(perf_file(&p)->content, want);
 	kreg_plan_release(&p);
-	assert_int_equal(plan_of(&p, "perf-stat:\n  interval_ms: 500\n"), 0);
+	assert_int_equal(test_plan_of(&p, "perf-stat:\n  interval_ms: 500\n"), 0);
 	snprintf(want, sizeof(want), "500\n%s\n%lld\n", KREG_PERF_STAT_EVENTS,
 		 (long long)((p.seconds + 3600) * 2) + 1);
 	assert_string_equal(perf_file(&p)->content, want);
 	kreg_plan_release(&p);
-	assert_int_equal(plan_of(&p, "perf-stat: false\n"), 0);
+	assert_int_equal(test_plan_of(&p, "perf-stat: false\n"), 0);
 	assert_false(p.perf_stat);
 	kreg_plan_release(&p);
-	assert_int_equal(plan_of(&p, "perf-stat:\nmonitors: false\n"), 0);
+	assert_int_equal(test_plan_of(&p, "perf-stat:\nmonitors: false\n"), 0);
 	assert_false(p.perf_stat);
 	assert_null(perf_file(&p));
 	kreg_plan_release(&p);
-	assert_int_equal(plan_of(&p, "perf-stat: sometimes\n"), KREG_EINVAL);
+	assert_int_equal(test_plan_of(&p, "perf-stat: sometimes\n"), KREG_EINVAL);
 	assert_non_null(strstr(kreg_error_last(), "perf-stat"));
-	assert_int_equal(plan_of(&p, "perf-stat:\n  interval_ms: 1\n"), KREG_EINVAL);
+	assert_int_equal(test_plan_of(&p, "perf-stat:\n  interval_ms: 1\n"), KREG_EINVAL);
 	assert_non_null(strstr(kreg_error_last(), "interval_ms"));
 }
 

@@ -2,13 +2,13 @@
 #include "usecase/detect.h"
 #include "usecase/bisect_driver.h"
 #include "usecase/judge_opts.h"
+#include "usecase/recovery.h"
 
 #include "db/bisect.h"
 #include "db/commits.h"
 #include "db/history.h"
 #include "db/regressions.h"
 #include "db/results.h"
-#include "db/tries.h"
 #include "db/work.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -196,56 +196,16 @@ static int refute_here(kreg_detect_outcome *o, kreg_db *db, kreg_db_regression *
 	return 0;
 }
 
-/* The regression of this (atom, host, metric), moving the other way, that
- * a try of commit_id found fixed (the culprit's revert, a Fixes: commit,
- * the commit a recovery bisection named): a change there is that fix, not
- * a finding of its own. *reg_id 0 when none. */
-static int fixed_here(int64_t *reg_id, kreg_db *db, const where *at, int64_t commit_id,
-		      double change)
+/* An improvement at bad_id that a try there explains (the fix of a
+ * regression the other way, usecase/recovery.h): 1 when row_id was marked
+ * that regression's, so it asks no confirmation runs and is no finding. */
+static int is_fix(kreg_db *db, const where *at, const kreg_stats_detection *det,
+		  int64_t row_id, int64_t bad_id, const char *sha)
 {
-	kreg_db_regression *v = NULL;
-	size_t n = 0;
-	int error;
-
-	*reg_id = 0;
-	if ((error = kreg_db_regression_list(db, &v, &n, 0)) < 0)
-		return error;
-	for (size_t i = 0; i < n && !*reg_id; i++) {
-		kreg_db_try *t = NULL;
-		size_t nt = 0;
-
-		if (v[i].job_id != at->job_id || v[i].host_id != at->host_id ||
-		    v[i].metric_id != at->metric_id || strcmp(v[i].state, "fixed") ||
-		    (v[i].change > 0) == (change > 0))
-			continue;
-		if ((error = kreg_db_tries_list(db, &t, &nt, v[i].id)) < 0)
-			break;
-		for (size_t k = 0; k < nt; k++)
-			if (t[k].fix_commit_id == commit_id && !strcmp(t[k].verdict, "fixed"))
-				*reg_id = v[i].id;
-		kreg_db_tries_free(t, nt);
-	}
-	kreg_db_regression_list_free(v, n);
-	return error;
-}
-
-/* A new row at a commit whose try fixed regression fixed_id: marked a
- * duplicate of it, by kreg, and left with no confirmation runs. */
-static int link_fix(kreg_db *db, const where *at, int64_t row_id, int64_t fixed_id,
-		    const char *sha, double change)
-{
-	char *arg = kreg_asprintf("%lld", (long long)fixed_id);
-	char *note = kreg_asprintf("the fix of regression %lld, tried at %.12s", (long long)fixed_id,
-				   sha);
-	int changed = 0, error;
-
-	error = kreg_db_regression_mark(db, &changed, row_id, "duplicate", arg, note, "kreg");
-	if (error == 0)
-		kreg_say(at->progress, "detect: %s: %+.1f%% at %.12s is %s: no confirmation runs",
-			 at->metric, 100 * change, sha, note);
-	free(arg);
-	free(note);
-	return error;
+	if (det->verdict != KREG_VERDICT_IMPROVEMENT)
+		return 0;
+	return kreg_recovery_fixed_here(db, row_id, at->job_id, at->host_id, at->metric_id, at->metric,
+					bad_id, sha, det->change, at->progress);
 }
 
 /* A change called at det.index: suspected, with confirmation runs of its
@@ -273,19 +233,13 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 					 .change = det->change, .base_mean = det->before,
 					 .bad_mean = det->after, .pvalue = det->pvalue };
 
-		int64_t fixed_id = 0;
-
 		if ((error = kreg_db_regression_add(db, &r.id, &r)) < 0)
 			goto done;
 		o->suspected++;
-		if (det->verdict == KREG_VERDICT_IMPROVEMENT) {
-			if ((error = fixed_here(&fixed_id, db, at, bad_id, det->change)) < 0)
-				goto done;
-			if (fixed_id) {
-				error = link_fix(db, at, r.id, fixed_id, h->shas[det->index],
-						 det->change);
-				goto done;
-			}
+		/* the fix a try found: no confirmation runs */
+		if ((error = is_fix(db, at, det, r.id, bad_id, h->shas[det->index])) != 0) {
+			error = error < 0 ? error : 0;
+			goto done;
 		}
 		if (!settled) {
 			ask_more(o, bad_id, step_runs);
@@ -307,16 +261,10 @@ static int on_change(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb, kreg_d
 	}
 	if (error < 0)
 		goto done;
-	if (det->verdict == KREG_VERDICT_IMPROVEMENT && !reg.triage[0]) {
-		/* a try fixed its regression while its confirmation runs went */
-		int64_t fixed_id = 0;
-
-		if ((error = fixed_here(&fixed_id, db, at, bad_id, det->change)) < 0)
-			goto done;
-		if (fixed_id) {
-			error = link_fix(db, at, reg.id, fixed_id, h->shas[det->index], det->change);
-			goto done;
-		}
+	/* a try fixed its regression while its confirmation runs went */
+	if (!reg.triage[0] && (error = is_fix(db, at, det, reg.id, bad_id, h->shas[det->index])) != 0) {
+		error = error < 0 ? error : 0;
+		goto done;
 	}
 	reg.base_commit_id = base_id;
 	reg.change = det->change;

@@ -135,6 +135,19 @@ done:
 	return error;
 }
 
+/* Row row_id, a change the other way of regression reg_id, marked its
+ * duplicate by kreg: the regression's way back, not a finding of its own
+ * (note says how it came back). *changed 0 when so marked already. */
+static int mark_way_back(kreg_db *db, int *changed, int64_t row_id, int64_t reg_id,
+			 const char *note)
+{
+	char *arg = kreg_asprintf("%lld", (long long)reg_id);
+	int error = kreg_db_regression_mark(db, changed, row_id, "duplicate", arg, note, "kreg");
+
+	free(arg);
+	return error;
+}
+
 /* The detector's row of the change at commit_id (the way back: a rise
  * of a metric that dropped), marked a duplicate of the regression by kreg:
  * the recovery of it, why says how (a recovery bisection, a partial
@@ -142,7 +155,7 @@ done:
 static int link_improvement(look *l, int64_t commit_id, const char *sha, const char *why)
 {
 	kreg_db_regression row;
-	char *arg = NULL, *note = NULL;
+	char *note = NULL;
 	int changed = 0, error;
 
 	memset(&row, 0, sizeof(row));
@@ -156,16 +169,13 @@ static int link_improvement(look *l, int64_t commit_id, const char *sha, const c
 	if (error < 0 || row.id == l->reg->id || row.triage[0] || !strcmp(row.state, "fixed") ||
 	    (row.change > 0) == (l->reg->change > 0))
 		goto done;
-	arg = kreg_asprintf("%lld", (long long)l->reg->id);
 	note = kreg_asprintf("the recovery of regression %lld (%s)", (long long)l->reg->id, why);
-	if ((error = kreg_db_regression_mark(l->db, &changed, row.id, "duplicate", arg, note,
-					     "kreg")) == 0 && changed) {
+	if ((error = mark_way_back(l->db, &changed, row.id, l->reg->id, note)) == 0 && changed) {
 		l->out->linked++;
 		kreg_say(l->progress, "recovery: regression %lld at %.12s is %s", (long long)row.id,
 			 sha, note);
 	}
 done:
-	free(arg);
 	free(note);
 	kreg_db_regression_release(&row);
 	return error;
@@ -344,4 +354,41 @@ void kreg_recovery_outcome_release(kreg_recovery_outcome *o)
 {
 	free(o->bisections);
 	memset(o, 0, sizeof(*o));
+}
+
+int kreg_recovery_fixed_here(kreg_db *db, int64_t row_id, int64_t job_id, int64_t host_id,
+			     int64_t metric_id, const char *metric, int64_t commit_id, const char *sha,
+			     double change, FILE *progress)
+{
+	kreg_db_regression *v = NULL;
+	int64_t fixed_id = 0;
+	size_t n = 0;
+	int changed = 0, error;
+	char *note;
+
+	if ((error = kreg_db_regression_list(db, &v, &n, 0)) < 0)
+		return error;
+	for (size_t i = 0; i < n && !fixed_id; i++) {
+		kreg_db_try *t = NULL;
+		size_t nt = 0;
+
+		if (v[i].job_id != job_id || v[i].host_id != host_id || v[i].metric_id != metric_id ||
+		    strcmp(v[i].state, "fixed") || (v[i].change > 0) == (change > 0))
+			continue;
+		if ((error = kreg_db_tries_list(db, &t, &nt, v[i].id)) < 0)
+			break;
+		for (size_t k = 0; k < nt; k++)
+			if (t[k].fix_commit_id == commit_id && !strcmp(t[k].verdict, "fixed"))
+				fixed_id = v[i].id;
+		kreg_db_tries_free(t, nt);
+	}
+	kreg_db_regression_list_free(v, n);
+	if (error < 0 || !fixed_id)
+		return error;
+	note = kreg_asprintf("the fix of regression %lld, tried at %.12s", (long long)fixed_id, sha);
+	if ((error = mark_way_back(db, &changed, row_id, fixed_id, note)) == 0)
+		kreg_say(progress, "detect: %s: %+.1f%% at %.12s is %s: no confirmation runs",
+			 metric, 100 * change, sha, note);
+	free(note);
+	return error < 0 ? error : 1;
 }

@@ -39,6 +39,17 @@ int kreg_recovery_check(kreg_recovery_outcome *out, const kreg_config *cfg, kreg
 			int64_t commit_id, int64_t job_id, int64_t host_id, FILE *progress);
 void kreg_recovery_outcome_release(kreg_recovery_outcome *o);
 
+/* A change (change, its sign the way it went) at commit_id of (job,
+ * host, metric_id: metric), the detector's row row_id, the other way of a regression
+ * of theirs that a try of commit_id found fixed (the culprit's revert, a
+ * Fixes: commit, the commit a recovery bisection named): that fix, not a
+ * finding of its own. The row is then marked a duplicate of that
+ * regression by kreg ("the fix of regression N, tried at X"), and 1
+ * returned; 0 when no try of the commit fixed one. */
+int kreg_recovery_fixed_here(kreg_db *db, int64_t row_id, int64_t job_id, int64_t host_id,
+			     int64_t metric_id, const char *metric, int64_t commit_id, const char *sha,
+			     double change, FILE *progress);
+
 /* The level of a commit's values x against the regression's last good
  * and culprit, as a try of it as the fix judges it (kreg_try_judge; *share
  * the part recovered). KREG_TRY_NO_BUILD when a side has too few values

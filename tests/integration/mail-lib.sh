@@ -123,7 +123,9 @@ M
 	BAD=$(git -C "$R" rev-parse HEAD)
 }
 
-# mail_config FILE DATA_DIR [extra mail: lines]; $MAIL_URL: another smtp_url
+# daemon_mail_lab: the daemon's mail tests' lab: an SMTP server on
+# loopback ($SMTP_PORT), an upstream ($ROOT), job.yaml, kreg.yaml (a sim
+# lab with mail and web.base_url) as $KREG_CONFIG.
 daemon_mail_lab() {
 	SMTP_PORT=$(smtp_free_port)
 	smtp_start "$SCRATCH/smtp"
@@ -141,6 +143,7 @@ YAML
 	export KREG_CONFIG="$SCRATCH/kreg.yaml"
 }
 
+# mail_config FILE DATA_DIR [extra mail: lines]; $MAIL_URL: another smtp_url
 mail_config() {
 	cat > "$1" <<YAML
 data_dir: $2

@@ -217,6 +217,8 @@ typedef struct {
 	int cpus[MAX_PIN];
 } qemu_slot;
 
+/* 0 when the slot's lock is held, 1 when another run holds it (how with
+ * LOCK_NB), < 0 on error. */
 static int slot_lock(int *fd, const char *dir, const char *host, int i, int how)
 {
 	char *path = kreg_asprintf("%s/%s.slot%d.lock", dir, host, i);
@@ -229,9 +231,13 @@ static int slot_lock(int *fd, const char *dir, const char *host, int i, int how)
 	} else {
 		while ((error = flock(*fd, how)) < 0 && errno == EINTR)
 			;
-		if (error < 0 && errno != EWOULDBLOCK)
+		if (error < 0 && errno == EWOULDBLOCK) {
+			error = 1;
+		} else if (error < 0) {
 			kreg_error_errno("host '%s': guest slot lock %s", host, path);
-		if (error < 0) {
+			error = KREG_ERROR;
+		}
+		if (error) {
 			close(*fd);
 			*fd = -1;
 		}
@@ -253,13 +259,12 @@ static int slot_take(qemu_slot *s, const kreg_host *h)
 	if ((error = kreg_mkdir_p(dir, 0755)) < 0)
 		goto done;
 	for (s->slot = 0; s->slot < cap; s->slot++) {
-		if (slot_lock(&s->fd, dir, hc->name, s->slot, LOCK_EX | LOCK_NB) == 0)
+		if ((error = slot_lock(&s->fd, dir, hc->name, s->slot, LOCK_EX | LOCK_NB)) <= 0)
 			break;
-		if (errno != EWOULDBLOCK) {
-			error = KREG_ERROR;
-			goto done;
-		}
 	}
+	if (error < 0)
+		goto done;
+	error = 0;
 	if (s->fd < 0) {
 		s->slot = (int)(getpid() % cap);
 		log_info("host %s: all %d guest slots are taken: waiting for slot %d", hc->name, cap,

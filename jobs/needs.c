@@ -285,24 +285,23 @@ int kreg_atom_disk(kreg_disk *out, const kreg_atom *a)
 	return 0;
 }
 
+/* Each kind's device under /dev and its driver (the host's: none). */
+static const struct {
+	const char *dev, *driver;
+} disk_kinds[] = {
+	[KREG_DISK_HOST] = { NULL, NULL },
+	[KREG_DISK_BRD] = { "ram0", "brd" },
+	[KREG_DISK_NULLB] = { "nullb0", "null_blk" },
+};
+
 const char *kreg_disk_dev(const kreg_disk *d)
 {
-	switch (d->kind) {
-	case KREG_DISK_BRD: return "ram0";
-	case KREG_DISK_NULLB: return "nullb0";
-	case KREG_DISK_HOST: break;
-	}
-	return NULL;
+	return disk_kinds[d->kind].dev;
 }
 
 const char *kreg_disk_driver(const kreg_disk *d)
 {
-	switch (d->kind) {
-	case KREG_DISK_BRD: return "brd";
-	case KREG_DISK_NULLB: return "null_blk";
-	case KREG_DISK_HOST: break;
-	}
-	return NULL;
+	return disk_kinds[d->kind].driver;
 }
 
 char *kreg_disk_params(const kreg_disk *d, int cmdline)

@@ -220,29 +220,27 @@ static void disk_refusals_say_what_kreg_reads(void **state)
  * or for modprobe on a lab machine. */
 static void disk_parameters(void **state)
 {
-	kreg_disk brd = { KREG_DISK_BRD, 256ull << 20, NULL };
-	kreg_disk nullb = { KREG_DISK_NULLB, 4ull << 30, NULL };
-	kreg_disk nullb0 = { KREG_DISK_NULLB, 0, NULL };
-	kreg_disk host = { KREG_DISK_HOST, 0, NULL };
-	char *p;
+	static const struct {
+		kreg_disk d;
+		int cmdline;
+		const char *want;
+	} cases[] = {
+		{ { KREG_DISK_BRD, 256ull << 20, NULL }, 1, "brd.rd_nr=1 brd.rd_size=262144" },
+		{ { KREG_DISK_BRD, 256ull << 20, NULL }, 0, "rd_nr=1 rd_size=262144" },
+		{ { KREG_DISK_NULLB, 4ull << 30, NULL }, 1,
+		  "null_blk.nr_devices=1 null_blk.queue_mode=2 null_blk.gb=4" },
+		{ { KREG_DISK_NULLB, 0, NULL }, 0, "nr_devices=1 queue_mode=2" },
+		{ { KREG_DISK_HOST, 0, NULL }, 1, "" },
+	};
 
 	(void)state;
-	p = kreg_disk_params(&brd, 1);
-	assert_string_equal(p, "brd.rd_nr=1 brd.rd_size=262144");
-	free(p);
-	p = kreg_disk_params(&brd, 0);
-	assert_string_equal(p, "rd_nr=1 rd_size=262144");
-	free(p);
-	p = kreg_disk_params(&nullb, 1);
-	assert_string_equal(p, "null_blk.nr_devices=1 null_blk.queue_mode=2 null_blk.gb=4");
-	free(p);
-	p = kreg_disk_params(&nullb0, 0);
-	assert_string_equal(p, "nr_devices=1 queue_mode=2");
-	free(p);
-	p = kreg_disk_params(&host, 1);
-	assert_string_equal(p, "");
-	free(p);
-	assert_null(kreg_disk_driver(&host));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *p = kreg_disk_params(&cases[i].d, cases[i].cmdline);
+
+		assert_string_equal(p, cases[i].want);
+		free(p);
+	}
+	assert_null(kreg_disk_driver(&cases[4].d));
 }
 
 int main(void)

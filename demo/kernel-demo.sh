@@ -178,7 +178,7 @@ build:
   configs:
     - name: qemu
       base: tinyconfig
-      fragments: [kernel/qemu-guest.config, kernel/fio-dbench.config, kernel/ext4.config, kernel/f2fs.config, kernel/monitors.config]
+      fragments: [kernel/qemu-guest.config, kernel/fio-dbench.config, kernel/ext4.config, kernel/f2fs.config, kernel/monitors.config, kernel/test-devices.config]
 hosts:
   - name: vm
     backend: qemu

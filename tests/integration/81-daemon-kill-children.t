@@ -52,25 +52,43 @@ jobs:
 YAML
 export KREG_CONFIG="$SCRATCH/kreg.yaml"
 
+# A process's fields in /proc/PID/stat after its name: state first, its
+# start time (in ticks since boot) 20th. Pids come round again soon here
+# (pid_max 32768, and a suite forks fast): a process is known by its pid
+# and its start time, not its pid alone.
+proc_fields() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null; }
+ident() {  # PIDS...: pid:start for each
+	local p f
+	for p in "$@"; do f=($(proc_fields "$p")); echo "$p:${f[19]:-gone}"; done
+}
 # marked MARK: the pids of the live processes whose environment holds
-# KREG_WORK=MARK exactly
+# KREG_WORK=MARK exactly (one grep over every environment, not a few
+# processes for each of them)
 marked() {
 	local f p
-	for f in /proc/[0-9]*/environ; do
+	for f in $(grep -lzxF "KREG_WORK=$1" /proc/[0-9]*/environ 2>/dev/null); do
 		p=${f#/proc/}; p=${p%/environ}
-		tr '\0' '\n' 2>/dev/null < "$f" | grep -qxF "KREG_WORK=$1" || continue
-		[ "$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)" = Z ] && continue
+		[ "$(proc_fields "$p" | cut -d' ' -f1)" = Z ] && continue
 		echo "$p"
 	done
 }
 none_marked() { [ -z "$(marked "$1")" ]; }
-gone() {  # PIDS...: none of them lives (zombies are over)
-	local p
-	for p in "$@"; do
-		kill -0 "$p" 2>/dev/null || continue
-		[ "$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)" = Z ] && continue
+gone() {  # PID:START or PID...: none of them lives (zombies are over)
+	local id p f
+	for id in "$@"; do
+		p=${id%%:*}
+		f=($(proc_fields "$p"))
+		[ ${#f[@]} -gt 0 ] || continue
+		[ "${f[0]}" = Z ] && continue
+		[ "$id" != "$p" ] && [ "${f[19]}" != "${id#*:}" ] && continue
 		return 1
 	done
+}
+# on a failed wait: what the processes are doing, on stderr (shown
+# whatever the harness's verbosity)
+why_alive() {
+	local id
+	for id in "$@"; do ps -o pid=,ppid=,stat=,etime=,wchan:24=,args= -p "${id%%:*}" >&2; done
 }
 # the worker of the daemon running fio, and that fio
 fio_worker() {
@@ -89,13 +107,15 @@ read -r W FIO <<<"$(fio_worker)"
 sleep 1		# fio forks its job processes
 KIDS=$(pgrep -P "$FIO" | tr '\n' ' ')
 MARK=$(tr '\0' '\n' < "/proc/$FIO/environ" | sed -n 's/^KREG_WORK=//p')
+FIO_ID=$(ident "$FIO")
+KIDS_ID=$(ident $KIDS | tr '\n' ' ')
 like "$MARK" "^[0-9]+ 1 [^ ]+:[0-9]+:[0-9]+ $DATA_DIR/kreg.db$" "fio carries its worker's mark: item, attempt, daemon, database"
 ok "fio has forked its job processes ($KIDS)" test -n "$KIDS"
 kill -KILL "$W"
 # within 10 s, where fio had 20 s to run
-wait_for 60 "kill -9 of the worker: its fio ends with it" gone "$FIO"
-wait_for 60 "and so do fio's job processes" gone $KIDS
-wait_for 60 "no process carries the dead worker's mark" none_marked "$MARK"
+wait_for 60 "kill -9 of the worker: its fio ends with it" gone "$FIO_ID" || why_alive "$FIO_ID"
+wait_for 60 "and so do fio's job processes" gone $KIDS_ID || why_alive $KIDS_ID
+wait_for 60 "no process carries the dead worker's mark" none_marked "$MARK" || why_alive $(marked "$MARK")
 wait_for 120 "the item is retried and the head tested" idle_at "$ROOT"
 is "$(sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY id)")" "infra_failed ok" \
 	"the killed run is infra_failed, the retried one OK"
@@ -104,12 +124,12 @@ is "$(sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER 
 daemon_stop
 DB=${MARK##* }
 KREG_WORK="99 1 gone-host:1:1 $DB" sleep 300 &
-OLD=$!; strays+=("$OLD"); disown
+OLD=$!; strays+=("$OLD"); disown; OLD_ID=$(ident "$OLD")
 KREG_WORK="99 1 gone-host:1:1 $SCRATCH/another/kreg.db" sleep 300 &
 OTHER=$!; strays+=("$OTHER"); disown
 GONE0=$(grep -c "the processes left by dead workers are gone" daemon.log)
 daemon_start
-wait_for 30 "a daemon that starts kills what an earlier daemon's worker left" gone "$OLD"
+wait_for 30 "a daemon that starts kills what an earlier daemon's worker left" gone "$OLD_ID"
 like "$(cat daemon.log)" "killed 1 process left by dead workers \(pid $OLD\)" "and says so"
 ok "not the processes of another database's daemon" kill -0 "$OTHER"
 
@@ -120,17 +140,17 @@ seen_gone() { [ "$(grep -c "the processes left by dead workers are gone" daemon.
 wait_for 30 "the daemon sees it gone (its second start's)" seen_gone
 A=$(up_commit 1)
 KREG_WORK="99 1 gone-host:1:1 $DB" sleep 300 &
-LATE=$!; strays+=("$LATE"); disown
+LATE=$!; strays+=("$LATE"); disown; LATE_ID=$(ident "$LATE")
 up_push
 marked_run() { [ -n "$(sql "SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$A' AND r.status != 'running'")" ]; }
 wait_for 120 "a head pushed beside it is run" marked_run
 like "$(sql "SELECT status || ': ' || error FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$A' AND r.status != 'running'")" \
 	"^infra_failed: measured beside 1 process of a dead worker \(pid $LATE\)" "that run is not stored OK: infra_failed, with why"
-ok "the process is gone" gone "$LATE"
+ok "the process is gone" gone "$LATE_ID"
 is "$(sql "SELECT state IN ('queued', 'running') FROM work WHERE kind = 'run' AND commit_id = (SELECT id FROM commits WHERE sha = '$A')")" 1 \
 	"and the run is retried"
 daemon_stop
-DB_MARKED=$(for f in /proc/[0-9]*/environ; do tr '\0' '\n' 2>/dev/null < "$f" | grep -q "^KREG_WORK=.* $DB\$" && echo "$f"; done)
+DB_MARKED=$(grep -lz "^KREG_WORK=.* $DB\$" /proc/[0-9]*/environ 2>/dev/null)
 is "$DB_MARKED" "" "no process of the daemon's workers outlives it"
 
 # A worker killed while it sends a mail: the send is in its own process
@@ -167,8 +187,9 @@ YAML
 		test -f "$SCRATCH/smtp-stall/1.eml"
 	MW=$(pgrep -P "$DPID" -f " $MID --lease ")
 	is "$(pgrep -P "${MW:-0}" | tr '\n' ' ')" "" "the mail worker ($MW) sends in its own process: no child"
+	MW_ID=$(ident $MW)
 	kill -KILL $MW
-	wait_for 60 "kill -9 of the mail worker: its send ends with it" gone $MW
+	wait_for 60 "kill -9 of the mail worker: its send ends with it" gone $MW_ID || why_alive $MW_ID
 	daemon_stop
 	smtp_stop
 	is "$(kreg_procs | tr '\n' ' ')" "" "no kreg process of the lab outlives the daemon"

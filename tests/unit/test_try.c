@@ -80,24 +80,30 @@ static void partly_and_not_fixed(void **state)
  * a "no change" against the last good that could not change "fixed". */
 static void runs_of_the_last_good_only_when_they_matter(void **state)
 {
+	static const struct {
+		double good, culprit, fix;
+		kreg_verdict culprit_fix;
+		int waits;
+	} cases[] = {
+		{ 3550, 124, 3310, KREG_VERDICT_IMPROVEMENT, 0 },
+		/* 70% and 50% back: fixed if not told apart from the last
+		 * good, else partly */
+		{ 10000, 8000, 9400, KREG_VERDICT_IMPROVEMENT, 1 },
+		{ 10000, 8000, 9000, KREG_VERDICT_IMPROVEMENT, 1 },
+		/* 30% back: partly or not fixed whatever the last good says */
+		{ 10000, 8000, 8600, KREG_VERDICT_UNKNOWN, 0 },
+		/* lower is better: 90% and 60% back of a latency's rise */
+		{ 100, 150, 105, KREG_VERDICT_IMPROVEMENT, 0 },
+		{ 100, 150, 120, KREG_VERDICT_IMPROVEMENT, 1 },
+	};
 	kreg_stats_cmp gf, cf;
 
 	(void)state;
-	cmps(&gf, &cf, 3550, 124, 3310, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
-	assert_int_equal(kreg_try_waits_on_good(&gf, &cf), 0);
-	/* 70% back: fixed if not told apart from the last good, else partly */
-	cmps(&gf, &cf, 10000, 8000, 9400, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
-	assert_int_equal(kreg_try_waits_on_good(&gf, &cf), 1);
-	cmps(&gf, &cf, 10000, 8000, 9000, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
-	assert_int_equal(kreg_try_waits_on_good(&gf, &cf), 1);
-	/* 30% back: partly or not fixed whatever the last good says */
-	cmps(&gf, &cf, 10000, 8000, 8600, KREG_VERDICT_UNKNOWN, KREG_VERDICT_UNKNOWN);
-	assert_int_equal(kreg_try_waits_on_good(&gf, &cf), 0);
-	/* lower is better: 90% back of a latency's rise */
-	cmps(&gf, &cf, 100, 150, 105, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
-	assert_int_equal(kreg_try_waits_on_good(&gf, &cf), 0);
-	cmps(&gf, &cf, 100, 150, 120, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
-	assert_int_equal(kreg_try_waits_on_good(&gf, &cf), 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cmps(&gf, &cf, cases[i].good, cases[i].culprit, cases[i].fix, KREG_VERDICT_UNKNOWN,
+		     cases[i].culprit_fix);
+		assert_int_equal(kreg_try_waits_on_good(&gf, &cf), cases[i].waits);
+	}
 }
 
 static void messages_that_name_the_culprit(void **state)

@@ -376,13 +376,58 @@ eta_bisect() {
 }
 
 # The revert: an incremental build, its runs as the new head (the try
-# takes them: the last good's and the culprit's are stored).
+# takes them: the last good's and the culprit's are stored), and 2 more
+# for the try to tell it apart from the culprit (5 runs a side).
 eta_fix() {
 	local b r
 	b=$(sql "SELECT count(*) FROM builds b JOIN commits c ON c.id = b.commit_id
 		 WHERE c.sha = '$REVERT' AND b.status = 'ok'")
 	r=$(sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$REVERT'")
-	left 0 $((b > 0 ? 0 : 1)) $((r < 3 ? 3 - r : 0))
+	left 0 $((b > 0 ? 0 : 1)) $((r < 5 ? 5 - r : 0))
+}
+
+# ---- the fix, tried by hand -------------------------------------------------
+# Before pushing the revert, the maintainer asks kreg whether it fixes the
+# report's regression: `kreg try REG --patch fix.patch` applies it on the
+# culprit (its tree is the last good's: the kernel comes from the build
+# cache), runs it beside the last good's and the culprit's stored runs and
+# prints the three-column table and the verdict. A first attempt written
+# on master's head, which also rewords a comment commit 17 added, does not
+# apply on the culprit: kreg says so and builds nothing.
+# kreg try's output as the demo shows it: its progress, the table's head
+# and the IOPS rows (the whole table and kreg's log lines stay in FILE),
+# the verdict.
+show_try() {
+	awk '/^[0-9-]+ [0-9:]+ kreg\[/ { next }
+	     /^\? unsettled/ { skip = 1; next }
+	     /^regression [0-9]+: / { skip = 0 }
+	     skip { next }
+	     /^ *[0-9][-+0-9.e]* / && !/fio\.(read|write)_iops$/ { rows++; next }
+	     { print "    " $0 }
+	     END { if (rows) printf "    (%d more rows of the table in %s)\n", rows, FILENAME }' "$1"
+}
+
+try_fix() {
+	local reg rc
+	reg=$(sql "SELECT r.id FROM regressions r JOIN metrics m ON m.id = r.metric_id
+		   WHERE r.culprit_commit_id IS NOT NULL ORDER BY m.name != 'fio.read_iops', r.id LIMIT 1")
+	[ -n "$reg" ] || die "no regression with a culprit to try a fix of"
+	git_up format-patch -1 --stdout "$REVERT" >"$DEMO_DIR/fix.patch" || die "cannot write fix.patch"
+	sed -i 's|^/\* nomerges: 0 merges, 1 only simple one-hit merges, 2 no merges at all\. \*/$|/* nomerges: 0 (merge), 1 (one-hit merges only) or 2 (never merge). */|' \
+		"$UP/block/blk-sysfs.c" && grep -q '^/\* nomerges: 0 (merge)' "$UP/block/blk-sysfs.c" &&
+		git_up diff "$HEAD" >"$DEMO_DIR/stale.patch" &&
+		git_up checkout -q -- block/blk-sysfs.c || die "cannot write stale.patch"
+	say "kreg try $reg --patch stale.patch: a fix written on master's head"
+	"$KREG" try "$reg" --patch "$DEMO_DIR/stale.patch" >"$DEMO_DIR/try-stale.out" 2>&1
+	rc=$?
+	show_try "$DEMO_DIR/try-stale.out"
+	[ "$rc" = 1 ] || die "kreg try of a patch that does not apply exited $rc"
+	say "kreg try $reg --patch fix.patch: the culprit's revert, as a patch on the culprit"
+	"$KREG" try "$reg" --patch "$DEMO_DIR/fix.patch" >"$DEMO_DIR/try.out" 2>&1
+	rc=$?
+	show_try "$DEMO_DIR/try.out"
+	[ "$rc" = 0 ] || die "kreg try of the revert exited $rc"
+	events
 }
 
 # ---- the demo ---------------------------------------------------------------
@@ -413,10 +458,11 @@ ETA_FN=eta_bisect wait_until "$TIMEOUT" "finding the culprit" found
 ETA_FN= wait_until 600 "finishing its work" tested "$HEAD"
 CULPRIT=$(sql "SELECT c.sha FROM bisections b JOIN commits c ON c.id = b.culprit_commit_id ORDER BY b.id LIMIT 1")
 
-stage "fix: the culprit's revert is pushed; the daemon tries it and closes the regression"
+stage "fix: the maintainer tries the revert with kreg try, then pushes it; the daemon closes the regression"
 [ -n "$CULPRIT" ] || die "no culprit to revert"
 git_up revert --no-edit "$CULPRIT" >/dev/null || die "cannot revert ${CULPRIT:0:12} in $UP"
 REVERT=$(git_up rev-parse HEAD)
+try_fix
 git_up update-ref refs/heads/master "$REVERT" || die "cannot push the revert"
 say "master is ${REVERT:0:12} \"$(git_up log -1 --format=%s "$REVERT")\"; nobody tells the daemon"
 ETA_FN=eta_fix wait_until 1200 "trying the revert" closed
@@ -442,6 +488,14 @@ FIX=$(sql "SELECT t.verdict || ' ' || printf('%.0f%%', 100 * t.share) FROM tries
 	    JOIN commits c ON c.id = t.fix_commit_id WHERE c.sha = '$REVERT' ORDER BY t.id DESC LIMIT 1")
 echo "Fixed by: $(git_up log -1 --format='%H%n  %s' "$REVERT")"
 echo "  the daemon tried it untold: ${FIX:-no try recorded}; regression state: $(sql "SELECT group_concat(DISTINCT state) FROM regressions WHERE culprit_commit_id = (SELECT id FROM commits WHERE sha = '$CULPRIT')")"
+PATCHED=$(sql "SELECT c.sha FROM tries t JOIN commits c ON c.id = t.fix_commit_id
+		WHERE t.source = 'patch' ORDER BY t.id DESC LIMIT 1")
+echo "  tried by hand before the push (kreg try --patch fix.patch): $(sql "SELECT verdict || ' ' ||
+	printf('%.0f%%', 100 * share) FROM tries WHERE source = 'patch' AND fix_commit_id IS NOT NULL
+	ORDER BY id DESC LIMIT 1")"
+runs_of() { sql "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '${1:-none}'"; }
+echo "  runs of the fix's checks: last good $(runs_of "$(git_up rev-parse "$CULPRIT^")")," \
+	"culprit $(runs_of "$CULPRIT"), the patch on the culprit $(runs_of "$PATCHED"), the revert $(runs_of "$REVERT")"
 echo
 sql "SELECT 'Bisection: ' || b.builds || ' builds, ' || b.runs || ' runs; '
 	    || (SELECT count(*) FROM bisect_steps s WHERE s.bisection_id = b.id AND s.verdict = 'skip')

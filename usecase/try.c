@@ -324,8 +324,17 @@ static int grow(side *x, const kreg_stats_cmp *c, unsigned max)
 	return 1;
 }
 
-/* Run the three until both comparisons of the fix settle, or the runs a
- * commit may get are spent. */
+int kreg_try_waits_on_good(const kreg_stats_cmp *gf, const kreg_stats_cmp *cf)
+{
+	double share;
+
+	kreg_try_judge(&share, gf, cf);
+	return share >= 0.5 && share < 0.9;
+}
+
+/* Run the three until the comparison of the fix with the culprit settles,
+ * and the one with the last good when the verdict waits on it, or the runs
+ * a commit may get are spent. */
 static int settle(try_ctx *t, kreg_stats_cmp *gf, kreg_stats_cmp *cf)
 {
 	unsigned min = t->sopts.min_runs > 0 ? (unsigned)t->sopts.min_runs : 3;
@@ -348,7 +357,7 @@ static int settle(try_ctx *t, kreg_stats_cmp *gf, kreg_stats_cmp *cf)
 		    (error = kreg_stats_compare(cf, &t->sopts, t->reg.metric, t->s[CULPRIT].v,
 						t->s[CULPRIT].n, t->s[FIX].v, t->s[FIX].n)) < 0)
 			return error;
-		if (gf->verdict == KREG_VERDICT_UNKNOWN)
+		if (gf->verdict == KREG_VERDICT_UNKNOWN && kreg_try_waits_on_good(gf, cf))
 			grew |= grow(&t->s[GOOD], gf, max) | grow(&t->s[FIX], gf, max);
 		if (cf->verdict == KREG_VERDICT_UNKNOWN)
 			grew |= grow(&t->s[CULPRIT], cf, max) | grow(&t->s[FIX], cf, max);

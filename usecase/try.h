@@ -120,6 +120,14 @@ void kreg_try_retest_release(kreg_try_retest_result *r);
  * of the regression the fix recovered. */
 kreg_try_verdict kreg_try_judge(double *share, const kreg_stats_cmp *good_fix,
 				const kreg_stats_cmp *culprit_fix);
+/* Does the verdict wait on the last good against the fix (its runs worth
+ * running while that comparison is unknown)? Only while the share
+ * recovered is between a half and nine tenths: under a half the fix is
+ * not at the last good's level whatever that comparison says, from nine
+ * tenths up it is. Two kernels at one level under a guest's noise (the
+ * last good and its revert: the same kernel) are rarely told "no change"
+ * before max_runs: runs that would change nothing. */
+int kreg_try_waits_on_good(const kreg_stats_cmp *good_fix, const kreg_stats_cmp *culprit_fix);
 /* "fixed", "partly fixed", "not fixed", "does not apply", "does not build" */
 const char *kreg_try_verdict_name(kreg_try_verdict v);
 

@@ -4,7 +4,9 @@
 # builds and boots them in qemu, runs fio, detects the block-layer
 # regression, confirms it, bisects it (skipping the commit that does not
 # build), writes the pages and mails the report to an SMTP server on
-# loopback; then the demo pushes the culprit's revert and the daemon,
+# loopback; then the maintainer tries the culprit's revert as a patch
+# with kreg try (the three-column table, the verdict; a patch written on
+# master's head does not apply on the culprit), pushes it, and the daemon,
 # untold, tries it against the regression and closes it with a follow-up
 # in the report's thread. The test checks what a kernel developer would:
 # the culprit, the skipped commit, the mail's subject and recipients, the
@@ -18,7 +20,7 @@ command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || skip_all "python3-aiosmtpd is not installed (make deps)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 28
+plan 36
 
 series() { bash "$KREG_SRC/demo/series.sh" --list | sed -n "$1p"; }
 CULPRIT_SUBJECT=$(series 14)
@@ -88,6 +90,25 @@ ok "a follow-up names the revert and its verdict" grep -q "fixed" "$FIXMAIL"
 is "$(sed -n 's/^In-Reply-To: *//p' "$FIXMAIL" 2>/dev/null | tr -d '\r')" \
 	"$(sed -n 's/^Message-I[Dd]: *//p' "$D/mail/1.eml" 2>/dev/null | tr -d '\r')" \
 	"in the report's thread"
+
+# The fix tried by hand before the push: kreg try --patch on the culprit.
+GOOD=$(git -C "$D/upstream" rev-parse "$CULPRIT^")
+like "$OUT" "stale\.patch: the patch does not apply on culprit ${CULPRIT:0:12}" \
+	"kreg try of a patch written on master's head: it does not apply on the culprit, said so"
+is "$(sql "SELECT count(*) FROM tries WHERE source = 'patch' AND verdict = 'no_apply'")" 1 \
+	"and stored as such"
+like "$OUT" "^ *${GOOD:0:16} +${CULPRIT:0:16}[0-9a-f]* +[0-9a-f]{16}" \
+	"kreg try --patch fix.patch prints the table's head: last good, culprit, culprit plus fix"
+like "$OUT" "^ +[0-9.]+ .* -[0-9.]+%.* [0-9.]+ .*fio\.read_iops" "with the read IOPS row: the culprit's drop, then the fix"
+like "$OUT" "^ *regression [0-9]+: fixed by [0-9a-f]{12}$" "and the verdict: fixed"
+PATCHED=$(sql "SELECT c.sha FROM tries t JOIN commits c ON c.id = t.fix_commit_id
+	WHERE t.source = 'patch' AND t.verdict = 'fixed'")
+is "$(git -C "$D/data/repos/linux.git" rev-parse "$PATCHED^" 2>/dev/null)" "$CULPRIT" "the patch was applied on the culprit"
+is "$(sql "SELECT count(*) || ' ' || group_concat(DISTINCT g.sha) FROM runs r
+	JOIN commits c ON c.id = r.commit_id JOIN builds b ON b.id = r.build_id
+	JOIN commits g ON g.id = b.commit_id WHERE c.sha = '$PATCHED' AND r.status = 'ok'" | sed -E 's/^([3-9]|10) /N /')" \
+	"N $GOOD" "its 3 runs or more booted the last good's kernel (the same tree): taken from the build cache, nothing compiled"
+like "$OUT" "tried by hand before the push \(kreg try --patch fix.patch\): fixed [0-9]+%" "the summary says so"
 
 ok "no qemu of this demo is left behind" bash -c "! pgrep -f '$D/[v]m.img' >/dev/null"
 ERR=$(cat "$D/daemon.log" "$D"/data/logs/*.log 2>/dev/null)

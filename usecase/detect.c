@@ -297,7 +297,7 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	kreg_stats_drift drift;
 	kreg_db_regression reg;
 	kreg_stats_opts so;
-	int64_t metric_id;
+	int64_t metric_id, fixed_by = 0;
 	int error, step_runs = cfg->detect.step_runs;	/* >= 1: config's schema */
 	where at = { job_id, host_id, 0, commit_id, metric, head, progress };
 
@@ -353,6 +353,20 @@ static int detect_metric(kreg_detect_outcome *o, to_bisect **tb, size_t *ntb,
 	case KREG_DETECT_WAIT:
 		break;
 	case KREG_DETECT_MORE_RUNS:
+		/* the way back of a regression a try at that commit fixed (the
+		 * culprit's revert pushed after it was tried): the try's runs
+		 * said so, and it is marked the fix once called */
+		if (det.change != 0 &&
+		    (error = kreg_recovery_fix_tried_at(db, &fixed_by, job_id, host_id, metric_id,
+							h.commit_ids[det.index], det.change)) != 0) {
+			if (error < 0)
+				goto done;
+			error = 0;
+			kreg_say(progress, "detect: %s: %+.1f%% at %.12s, the fix of regression %lld "
+			    "tried there: no more runs", metric, 100 * det.change, h.shas[det.index],
+			    (long long)fixed_by);
+			break;
+		}
 		ask_more(o, h.commit_ids[det.index], det.runs > 0 ? det.runs : step_runs);
 		if (det.base_runs_more > 0) {
 			ask_more(o, h.commit_ids[det.base_index], det.base_runs_more);

@@ -356,19 +356,17 @@ void kreg_recovery_outcome_release(kreg_recovery_outcome *o)
 	memset(o, 0, sizeof(*o));
 }
 
-int kreg_recovery_fixed_here(kreg_db *db, int64_t row_id, int64_t job_id, int64_t host_id,
-			     int64_t metric_id, const char *metric, int64_t commit_id, const char *sha,
-			     double change, FILE *progress)
+int kreg_recovery_fix_tried_at(kreg_db *db, int64_t *regression_id, int64_t job_id,
+			       int64_t host_id, int64_t metric_id, int64_t commit_id, double change)
 {
 	kreg_db_regression *v = NULL;
-	int64_t fixed_id = 0;
 	size_t n = 0;
-	int changed = 0, error;
-	char *note;
+	int error;
 
+	*regression_id = 0;
 	if ((error = kreg_db_regression_list(db, &v, &n, 0)) < 0)
 		return error;
-	for (size_t i = 0; i < n && !fixed_id; i++) {
+	for (size_t i = 0; i < n && !*regression_id; i++) {
 		kreg_db_try *t = NULL;
 		size_t nt = 0;
 
@@ -379,11 +377,24 @@ int kreg_recovery_fixed_here(kreg_db *db, int64_t row_id, int64_t job_id, int64_
 			break;
 		for (size_t k = 0; k < nt; k++)
 			if (t[k].fix_commit_id == commit_id && !strcmp(t[k].verdict, "fixed"))
-				fixed_id = v[i].id;
+				*regression_id = v[i].id;
 		kreg_db_tries_free(t, nt);
 	}
 	kreg_db_regression_list_free(v, n);
-	if (error < 0 || !fixed_id)
+	return error < 0 ? error : *regression_id != 0;
+}
+
+int kreg_recovery_fixed_here(kreg_db *db, int64_t row_id, int64_t job_id, int64_t host_id,
+			     int64_t metric_id, const char *metric, int64_t commit_id, const char *sha,
+			     double change, FILE *progress)
+{
+	int64_t fixed_id = 0;
+	int changed = 0, error;
+	char *note;
+
+	error = kreg_recovery_fix_tried_at(db, &fixed_id, job_id, host_id, metric_id, commit_id,
+					   change);
+	if (error <= 0)
 		return error;
 	note = kreg_asprintf("the fix of regression %lld, tried at %.12s", (long long)fixed_id, sha);
 	if ((error = mark_way_back(db, &changed, row_id, fixed_id, note)) == 0)

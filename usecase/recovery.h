@@ -46,6 +46,11 @@ void kreg_recovery_outcome_release(kreg_recovery_outcome *o);
  * finding of its own. The row is then marked a duplicate of that
  * regression by kreg ("the fix of regression N, tried at X"), and 1
  * returned; 0 when no try of the commit fixed one. */
+/* Whether a try of commit_id fixed a regression of (job, host, metric_id)
+ * that went the other way from change: 1 with its id in *regression_id,
+ * 0 when none. The detector asks no runs for such a commit's change. */
+int kreg_recovery_fix_tried_at(kreg_db *db, int64_t *regression_id, int64_t job_id,
+			       int64_t host_id, int64_t metric_id, int64_t commit_id, double change);
 int kreg_recovery_fixed_here(kreg_db *db, int64_t row_id, int64_t job_id, int64_t host_id,
 			     int64_t metric_id, const char *metric, int64_t commit_id, const char *sha,
 			     double change, FILE *progress);

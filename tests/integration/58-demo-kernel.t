@@ -20,7 +20,7 @@ command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || skip_all "python3-aiosmtpd is not installed (make deps)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 36
+plan 37
 
 series() { bash "$KREG_SRC/demo/series.sh" --list | sed -n "$1p"; }
 CULPRIT_SUBJECT=$(series 14)
@@ -85,6 +85,10 @@ is "$(sql "SELECT t.source || ' ' || t.verdict FROM tries t JOIN commits c ON c.
 is "$(sql "SELECT count(*) FROM regressions WHERE culprit_commit_id = (SELECT id FROM commits WHERE sha = '$CULPRIT')
 	AND state != 'fixed'")" 0 "every regression of the culprit is closed as fixed"
 like "$OUT" "Fixed by: $REVERT" "the demo's summary names the fix"
+# The level back at the revert is the fix its try measured: the detector
+# asks no runs there beyond the job's 3 as a new head (it had asked 7).
+REVERT_RUNS=$(sql "SELECT count(*) FROM work WHERE kind = 'run' AND commit_id = (SELECT id FROM commits WHERE sha = '$REVERT')")
+ok "no detector runs of the revert beyond its own as a head ($REVERT_RUNS run items)" test "$REVERT_RUNS" -le 5
 FIXMAIL=$(grep -l "${REVERT:0:12}" $(grep -l '^In-Reply-To:' "$D"/mail/*.eml 2>/dev/null) /dev/null 2>/dev/null | head -1)
 ok "a follow-up names the revert and its verdict" grep -q "fixed" "$FIXMAIL"
 is "$(sed -n 's/^In-Reply-To: *//p' "$FIXMAIL" 2>/dev/null | tr -d '\r')" \

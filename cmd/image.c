@@ -17,9 +17,9 @@ static const char usage[] =
 	"build  writes the guest initramfs (busybox, fio, dbench, mke2fs, their shared\n"
 	"       libraries and the /init that runs a job) to FILE, or to the image of\n"
 	"       host NAME, or to <data_dir>/images/kreg-initrd.cpio; prints its path.\n"
-	"       Beside it, what qemu hosts boot: the programs on a read-only disk\n"
-	"       of their own (<image>.progs, ext2) and the lean initramfs booted with\n"
-	"       it (<image>-lean.cpio).\n"
+	"       Beside it, what qemu hosts boot: its large files on a read-only disk\n"
+	"       of their own (<image>.progs, ext2) and the image without them\n"
+	"       (<image>-lean.cpio).\n"
 	"       --perf: also the image a job with the perf-stat monitor boots, the\n"
 	"       base followed by this machine's perf and its libraries\n"
 	"       (<image>-perf.cpio); prints its path too.\n"
@@ -44,7 +44,7 @@ static int image_show(const kreg_config *cfg, const kreg_host_cfg *hc)
 	show_part("full", &f.full, "LAVA's and the ssh lab box's; qemu's for a job with perf or a "
 		  "kernel that cannot mount the programs' disk");
 	show_part("lean", &f.lean, "qemu's initramfs with the programs' disk");
-	show_part("progs", &f.progs, "the programs' disk: ext2, attached read-only (serial "
+	show_part("progs", &f.progs, "the large files' disk: ext2, attached read-only (serial "
 		  KREG_IMAGE_PROGS_SERIAL "), mounted on " KREG_IMAGE_PROGS_MNT " in the guest");
 	show_part("perf", &f.perf, "the full image and perf, for a job with perf-stat or "
 		  "perf-profile (built for the first)");

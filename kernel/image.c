@@ -97,8 +97,8 @@ static const char init_script[] =
 	"\techo \"" KREG_GUEST_SETUP_FAILED " $*\"\n"
 	"\toff\n"
 	"}\n"
-	"# The lean image: the programs are on a read-only disk of their own,\n"
-	"# found by its serial; /usr, /sbin, /lib, /lib64 are symlinks into it.\n"
+	"# The lean image: its large files are on a read-only disk of their own,\n"
+	"# found by its serial, and symlinks into its mount.\n"
 	"KREG_PROGS_DEV=\n"
 	"if [ -f " KREG_IMAGE_PROGS_MARK " ]; then\n"
 	"\tread serial < " KREG_IMAGE_PROGS_MARK "\n"
@@ -248,55 +248,37 @@ static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *pro
 	return 0;
 }
 
-/* An image build: the full archive, the programs' tree beside it, and
- * what the lean image takes from them. */
+/* An image build: the full archive, the lean one and the programs' tree
+ * beside them. */
 typedef struct {
-	kreg_cpio full;
+	kreg_cpio full, lean;
 	kreg_progs_tree tree;
-	kreg_buf busybox;
-	char **tops;		/* the top directories of the programs' tree */
-	size_t ntops, atops;
 	kreg_image_info *info;
 } image_build;
 
-/* A top directory of the guest's tree the programs' disk has. */
-static int note_top(image_build *b, const char *guest_path)
-{
-	const char *p = guest_path + strspn(guest_path, "/");
-	size_t n = strcspn(p, "/");
-
-	if (!p[n] || (n == 3 && !strncmp(p, "bin", 3))) {
-		/* the lean image's own /bin, or a file at the root */
-		kreg_error_set("guest image: %s cannot go on the programs' disk (only files "
-			       "in directories other than /bin)", guest_path);
-		return KREG_ERROR;
-	}
-	for (size_t i = 0; i < b->ntops; i++)
-		if (strlen(b->tops[i]) == n && !strncmp(b->tops[i], p, n))
-			return 0;
-	KREG_ARRAY_GROW(b->tops, b->ntops + 1, b->atops);
-	b->tops[b->ntops++] = kreg_asprintf("%.*s", (int)n, p);
-	return 0;
-}
-
-/* A file of this machine into the full image, and busybox into the lean
- * one, the rest onto the programs' disk. kreg_buf_read_file follows
- * symlinks: the guest gets the real file under the name the loader asks
- * for. */
+/* A file of this machine into the full image, and into the lean one, or
+ * when it is large onto the programs' disk with a symlink to it in the
+ * lean one. kreg_buf_read_file follows symlinks: the guest gets the real
+ * file under the name the loader asks for. */
 static int add_host_file(image_build *b, const char *host_path, const char *guest_path,
 			 unsigned mode)
 {
 	kreg_buf data = KREG_BUF_INIT;
+	char *target;
 	int error;
 
 	if ((error = kreg_buf_read_file(&data, host_path)) < 0)
 		goto done;
 	kreg_image__cpio_file(&b->full, guest_path, data.ptr, data.len, mode);
 	b->info->files++;
-	if (!strcmp(guest_path, "/bin/busybox"))
-		kreg_buf_put(&b->busybox, data.ptr, data.len);
-	else if ((error = note_top(b, guest_path)) == 0)
-		error = kreg_image__progs_file(&b->tree, guest_path, data.ptr, data.len, mode);
+	if (data.len < KREG_IMAGE_PROGS_MIN) {
+		kreg_image__cpio_file(&b->lean, guest_path, data.ptr, data.len, mode);
+		goto done;
+	}
+	target = kreg_asprintf(KREG_IMAGE_PROGS_MNT "%s", guest_path);
+	kreg_image__cpio_symlink(&b->lean, guest_path, target);
+	free(target);
+	error = kreg_image__progs_file(&b->tree, guest_path, data.ptr, data.len, mode);
 done:
 	kreg_buf_release(&data);
 	return error;
@@ -305,7 +287,7 @@ done:
 static void add_symlink(image_build *b, const char *guest_path, const char *target)
 {
 	kreg_image__cpio_symlink(&b->full, guest_path, target);
-	kreg_image__progs_symlink(&b->tree, guest_path, target);
+	kreg_image__cpio_symlink(&b->lean, guest_path, target);
 }
 
 char *kreg_image_path(const kreg_config *cfg, const kreg_host_cfg *hc)
@@ -336,7 +318,7 @@ static char *image_stamp(void)
 	kreg_buf b = KREG_BUF_INIT;
 	uint64_t h;
 
-	kreg_buf_puts(&b, "full, lean and progs 1\n");
+	kreg_buf_puts(&b, "full, lean and progs 2\n");
 	kreg_buf_puts(&b, init_script);
 	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
 		char *p = find_program(programs[i].name);
@@ -362,22 +344,35 @@ static int write_stamp(const char *path)
 	return error;
 }
 
-/* The programs (progs[i], found on this machine), their libraries and the
- * data files into the full image and the programs' tree. */
-static int add_programs(image_build *b, char *const *progs, char *const *libs, size_t nlibs)
+/* What both images begin with: the directories, the console, /init,
+ * /etc, /bin/sh. */
+static void skeleton(kreg_cpio *c)
 {
 	static const char *const dirs[] = { "/proc", "/sys", "/dev", "/tmp", "/mnt", "/root",
 					    "/kreg/job", "/kreg/run", "/etc", NULL };
-	int error = 0;
 
 	for (size_t i = 0; dirs[i]; i++)
-		kreg_image__cpio_dir(&b->full, dirs[i]);
+		kreg_image__cpio_dir(c, dirs[i]);
 	/* The console, before devtmpfs is mounted: init's first output. */
-	kreg_image__cpio_entry(&b->full, "dev/console", 0020600, NULL, 0, 5, 1);
-	kreg_image__cpio_file(&b->full, "/init", init_script, strlen(init_script), 0755);
-	kreg_image__cpio_file(&b->full, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 30, 0644);
-	kreg_image__cpio_file(&b->full, "/etc/group", "root:x:0:\n", 10, 0644);
-	kreg_image__cpio_symlink(&b->full, "/bin/sh", "busybox");
+	kreg_image__cpio_entry(c, "dev/console", 0020600, NULL, 0, 5, 1);
+	kreg_image__cpio_file(c, "/init", init_script, strlen(init_script), 0755);
+	kreg_image__cpio_file(c, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 30, 0644);
+	kreg_image__cpio_file(c, "/etc/group", "root:x:0:\n", 10, 0644);
+	kreg_image__cpio_symlink(c, "/bin/sh", "busybox");
+}
+
+/* The programs (progs[i], found on this machine), their libraries and the
+ * data files into the images and the programs' tree. */
+static int add_programs(image_build *b, char *const *progs, char *const *libs, size_t nlibs)
+{
+	int error = 0;
+
+	skeleton(&b->full);
+	skeleton(&b->lean);
+	/* what /init looks for: the serial of the disk to mount */
+	kreg_image__cpio_dir(&b->lean, KREG_IMAGE_PROGS_MNT);
+	kreg_image__cpio_file(&b->lean, KREG_IMAGE_PROGS_MARK, KREG_IMAGE_PROGS_SERIAL "\n",
+			      strlen(KREG_IMAGE_PROGS_SERIAL) + 1, 0644);
 	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]) && !error; i++)
 		error = add_host_file(b, progs[i], programs[i].guest, 0755);
 	if (!error)
@@ -390,26 +385,26 @@ static int add_programs(image_build *b, char *const *progs, char *const *libs, s
 		if (kreg_path_exists(data_files[i]))
 			error = add_host_file(b, data_files[i], data_files[i], 0644);
 	kreg_image__cpio_trailer(&b->full);
+	kreg_image__cpio_trailer(&b->lean);
 	if (!error && b->tree.failed)
 		error = KREG_ERROR;
 	return error;
 }
 
-/* The full image's archive into tmp, written out. */
-static int full_finish(image_build *b, const char *tmp)
+/* An archive into tmp, written out and closed. */
+static int cpio_finish(kreg_cpio *c, const char *tmp)
 {
 	int error = 0;
 
-	b->info->bytes = b->full.bytes;
-	if (b->full.failed || fflush(b->full.f) != 0 || fsync(fileno(b->full.f)) != 0) {
+	if (c->failed || fflush(c->f) != 0 || fsync(fileno(c->f)) != 0) {
 		kreg_error_errno("%s: cannot write", tmp);
 		error = KREG_ERROR;
 	}
-	if (fclose(b->full.f) != 0 && !error) {
+	if (fclose(c->f) != 0 && !error) {
 		kreg_error_errno("%s: cannot write", tmp);
 		error = KREG_ERROR;
 	}
-	b->full.f = NULL;
+	c->f = NULL;
 	return error;
 }
 
@@ -452,7 +447,7 @@ static int find_programs(char **progs, char ***libs, size_t *nlibs)
 int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *info)
 {
 	kreg_image_info dummy;
-	image_build b = { .busybox = KREG_BUF_INIT };
+	image_build b = { 0 };
 	char **libs = NULL, *progs[sizeof(programs) / sizeof(programs[0])] = { 0 };
 	char *tmp[3] = { NULL }, *out[3] = { NULL };
 	size_t nlibs = 0;
@@ -469,20 +464,21 @@ int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *
 	for (size_t i = 0; i < 3; i++)
 		tmp[i] = kreg_asprintf("%s.tmp.%d", out[i], (int)getpid());
 	b.full.path = tmp[2];
-	if (!(b.full.f = fopen(tmp[2], "wb"))) {
-		kreg_error_errno("%s: cannot create", tmp[2]);
+	b.lean.path = tmp[1];
+	if (!(b.full.f = fopen(tmp[2], "wb")) || !(b.lean.f = fopen(tmp[1], "wb"))) {
+		kreg_error_errno("%s: cannot create", b.full.f ? tmp[1] : tmp[2]);
 		error = KREG_ERROR;
 		goto done;
 	}
 	if ((error = kreg_image__progs_begin(&b.tree, out[0])) < 0)
 		goto done;
-	if ((error = add_programs(&b, progs, libs, nlibs)) < 0 || (error = full_finish(&b, tmp[2])) < 0 ||
+	if ((error = add_programs(&b, progs, libs, nlibs)) < 0 ||
+	    (error = cpio_finish(&b.full, tmp[2])) < 0 || (error = cpio_finish(&b.lean, tmp[1])) < 0 ||
 	    (error = kreg_image__progs_make(&b.tree, tmp[0], &b.info->progs_bytes)) < 0 ||
-	    (error = kreg_image__lean_write(tmp[1], init_script, b.busybox.ptr, b.busybox.len,
-					    (const char *const *)b.tops, b.ntops,
-					    &b.info->lean_bytes)) < 0 ||
 	    (error = rename_all(tmp, out, 3)) < 0)
 		goto done;
+	b.info->bytes = b.full.bytes;
+	b.info->lean_bytes = b.lean.bytes;
 	if (write_stamp(path) < 0)
 		log_warn("%s", kreg_error_last());
 	log_info("guest image %s: %zu files (%zu libraries), %.1f MB; for qemu: %s %.1f MB and "
@@ -493,15 +489,14 @@ int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *
 done:
 	if (b.full.f)
 		fclose(b.full.f);
+	if (b.lean.f)
+		fclose(b.lean.f);
 	for (size_t i = 0; error && i < 3; i++)
 		if (tmp[i])
 			unlink(tmp[i]);
 	kreg_image__cpio_release(&b.full);
+	kreg_image__cpio_release(&b.lean);
 	kreg_image__progs_release(&b.tree);
-	kreg_buf_release(&b.busybox);
-	for (size_t i = 0; i < b.ntops; i++)
-		free(b.tops[i]);
-	free(b.tops);
 	for (size_t i = 0; i < 3; i++) {
 		free(tmp[i]);
 		free(out[i]);

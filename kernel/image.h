@@ -16,19 +16,21 @@
  *                       appended to it: <base>-perf.cpio) or whose kernel
  *                       cannot mount the programs' disk
  *   <stem>.progs        the programs' disk: an ext2 image (mke2fs -d, sized
- *                       to fit) of the programs, their libraries and data
- *                       at their guest paths, busybox and /init excepted
- *   <stem>-lean.cpio    the lean initramfs booted with it: /init, busybox,
- *                       /etc, /dev/console, the empty directories, the
- *                       mark KREG_IMAGE_PROGS_MARK, and each top directory
- *                       of the disk (/usr, /sbin, /lib, /lib64) a symlink
- *                       into its mount KREG_IMAGE_PROGS_MNT
+ *                       to fit) of the image's files of KREG_IMAGE_PROGS_MIN
+ *                       or more (ICU's data, dbench's loadfile), at their
+ *                       guest paths
+ *   <stem>-lean.cpio    the lean initramfs booted with it: the full image
+ *                       with each of those files a symlink into the disk's
+ *                       mount KREG_IMAGE_PROGS_MNT, and the mark
+ *                       KREG_IMAGE_PROGS_MARK
  * (<stem>: <base> without ".cpio"). The qemu backend attaches the disk
  * read-only with the serial KREG_IMAGE_PROGS_SERIAL after the test disk
  * (which stays vda); /init finds it by its serial (/sys/block/<dev>/serial)
  * when the mark is there, mounts it read-only and fails the run naming
- * what is missing when it cannot. A guest thus unpacks 3 MB instead of
- * 113 MB and reads from the disk only the pages its programs touch.
+ * what is missing when it cannot. A guest thus unpacks half the bytes,
+ * and the programs a job runs are in memory as before: only the large
+ * files barely touched at start (the loader maps ICU's data) are read
+ * from the disk, dbench's loadfile when dbench runs.
  * A per-run archive only puts files under /kreg: never under a path that
  * is a symlink in the lean image.
  *
@@ -74,6 +76,8 @@ typedef struct {
 #define KREG_IMAGE_PROGS_SERIAL	"kreg-progs"
 #define KREG_IMAGE_PROGS_MNT	"/progs"
 #define KREG_IMAGE_PROGS_MARK	"/etc/kreg-progs"
+/* The files of this size or more go on the disk. */
+#define KREG_IMAGE_PROGS_MIN	(16u << 20)
 
 typedef struct {
 	size_t files;		/* regular files in the image */

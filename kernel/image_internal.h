@@ -1,7 +1,7 @@
 /* Private to kernel/'s guest image (image.h), shared by its files:
  * image_cpio.c writes cpio newc archives, image_progs.c the programs' disk
- * and the lean initramfs the qemu hosts boot with it, image.c finds what
- * goes in and builds the images. */
+ * the qemu hosts boot with the lean initramfs, image.c finds what goes in
+ * and builds the images. */
 #ifndef KREG_IMAGE_INTERNAL_H
 #define KREG_IMAGE_INTERNAL_H
 
@@ -51,13 +51,5 @@ int kreg_image__progs_symlink(kreg_progs_tree *t, const char *guest_path, const 
 /* mke2fs -d of the tree into tmp, sized to fit; *bytes: its size. */
 int kreg_image__progs_make(kreg_progs_tree *t, const char *tmp, unsigned long long *bytes);
 void kreg_image__progs_release(kreg_progs_tree *t);
-
-/* The lean initramfs into tmp: init (the script), busybox's bytes at
- * /bin/busybox, /etc, /dev/console, and each top directory of the guest
- * paths (tops, e.g. "usr", "lib") a symlink into the programs' mount.
- * *bytes: its size. */
-int kreg_image__lean_write(const char *tmp, const char *init, const void *busybox,
-			   size_t busybox_len, const char *const *tops, size_t ntops,
-			   unsigned long long *bytes);
 
 #endif

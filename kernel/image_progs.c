@@ -1,7 +1,7 @@
-/* The programs' disk of the qemu hosts and the lean initramfs booted with
- * it (kernel/image.h): the programs, their libraries and data copied into
- * a directory tree, made into an ext2 image by mke2fs -d; the initramfs
- * with /init, busybox and symlinks into the disk's mount. */
+/* The programs' disk of the qemu hosts (kernel/image.h): the image's large
+ * files copied into a directory tree, made into an ext2 image by mke2fs
+ * -d; the names of the files beside the image; the kernels that can mount
+ * the disk. */
 #include "kernel/image.h"
 #include "kernel/image_internal.h"
 
@@ -245,57 +245,4 @@ void kreg_image__progs_release(kreg_progs_tree *t)
 		kreg_rm_rf(t->dir);
 	free(t->dir);
 	t->dir = NULL;
-}
-
-/* ---- the lean initramfs ---- */
-
-int kreg_image__lean_write(const char *tmp, const char *init, const void *busybox,
-			   size_t busybox_len, const char *const *tops, size_t ntops,
-			   unsigned long long *bytes)
-{
-	static const char *const dirs[] = { "/proc", "/sys", "/dev", "/tmp", "/mnt", "/root",
-					    "/kreg/job", "/kreg/run", "/etc", KREG_IMAGE_PROGS_MNT,
-					    NULL };
-	kreg_cpio c = { 0 };
-	int error = 0;
-
-	c.path = tmp;
-	c.f = fopen(tmp, "wb");
-	if (!c.f) {
-		kreg_error_errno("%s: cannot create", tmp);
-		return KREG_ERROR;
-	}
-	for (size_t i = 0; dirs[i]; i++)
-		kreg_image__cpio_dir(&c, dirs[i]);
-	kreg_image__cpio_entry(&c, "dev/console", 0020600, NULL, 0, 5, 1);
-	kreg_image__cpio_file(&c, "/init", init, strlen(init), 0755);
-	kreg_image__cpio_file(&c, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 30, 0644);
-	kreg_image__cpio_file(&c, "/etc/group", "root:x:0:\n", 10, 0644);
-	/* what /init looks for: the serial of the disk to mount */
-	kreg_image__cpio_file(&c, KREG_IMAGE_PROGS_MARK, KREG_IMAGE_PROGS_SERIAL "\n",
-			      strlen(KREG_IMAGE_PROGS_SERIAL) + 1, 0644);
-	kreg_image__cpio_file(&c, "/bin/busybox", busybox, busybox_len, 0755);
-	kreg_image__cpio_symlink(&c, "/bin/sh", "busybox");
-	for (size_t i = 0; i < ntops; i++) {
-		char *link = kreg_asprintf("/%s", tops[i]);
-		char *target = kreg_asprintf("%s/%s", &KREG_IMAGE_PROGS_MNT[1], tops[i]);
-
-		kreg_image__cpio_symlink(&c, link, target);
-		free(target);
-		free(link);
-	}
-	kreg_image__cpio_trailer(&c);
-	*bytes = c.bytes;
-	if (c.failed || fflush(c.f) != 0 || fsync(fileno(c.f)) != 0) {
-		kreg_error_errno("%s: cannot write", tmp);
-		error = KREG_ERROR;
-	}
-	if (fclose(c.f) != 0 && !error) {
-		kreg_error_errno("%s: cannot write", tmp);
-		error = KREG_ERROR;
-	}
-	if (error)
-		unlink(tmp);
-	kreg_image__cpio_release(&c);
-	return error;
 }

@@ -8,13 +8,15 @@
 
 /* The kernel configs kreg ships: a qemu guest's, lean (what the guest's
  * jobs need, nothing for a machine on a network), and a lab machine's
- * reached over ssh, the same plus ssh-box.config. */
+ * reached over ssh, the same plus ssh-box.config (and the test devices
+ * as modules there, not test-devices.config's built in). */
 static char *qemu_fragments[] = {
 	"config/kernel/qemu-guest.config",
 	"config/kernel/fio-dbench.config",
 	"config/kernel/ext4.config",
 	"config/kernel/f2fs.config",
 	"config/kernel/monitors.config",
+	"config/kernel/test-devices.config",
 };
 static char *ssh_fragments[] = {
 	"config/kernel/qemu-guest.config",

@@ -246,6 +246,20 @@ char *kreg_host__file_last_line(const char *path)
 
 #define DEFAULT_FS "ext4"
 
+/* 1 (error set) when the atom's test device is null_blk (disk: 1NULLB)
+ * and it is to get the file system fs: it holds no data. */
+static int nullb_refuses(const kreg_atom *atom, const char *fs)
+{
+	kreg_disk d;
+
+	if (!fs || kreg_atom_disk(&d, atom) < 0 || d.kind != KREG_DISK_NULLB)
+		return 0;
+	kreg_error_set("%s: disk %s: null_blk holds no data, so it cannot be formatted with %s: "
+		       "a job on it reads and writes the raw device (fio with no fs:)", atom->name,
+		       d.text, fs);
+	return 1;
+}
+
 int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom,
 			 kreg_plan_opts *po, const char *dev, const char *mnt)
 {
@@ -271,9 +285,15 @@ int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom
 	}
 	po->target = *fs ? mnt : dev;
 	po->target_is_dir = *fs != NULL;
+	if (nullb_refuses(atom, *fs)) {
+		*fs = NULL;
+		return KREG_EINVAL;
+	}
 	if (kreg_job_plan(plan, atom, po) == 0)
 		return 0;
 	if (*fs)
+		return KREG_EINVAL;
+	if (nullb_refuses(atom, DEFAULT_FS))
 		return KREG_EINVAL;
 	/* The job names no file system but needs a directory (dbench): the
 	 * test disk gets the default one. */
@@ -288,6 +308,25 @@ int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom
 	kreg_error_set("%s", why);
 	free(why);
 	return KREG_EINVAL;
+}
+
+int kreg_host__no_ram_device(kreg_host_result *out, const char *host, const char *backend,
+			     const kreg_atom *atom)
+{
+	kreg_disk d;
+
+	if (kreg_atom_disk(&d, atom) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+		return 1;
+	}
+	if (d.kind == KREG_DISK_HOST)
+		return 0;
+	kreg_host__fail(out, KREG_RUN_JOB_FAILED, "host '%s': %s: disk %s asks for a %s device, "
+			"which the %s backend does not make (a qemu or ssh host does): run it there, "
+			"or drop disk: and give the host a target on a device you made", host,
+			atom->name, d.text, kreg_disk_driver(&d), backend);
+	return 1;
 }
 
 int kreg_host__guest_job_files(kreg_image_file **out, size_t *n, kreg_buf *argv_text, kreg_buf *disk,

@@ -85,6 +85,12 @@ char *kreg_host__file_last_line(const char *path);
 int kreg_host__plan_disk(kreg_plan *plan, const char **fs, const kreg_atom *atom,
 			 kreg_plan_opts *po, const char *dev, const char *mnt);
 
+/* 1 (out says why: a job failure) when the atom asks for a RAM test
+ * device (disk: 1BRD_..., 1NULLB) or names a disk: kreg does not read, on
+ * a host that makes none (local, lava); 0 when it asks for none. */
+int kreg_host__no_ram_device(kreg_host_result *out, const char *host, const char *backend,
+			     const kreg_atom *atom);
+
 /* The monitors (jobs/monitors.h) of a run whose plan wants them
  * (plan->monitors), hosts/monitors.c: the snapshot snippet run here, in
  * dir, before (mark "begin") and after ("end") the program (the local

@@ -91,6 +91,8 @@ static int stage(lava_run_ctx *x)
 	size_t nfiles = 0;
 	int error;
 
+	if (kreg_host__no_ram_device(x->out, hc->name, "lava", x->req->atom))
+		return 1;
 	if (lava_plan(x->h, &x->plan, &fs, x->req->atom, 0) < 0) {
 		kreg_host__fail(x->out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();

@@ -104,6 +104,10 @@ static int local_run(kreg_host *h, kreg_host_result *out, const kreg_host_reques
 			return 0;
 		}
 	}
+	if (kreg_host__no_ram_device(out, hc->name, "local", req->atom)) {
+		out->seconds = kreg_now_mono() - t0;
+		return 0;
+	}
 	if (kreg_job_plan(&plan, req->atom, &po) < 0) {
 		/* the atom or the host's configuration cannot make a run */
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());

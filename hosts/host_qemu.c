@@ -34,7 +34,11 @@
 #define DEFAULT_MEMORY (1024ull << 20)
 #define DEFAULT_DISK_SIZE (1024ull << 20)
 #define DEFAULT_TIMEOUT 600.0
-#define KVM_PROBE_TIMEOUT 20.0
+/* A working KVM prints the kernel's banner well within a second; a broken
+ * one (this machine's /dev/kvm: the guest never gets anywhere, 12 s of
+ * system time in 25) hangs until the timeout, which every new data_dir
+ * paid on its first run: 20 s before. */
+#define KVM_PROBE_TIMEOUT 8.0
 #define GUEST_DISK "vda"
 #define GUEST_MNT "/mnt/kreg"
 
@@ -314,18 +318,60 @@ static void slot_release(qemu_slot *s)
 
 /* ---- a run ---- */
 
-/* Where the job writes: the test disk, formatted only when the job needs a
- * file system; a directory in memory when the host has none. */
+/* The guest's test device: the RAM device the atom's disk: asks for
+ * (brd's ram0, null_blk's nullb0), else the host's test disk (vda), else
+ * none (NULL). */
+static const char *guest_dev(const kreg_host_cfg *hc, const kreg_disk *d)
+{
+	if (d->kind != KREG_DISK_HOST)
+		return kreg_disk_dev(d);
+	return hc->disk && *hc->disk ? GUEST_DISK : NULL;
+}
+
+/* Where the job writes: the test device, formatted only when the job needs
+ * a file system; a directory in memory when there is none. */
 static int qemu_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom,
 		     int cpus)
 {
 	kreg_plan_opts po = { "/tmp", 1, cpus > 0 ? cpus : h->hc->cpus > 0 ? h->hc->cpus : 1,
 			      h->cfg->fxmark };
+	const char *dev;
+	kreg_disk d;
+	char *path;
+	int error;
 
 	*fs = NULL;
-	if (h->hc->disk && *h->hc->disk)
-		return kreg_host__plan_disk(out, fs, atom, &po, "/dev/" GUEST_DISK, GUEST_MNT);
-	return kreg_job_plan(out, atom, &po);
+	if ((error = kreg_atom_disk(&d, atom)) < 0)
+		return error;
+	if (!(dev = guest_dev(h->hc, &d)))
+		return kreg_job_plan(out, atom, &po);
+	path = kreg_asprintf("/dev/%s", dev);
+	error = kreg_host__plan_disk(out, fs, atom, &po, path, GUEST_MNT);
+	free(path);
+	return error;
+}
+
+/* The memory a guest keeps for itself beside a brd RAM disk: its kernel,
+ * the programs its initramfs unpacks (110 MiB, 136 with perf), fio. */
+#define GUEST_OWN_MEMORY (256ull << 20)
+
+/* 1 (out says why) when the guest's memory cannot hold the brd RAM disk
+ * the job asks for (brd takes a page when one is written: a job may fill
+ * its device). */
+static int ram_too_small(kreg_host_result *out, const kreg_host_cfg *hc, const kreg_disk *d)
+{
+	uint64_t mem = hc->memory ? hc->memory : DEFAULT_MEMORY;
+
+	if (d->kind != KREG_DISK_BRD || d->size + GUEST_OWN_MEMORY <= mem)
+		return 0;
+	kreg_host__fail(out, KREG_RUN_INFRA_FAILED, "host '%s': the job's disk %s is a RAM disk of "
+			"%llu MiB in the guest, and the guest's memory is %llu MiB (memory:), %llu "
+			"MiB of it the guest's own: give the host a memory of at least %llu MiB, "
+			"or the job a smaller disk", hc->name, d->text,
+			(unsigned long long)(d->size >> 20), (unsigned long long)(mem >> 20),
+			(unsigned long long)(GUEST_OWN_MEMORY >> 20),
+			(unsigned long long)((d->size + GUEST_OWN_MEMORY) >> 20));
+	return 1;
 }
 
 static int write_run_file(const char *dir, const char *name, const char *data, size_t len)
@@ -430,7 +476,7 @@ static char *progs_disk(const kreg_host *h, const kreg_host_request *req, const 
  * the job does not fit the host); 0 when ready. */
 static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *have_plan,
 		     char **progs, const kreg_host_request *req, const char *image,
-		     const char *initrd, int cpus, const char *disk)
+		     const char *initrd, int cpus, const char *disk, const kreg_disk *d)
 {
 	const kreg_host_cfg *hc = h->hc;
 	kreg_image_file *files = NULL;
@@ -441,8 +487,11 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 	size_t nfiles = 0;
 	int error;
 
-	/* Where the job writes: the test disk, formatted only when the job
-	 * names a file system; a directory in memory when the host has none. */
+	/* Where the job writes: the test disk (or the RAM device the job asks
+	 * for), formatted only when the job names a file system; a directory
+	 * in memory when there is none. */
+	if (ram_too_small(out, hc, d))
+		return 1;
 	if (disk && (error = ensure_disk(hc, disk)) < 0)
 		return error;
 	if (qemu_plan(h, plan, &fs, req->atom, cpus) < 0) {
@@ -459,8 +508,7 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 					    plan->files[i].len)) < 0)
 			goto done;
 	if ((error = kreg_host__guest_job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
-						     hc->disk && *hc->disk ? GUEST_DISK : NULL,
-						     GUEST_MNT)) < 0) {
+						     guest_dev(hc, d), GUEST_MNT)) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		error = 1;
 		goto done;
@@ -511,8 +559,9 @@ static char *drive_opt(const char *file, const char *how)
 
 static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpus,
 			  const char *bzimage, const char *initrd, const char *console,
-			  const char *disk, const char *progs)
+			  const char *disk, const kreg_disk *dev, const char *progs)
 {
+	char *params = kreg_disk_params(dev, 1);
 	size_t n = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -521,6 +570,10 @@ static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpu
 	c->mem = kreg_asprintf("%llu", (unsigned long long)((hc->memory ? hc->memory : DEFAULT_MEMORY) >> 20));
 	c->smp = kreg_asprintf("%d", cpus);
 	kreg_buf_puts(&c->append, "console=ttyS0 panic=-1 oops=panic rdinit=/init printk.time=1 random.trust_cpu=on");
+	/* the RAM device the job asks for: its driver's parameters */
+	if (*params)
+		kreg_buf_printf(&c->append, " %s", params);
+	free(params);
 	if (hc->append && *hc->append)
 		kreg_buf_printf(&c->append, " %s", hc->append);
 
@@ -603,7 +656,8 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	kreg_spawn_result r;
 	qemu_slot slot;
 	cpu_set_t pin;
-	const char *accel;
+	kreg_disk d;
+	const char *accel, *disk;
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
 	char *on = NULL, *progs = NULL;
 	int error = KREG_ERROR, kvm, have_plan = 0, have_cmd = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
@@ -618,13 +672,21 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 		error = 0;
 		goto done;
 	}
+	/* a RAM device in the guest takes the place of the host's test disk */
+	if (kreg_atom_disk(&d, req->atom) < 0) {
+		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
+		kreg_error_clear();
+		error = 0;
+		goto done;
+	}
+	disk = d.kind == KREG_DISK_HOST ? slot.disk : NULL;
 	on = slot_describe(&slot, &pin, req->out_dir);
 	image = kreg_image_path(h->cfg, hc);
 	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
 		goto done;
 	initrd = kreg_path_join(req->out_dir, "initrd.cpio");
-	if ((error = stage_job(h, out, &plan, &have_plan, &progs, req, image, initrd, cpus,
-			       slot.disk)) != 0) {
+	if ((error = stage_job(h, out, &plan, &have_plan, &progs, req, image, initrd, cpus, disk,
+			       &d)) != 0) {
 		if (error > 0)
 			error = 0;
 		goto done;
@@ -635,7 +697,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	console = kreg_path_join(req->out_dir, "console.log");
 	qemu_log = kreg_path_join(req->out_dir, "qemu.log");
 	unlink(console);
-	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console, slot.disk, progs);
+	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console, disk, &d, progs);
 	have_cmd = 1;
 	write_cmdline(req->out_dir, cmd.argv);
 	o.argv = cmd.argv;

@@ -5,6 +5,7 @@
 #include "hosts/host_ssh_internal.h"
 
 #include "jobs/monitors.h"
+#include "jobs/needs.h"
 #include "jobs/parse.h"
 #include "kernel/image.h"
 #include "lib/buf.h"
@@ -30,15 +31,39 @@ static const char run_script[] =
 	"# everything it starts is in it, and kreg kills that after a timeout.\n"
 	"set -m 2>/dev/null\n"
 	"out=$(cat kreg-stdout)\n"
+	"mod=\n"
+	"setup_failed() {\n"
+	"\techo \"kreg: $*\" > \"$out\"\n"
+	"\t[ -n \"$mod\" ] && modprobe -r \"$mod\" 2>/dev/null\n"
+	"\techo 125 > kreg-exit\n"
+	"\texit 125\n"
+	"}\n"
+	"# kreg-module, when the job asks for a RAM test device (disk: 1BRD_<size>,\n"
+	"# 1NULLB): DEVICE BYTES MODULE PARAMETERS..., loaded afresh before (as\n"
+	"# LKP's setup/disk does), unloaded after, giving its memory back.\n"
+	"if [ -f kreg-module ]; then\n"
+	"\tread -r rdev bytes mod args < kreg-module\n"
+	"\tmodprobe -r \"$mod\" 2>/dev/null\n"
+	"\tavail=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)  # KiB\n"
+	"\tfits=\"the RAM disk $rdev of $((bytes >> 20)) MiB does not fit in the machine's\"\n"
+	"\t[ \"$mod\" != brd ] || [ -z \"$avail\" ] || [ $((bytes >> 10)) -lt \"$avail\" ] ||\n"
+	"\t\tsetup_failed \"$fits available memory ($((avail >> 10)) MiB)\"\n"
+	"\t# the parameters are one word each\n"
+	"\twhy=$(modprobe \"$mod\" $args 2>&1) || setup_failed \"cannot load $mod $args: $why\"\n"
+	"\tfor i in 1 2 3 4 5 6 7 8 9 10; do [ -b \"$rdev\" ] && break; sleep 0.5; done\n"
+	"\t[ -b \"$rdev\" ] || setup_failed \"$mod is loaded and there is no $rdev\"\n"
+	"\thave=$(( $(cat \"/sys/class/block/${rdev#/dev/}/size\") * 512 ))\n"
+	"\t[ \"$bytes\" = 0 ] || [ \"$have\" = \"$bytes\" ] ||\n"
+	"\t\tsetup_failed \"$rdev has $have bytes, not $bytes: is $mod built in (its size then\" \\\n"
+	"\t\t\t\"on the kernel command line)?\"\n"
+	"fi\n"
 	"mnt=\n"
 	"if [ -f kreg-disk ]; then\n"
 	"\tread -r dev fs mnt < kreg-disk\n"
 	"\t# a run killed earlier may have left it mounted\n"
 	"\tumount \"$mnt\" 2>/dev/null\n"
 	"\tif ! why=$(disk_setup \"$dev\" \"$fs\" \"$mnt\"); then\n"
-	"\t\techo \"kreg: cannot set up the target $dev: $why\" > \"$out\"\n"
-	"\t\techo 125 > kreg-exit\n"
-	"\t\texit 125\n"
+	"\t\tsetup_failed \"cannot set up the target $dev: $why\"\n"
 	"\tfi\n"
 	"fi\n"
 	"set --\n"
@@ -54,6 +79,7 @@ static const char run_script[] =
 	"rc=$?\n"
 	"[ -n \"$mon\" ] && sh " KREG_MONITORS_SCRIPT " end \"$mon\"\n"
 	"[ -n \"$mnt\" ] && umount \"$mnt\" 2>/dev/null\n"
+	"[ -n \"$mod\" ] && modprobe -r \"$mod\" 2>/dev/null\n"
 	"echo $rc > kreg-exit\n"
 	"exit $rc\n";
 
@@ -268,22 +294,61 @@ static char *mount_point(const kreg_host_cfg *hc)
 	return kreg_path_join(hc->work_dir, "mnt");
 }
 
-/* Where the job writes: a target device gets the job's file system (made
- * and mounted on mount_point() by the run script) or is used raw; a
- * directory or a file is used as it is. */
+/* The device the job runs on: the RAM device its disk: asks for (the
+ * module kreg loads on the machine: /dev/ram0, /dev/nullb0), else the
+ * host's target. Caller frees. */
+static char *test_target(const kreg_host_cfg *hc, const kreg_disk *d)
+{
+	if (d->kind != KREG_DISK_HOST)
+		return kreg_asprintf("/dev/%s", kreg_disk_dev(d));
+	return hc->target ? kreg_strdup(hc->target) : NULL;
+}
+
+/* Where the job writes: a target device (or the RAM device the job asks
+ * for) gets the job's file system (made and mounted on mount_point() by the
+ * run script) or is used raw; a directory or a file is used as it is. */
 int kreg_host_ssh__plan_on(const kreg_host_cfg *hc, const kreg_config *cfg, kreg_plan *plan,
 			   const char **fs, const kreg_atom *atom, int cpus)
 {
-	kreg_plan_opts po = { hc->target, 1, cpus > 0 ? cpus : 1, cfg->fxmark };
-	char *mnt;
+	kreg_plan_opts po = { NULL, 1, cpus > 0 ? cpus : 1, cfg->fxmark };
+	char *mnt, *target;
+	kreg_disk d;
 	int error;
 
 	*fs = NULL;
-	if (!hc->target || strncmp(hc->target, "/dev/", 5))
-		return kreg_job_plan(plan, atom, &po);
+	if ((error = kreg_atom_disk(&d, atom)) < 0)
+		return error;
+	po.target = target = test_target(hc, &d);
+	if (!target || strncmp(target, "/dev/", 5)) {
+		error = kreg_job_plan(plan, atom, &po);
+		free(target);
+		return error;
+	}
 	mnt = mount_point(hc);
-	error = kreg_host__plan_disk(plan, fs, atom, &po, hc->target, mnt);
+	error = kreg_host__plan_disk(plan, fs, atom, &po, target, mnt);
 	free(mnt);
+	free(target);
+	return error;
+}
+
+/* kreg-module: the RAM device the job asks for, loaded by the run script
+ * (DEVICE BYTES MODULE PARAMETERS...); nothing for the host's target. */
+static int write_module(const kreg_host_request *req, const kreg_disk *d, char ***paths,
+			size_t *npaths)
+{
+	char *params, *line, *dev;
+	int error;
+
+	if (d->kind == KREG_DISK_HOST)
+		return 0;
+	params = kreg_disk_params(d, 0);
+	dev = test_target(NULL, d);
+	line = kreg_asprintf("%s %llu %s %s\n", dev, (unsigned long long)d->size,
+			     kreg_disk_driver(d), params);
+	error = write_file(req->out_dir, "kreg-module", line, strlen(line), paths, npaths);
+	free(line);
+	free(dev);
+	free(params);
 	return error;
 }
 
@@ -295,16 +360,22 @@ static int write_job(const kreg_host_cfg *hc, kreg_host_result *out, const kreg_
 		     const kreg_plan *plan, const char *fs, char ***paths, size_t *npaths)
 {
 	kreg_buf argv_text = KREG_BUF_INIT;
-	char *mnt = NULL, *script = NULL;
+	char *mnt = NULL, *script = NULL, *target = NULL;
+	kreg_disk d;
 	int error = 0;
 
+	/* the plan was made of this atom: its disk: reads */
+	if ((error = kreg_atom_disk(&d, req->atom)) < 0 ||
+	    (error = write_module(req, &d, paths, npaths)) < 0)
+		goto done;
 	if (fs) {
 		char *line;
 
 		mnt = mount_point(hc);
-		line = kreg_asprintf("%s %s %s\n", hc->target, fs, mnt);
+		target = test_target(hc, &d);
+		line = kreg_asprintf("%s %s %s\n", target, fs, mnt);
 
-		if (strchr(hc->target, ' ') || strchr(mnt, ' ')) {
+		if (strchr(target, ' ') || strchr(mnt, ' ')) {
 			kreg_error_set("host '%s': a target or work_dir with a space cannot be "
 				       "formatted and mounted", hc->name);
 			error = KREG_EINVAL;
@@ -343,6 +414,7 @@ static int write_job(const kreg_host_cfg *hc, kreg_host_result *out, const kreg_
 		goto done;
 done:
 	kreg_buf_release(&argv_text);
+	free(target);
 	free(script);
 	free(mnt);
 	return error;

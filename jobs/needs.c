@@ -208,3 +208,117 @@ done:
 	free(l.lines);
 	return error;
 }
+
+/* ---- the test device: LKP's disk: ---- */
+
+static int bad_disk(const kreg_atom *a, const kreg_jnode *at, const char *text, const char *why)
+{
+	if (at && at->file)
+		kreg_error_set("%s:%d:%d: %s: disk '%s': %s", at->file, at->line, at->col, a->name,
+			       text, why);
+	else
+		kreg_error_set("%s: disk '%s': %s", a->name, text, why);
+	return KREG_EINVAL;
+}
+
+#define DISK_FORMS "kreg reads LKP's 1HDD, 1SSD (the host's test disk) and 1BRD_<n>G (a brd " \
+	"RAM disk, <n>M too), and its own 1NULLB[_<n>G] (null_blk)"
+
+/* "<digits><unit>" with unit M or G: bytes; 0 when malformed. */
+static uint64_t disk_size(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+	uint64_t v = 0;
+
+	if (!n || n > 6 || (strcmp(s + n, "G") && strcmp(s + n, "M")))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	return v << (s[n] == 'G' ? 30 : 20);
+}
+
+int kreg_atom_disk(kreg_disk *out, const kreg_atom *a)
+{
+	static const struct {
+		const char *name;
+		kreg_disk_kind kind;
+	} kinds[] = {
+		{ "HDD", KREG_DISK_HOST }, { "SSD", KREG_DISK_HOST },
+		{ "BRD", KREG_DISK_BRD }, { "NULLB", KREG_DISK_NULLB },
+	};
+	const kreg_jnode *n = kreg_jnode_get(a->root, "disk");
+	const char *text, *p;
+	size_t digits, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!n || n->kind == KJ_NULL)
+		return 0;
+	if (n->kind != KJ_SCALAR)
+		return bad_disk(a, n, "...", "not a value: " DISK_FORMS);
+	if (kreg_jnode_value(n, &text) != KJ_VAL_TEXT)
+		return 0;
+	out->text = text;
+	digits = strspn(text, "0123456789");
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strncmp(text + digits, kinds[k].name, strlen(kinds[k].name)))
+			break;
+	if (!digits || k == sizeof(kinds) / sizeof(kinds[0]))
+		return bad_disk(a, n, text, DISK_FORMS);
+	if (digits != 1 || text[0] != '1')
+		return bad_disk(a, n, text, "kreg gives a job one test device: the count must be 1");
+	out->kind = kinds[k].kind;
+	p = text + digits + strlen(kinds[k].name);
+	if (out->kind == KREG_DISK_HOST) {
+		if (*p)
+			return bad_disk(a, n, text, DISK_FORMS);
+		return 0;
+	}
+	if (!*p) {
+		/* LKP's setup/disk: ramdisk_size 1G unless given; null_blk's own */
+		out->size = out->kind == KREG_DISK_BRD ? 1ull << 30 : 0;
+		return 0;
+	}
+	if (*p != '_' || !(out->size = disk_size(p + 1)))
+		return bad_disk(a, n, text, DISK_FORMS);
+	if (out->kind == KREG_DISK_NULLB && out->size % (1ull << 30))
+		return bad_disk(a, n, text, "null_blk's size is in whole GiB (1NULLB_<n>G)");
+	return 0;
+}
+
+/* Each kind's device under /dev and its driver (the host's: none). */
+static const struct {
+	const char *dev, *driver;
+} disk_kinds[] = {
+	[KREG_DISK_HOST] = { NULL, NULL },
+	[KREG_DISK_BRD] = { "ram0", "brd" },
+	[KREG_DISK_NULLB] = { "nullb0", "null_blk" },
+};
+
+const char *kreg_disk_dev(const kreg_disk *d)
+{
+	return disk_kinds[d->kind].dev;
+}
+
+const char *kreg_disk_driver(const kreg_disk *d)
+{
+	return disk_kinds[d->kind].driver;
+}
+
+char *kreg_disk_params(const kreg_disk *d, int cmdline)
+{
+	const char *drv = kreg_disk_driver(d);
+	char *pre = kreg_asprintf("%s%s", cmdline ? drv : "", cmdline ? "." : ""), *s;
+
+	if (d->kind == KREG_DISK_BRD)
+		s = kreg_asprintf("%srd_nr=1 %srd_size=%llu", pre, pre,
+				  (unsigned long long)(d->size >> 10));
+	else if (d->kind == KREG_DISK_NULLB && d->size)
+		s = kreg_asprintf("%snr_devices=1 %squeue_mode=2 %sgb=%llu", pre, pre, pre,
+				  (unsigned long long)(d->size >> 30));
+	else if (d->kind == KREG_DISK_NULLB)
+		s = kreg_asprintf("%snr_devices=1 %squeue_mode=2", pre, pre);
+	else
+		s = kreg_strdup("");
+	free(pre);
+	return s;
+}

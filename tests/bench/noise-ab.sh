@@ -14,6 +14,10 @@
 #   fresh       the test disk removed and made again, preallocated
 #               (fallocate), before the run
 #   pin         qemu pinned to the host's last CPU (taskset)
+#   brd         the job on a brd RAM disk in the guest (disk: 1BRD_256M):
+#               the host's disk and page cache out of the loop
+#   nullb       the job on a null_blk device in the guest (disk: 1NULLB):
+#               the block layer alone, no data
 #
 # Environment: KREG, KREG_SRC; NOISE_AB_ROUNDS (10), NOISE_AB_SETTINGS (all
 # of the above), NOISE_OUT, NOISE_DIR (build/bench-noise-ab), as noise.sh.
@@ -21,7 +25,7 @@ set -u
 : "${KREG:?set KREG to the kreg binary}" "${KREG_SRC:?set KREG_SRC to the source tree}"
 OUT=${NOISE_OUT:-$KREG_SRC/tests/fixtures/noise}
 ROUNDS=${NOISE_AB_ROUNDS:-10}
-SETTINGS=(${NOISE_AB_SETTINGS:-base ramp dropcaches fresh pin})
+SETTINGS=(${NOISE_AB_SETTINGS:-base ramp dropcaches fresh pin brd nullb})
 JOB=${NOISE_FIO_JOB:-$KREG_SRC/jobs/fio-blk-4k.yaml}
 . "$KREG_SRC/tests/bench/noise-lib.sh"
 W=${NOISE_DIR:-$KREG_SRC/build/bench-noise-ab}
@@ -32,12 +36,20 @@ rm -rf atoms && "$KREG" job split "$JOB" -o atoms/base >/dev/null || exit 1
 # the same job with ramp_time under fio-setup-basic
 sed 's/^fio-setup-basic:$/&\n  ramp_time: 2s/' "$JOB" > ramp.yaml
 grep -q 'ramp_time: 2s' ramp.yaml && "$KREG" job split ramp.yaml -o atoms/ramp >/dev/null || exit 1
+# the same job on a RAM test device in the guest (docs/jobs.md)
+for dev in brd:1BRD_256M nullb:1NULLB; do
+	{ echo "disk: ${dev#*:}"; cat "$JOB"; } > "${dev%%:*}.yaml" &&
+		"$KREG" job split "${dev%%:*}.yaml" -o "atoms/${dev%%:*}" >/dev/null || exit 1
+done
 BASE=$(ls atoms/base/*.yaml) RAMP=$(ls atoms/ramp/*.yaml)
+BRD=$(ls atoms/brd/*.yaml) NULLB=$(ls atoms/nullb/*.yaml)
 
 one() {	# SETTING: one run, its row on stdout
 	local s=$1 atom=$BASE host=vm l0 l1 t0 t1 st r w
 	case $s in
 	ramp) atom=$RAMP ;;
+	brd) atom=$BRD ;;
+	nullb) atom=$NULLB ;;
 	dropcaches) sync; echo 3 > /proc/sys/vm/drop_caches || return 1 ;;
 	fresh) host=vm-fresh; rm -f "$W/vm-fresh.img" && fallocate -l 256M "$W/vm-fresh.img" || return 1 ;;
 	pin) host=vm-pin ;;

@@ -41,7 +41,7 @@ build:
   configs:
     - name: qemu
       base: tinyconfig
-      fragments: [$k/qemu-guest.config, $k/fio-dbench.config, $k/ext4.config, $k/f2fs.config, $k/monitors.config]
+      fragments: [$k/qemu-guest.config, $k/fio-dbench.config, $k/ext4.config, $k/f2fs.config, $k/monitors.config, $k/test-devices.config]
 hosts:
   - name: local
     backend: local

@@ -108,7 +108,7 @@ hosts:
   - { name: here, backend: local }
 YAML
 run_kreg config show hosts.yaml
-like "$OUT" "^#   vm1 \(qemu\): qemu: the qemu backend's built-in: .*\(tinyconfig \+ qemu-guest.config \+ fio-dbench.config \+ ext4.config \+ f2fs.config \+ monitors.config\)$" \
+like "$OUT" "^#   vm1 \(qemu\): qemu: the qemu backend's built-in: .*\(tinyconfig \+ qemu-guest.config \+ fio-dbench.config \+ ext4.config \+ f2fs.config \+ monitors.config \+ test-devices.config\)$" \
 	"a qemu host boots the qemu guest's built-in config, without ssh-box.config"
 like "$OUT" "^#   lab1 \(ssh\): ssh: the ssh backend's built-in: .*qemu-guest.config \+ ssh-box.config \+" \
 	"an ssh host boots the ssh built-in one, with ssh-box.config"

@@ -13,7 +13,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 86
+plan 94
 # This test is of the build itself: it only adds to the suite's shared cache
 # of built kernels (kernel/build.c, $KREG_BUILD_CACHE), never takes from it.
 export KREG_BUILD_CACHE_MODE=fill
@@ -52,6 +52,7 @@ build:
         - $KREG_SRC/config/kernel/ext4.config
         - $KREG_SRC/config/kernel/f2fs.config
         - $KREG_SRC/config/kernel/monitors.config
+        - $KREG_SRC/config/kernel/test-devices.config
     - name: bad
       base: tinyconfig
       fragments:
@@ -231,6 +232,30 @@ is "$RC" 0 "dbench runs in the guest"; [ "$RC" = 0 ] || echo "$ERR" | tail -3 | 
 tput=$(q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
 	 WHERE m.name = 'dbench.throughput_MB/s' ORDER BY s.run_id DESC LIMIT 1")
 ok "its dbench.throughput_MB/s is stored ($tput)" awk -v v="$tput" 'BEGIN { exit !(v > 0) }'
+
+# 4c. LKP's disk: 1BRD_<size>: a brd RAM disk in the guest (built in, its
+# size on the kernel command line), the host's test disk and page cache out
+# of the loop: fio reads /dev/ram0 and the disk image is not even attached.
+{ echo 'disk: 1BRD_128M'; sed -e '/^fs: ext4$/d' -e 's/^  test_size: 16m$/  test_size: 32m\n  direct: 1/' \
+	randread.yaml; } > brd.yaml
+img_was=$(stat -c '%Y %s' disks/vm1.img)
+run_kreg job run brd.yaml --host vm1 --repo linux --commit master
+is "$(last_run)" ok "a job on a brd RAM disk runs in the guest"; [ "$RC" = 0 ] || echo "$ERR" | tail -4 | sed 's/^/# /'
+out=$(last_out)
+ok "the guest's kernel was asked for one RAM disk of 128 MiB" \
+	grep -q '^\[ *[0-9.]*\] Command line: .* brd\.rd_nr=1 brd\.rd_size=131072' "$out/console.log"
+ok "and made it" grep -q 'brd: module loaded' "$out/console.log"
+ok "fio read /dev/ram0" grep -q '"filename" : "/dev/ram0"' "$out/fio.json"
+ok "the host's test disk was not attached" bash -c "! grep -q -- ' -drive ' '$out/qemu.cmdline'"
+is "$(stat -c '%Y %s' disks/vm1.img)" "$img_was" "and its image is untouched"
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name = 'fio.read_iops' AND s.value > 0")" 1 \
+	"its read IOPS are stored"
+# A RAM disk the guest's memory cannot hold: said before anything boots.
+sed 's/^disk: 1BRD_128M$/disk: 1BRD_1G/' brd.yaml > brdbig.yaml
+run_kreg job run brdbig.yaml --host vm1 --repo linux --commit master
+like "$(last_error)" "the job's disk 1BRD_1G is a RAM disk of 1024 MiB in the guest, and the guest's memory is 1024 MiB \\(memory:\\)" \
+	"a RAM disk larger than the guest's memory is refused, naming both"
 
 # 5. A job that fails.
 run_kreg job run fails.yaml --host vm1 --repo linux --commit master

@@ -18,7 +18,7 @@ command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler
 lab_tools || skip_all "no lab box tools (dropbear-bin, kexec-tools, openssh-client, cpio, qemu)"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
 trap 'lab_stop_all; _cleanup' EXIT
-plan 57
+plan 61
 
 D="$SCRATCH/data"
 PORT=$(lab_free_port)
@@ -141,6 +141,18 @@ mod=/lib/modules/$rel/kernel/drivers/block/null_blk/null_blk.ko
 ok "the kernel's modules were installed on the box ($mod)" on_box test -f "$mod"
 ok "and the module kreg built loads into the kernel kreg booted (with configfs, its dependency)" on_box modprobe null_blk
 ok "null_blk's device is there" on_box test -b /dev/nullb0
+on_box modprobe -r null_blk
+
+# LKP's disk: 1BRD_<size>: kreg loads brd on the box with the job's size,
+# fio reads the RAM disk, not the box's disk, and brd is unloaded after.
+{ echo 'disk: 1BRD_64M'; sed 's/^  test_size: 16m$/  test_size: 32m\n  direct: 1/' randread.yaml; } > brd.yaml
+run_kreg job run brd.yaml --host lab1 --repo linux --commit master
+is "$(last status)" ok "a job on a brd RAM disk runs on the ssh host"; [ "$RC" = 0 ] || echo "$ERR" | tail -4 | sed 's/^/# /'
+ok "fio read the RAM disk /dev/ram0" grep -q '"filename" : "/dev/ram0"' "$(last output)/fio.json"
+is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name = 'fio.read_iops' AND s.value > 0")" 1 \
+	"its read IOPS are stored"
+ok "and brd is unloaded after, its memory given back" on_box test ! -e /sys/module/brd
 
 # The same kernel again: no reboot.
 run_kreg job run randread.yaml --host lab1 --repo linux --commit master

@@ -1,6 +1,9 @@
 # Shared by the 5x kernel tests and the kernel benchmark: a git repository of
 # Debian's linux-source 6.1, made once and cached under build/ (extracting and
-# committing 75,000 files takes minutes; repeated runs reuse it).
+# committing 75,000 files takes minutes; repeated runs reuse it). Its objects
+# are stored uncompressed (core.compression=0: 1.5 GB instead of 525 MB):
+# `git add` took 16 s of CPU instead of 28, and a checkout of the tree 6.5 s
+# instead of 16.5, and every kernel test's checkout reads them.
 #
 #   . "$KREG_SRC/tests/integration/5x-kernel.sh"
 #   kernel_fixture || skip_all "..."
@@ -27,7 +30,7 @@ _kernel_git() {
 	GIT_AUTHOR_NAME="kreg test" GIT_AUTHOR_EMAIL="kreg@example.org" \
 	GIT_COMMITTER_NAME="kreg test" GIT_COMMITTER_EMAIL="kreg@example.org" \
 	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
-	git -C "$KERNEL_GIT" -c core.autocrlf=false -c gc.auto=0 "$@"
+	git -C "$KERNEL_GIT" -c core.autocrlf=false -c gc.auto=0 -c core.compression=0 "$@"
 }
 
 _kernel_fixture_make() {

@@ -209,23 +209,45 @@ static void timeout_is_infra_failure(void **state)
 }
 
 /* fio refusing its job is the job's failure, with fio's own words. */
-static void program_failure_is_job_failure(void **state)
+/* The atom of yaml run once: its status must be want; its error, the
+ * caller's. */
+static char *run_yaml(const char *name, const char *yaml, kreg_run_status want)
 {
-	static const char yaml[] = "runtime: 2s\nfio-setup-basic:\n  ioengine: nosuchengine\n"
-				   "  test_size: 1m\nfio:\n";
 	kreg_atom *a = NULL;
 	kreg_db *db = NULL;
 	int64_t job_id, host_id;
 	char *err = NULL;
 
-	(void)state;
-	assert_int_equal(kreg_atom_load_string(&a, "bad-engine.yaml", yaml, strlen(yaml)), 0);
+	assert_int_equal(kreg_atom_load_string(&a, name, yaml, strlen(yaml)), 0);
 	assert_int_equal(kreg_db_open(&db, cfg.database, KREG_DB_CREATE | KREG_DB_MIGRATE), 0);
-	assert_int_equal(run_and_store(db, a, &job_id, &host_id, &err), KREG_RUN_JOB_FAILED);
-	assert_non_null(strstr(err, "fio"));
-	free(err);
+	assert_int_equal(run_and_store(db, a, &job_id, &host_id, &err), want);
 	kreg_db_close(db);
 	kreg_atom_free(a);
+	assert_non_null(err);
+	return err;
+}
+
+static void program_failure_is_job_failure(void **state)
+{
+	char *err = run_yaml("bad-engine.yaml", "runtime: 2s\nfio-setup-basic:\n  ioengine: "
+			     "nosuchengine\n  test_size: 1m\nfio:\n", KREG_RUN_JOB_FAILED);
+
+	(void)state;
+	assert_non_null(strstr(err, "fio"));
+	free(err);
+}
+
+/* A job asking for a RAM test device (LKP's disk: 1BRD_<size>): the local
+ * host makes none, and says so rather than run it on its target. */
+static void ram_device_is_refused(void **state)
+{
+	char *err = run_yaml("brd.yaml", "disk: 1BRD_64M\nruntime: 2s\nfio-setup-basic:\n  rw: "
+			     "read\n  test_size: 1m\nfio:\n", KREG_RUN_JOB_FAILED);
+
+	(void)state;
+	assert_non_null(strstr(err, "disk 1BRD_64M asks for a brd device, which the local backend "
+			       "does not make"));
+	free(err);
 }
 
 /* A host whose target does not exist: nothing runs, the host is at fault. */
@@ -347,6 +369,7 @@ int main(void)
 		cmocka_unit_test(timeout_is_infra_failure),
 		cmocka_unit_test(program_failure_is_job_failure),
 		cmocka_unit_test(missing_target_is_infra_failure),
+		cmocka_unit_test(ram_device_is_refused),
 		cmocka_unit_test(fxmark_driver_passes_the_atom),
 	};
 

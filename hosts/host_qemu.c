@@ -352,7 +352,8 @@ static int qemu_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_a
 }
 
 /* The memory a guest keeps for itself beside a brd RAM disk: its kernel,
- * the programs its initramfs unpacks (110 MiB, 136 with perf), fio. */
+ * the programs its initramfs unpacks (110 MiB for the full image, 136 with
+ * perf; the lean one with the programs' disk, 56), fio. */
 #define GUEST_OWN_MEMORY (256ull << 20)
 
 /* 1 (out says why) when the guest's memory cannot hold the brd RAM disk

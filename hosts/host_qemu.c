@@ -352,7 +352,8 @@ static int qemu_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_a
 }
 
 /* The memory a guest keeps for itself beside a brd RAM disk: its kernel,
- * the programs its initramfs unpacks (110 MiB, 136 with perf), fio. */
+ * the programs its initramfs unpacks (110 MiB for the full image, 136 with
+ * perf; the lean one with the programs' disk, 56), fio. */
 #define GUEST_OWN_MEMORY (256ull << 20)
 
 /* 1 (out says why) when the guest's memory cannot hold the brd RAM disk
@@ -449,19 +450,41 @@ static void add_system_map(kreg_image_file **files, size_t *n, kreg_buf *map, kr
 	free(path);
 }
 
+/* The programs' disk when the run boots the lean image with it
+ * (kernel/image.h): kreg built them beside the image, the job wants no
+ * perf (appended to the full image: <image>-perf.cpio) and the kernel
+ * can mount the disk. NULL: the full image. */
+static char *progs_disk(const kreg_host *h, const kreg_host_request *req, const kreg_plan *plan,
+			const char *image)
+{
+	char *config, *why = NULL, *disk = NULL;
+
+	if (plan->perf_stat || plan->perf_profile || !kreg_image_has_progs(image))
+		return NULL;
+	config = kreg_path_join(req->kernel->artifact, ".config");
+	if (kreg_image_kernel_mounts_progs(config, &why))
+		disk = kreg_image_progs_path(image);
+	else
+		log_info("host %s: booting the full guest image %s: %s", h->hc->name, image, why);
+	free(why);
+	free(config);
+	return disk;
+}
+
 /* The initramfs of the run (req->out_dir/initrd.cpio: the guest image and
- * the job) and the atom as run beside its output. 1 when the run cannot
- * be (out says why: the job does not fit the host); 0 when ready. */
+ * the job), the programs' disk it needs (*progs, NULL when none) and the
+ * atom as run beside its output. 1 when the run cannot be (out says why:
+ * the job does not fit the host); 0 when ready. */
 static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *have_plan,
-		     const kreg_host_request *req, const char *image, const char *initrd, int cpus,
-		     const char *disk, const kreg_disk *d)
+		     char **progs, const kreg_host_request *req, const char *image,
+		     const char *initrd, int cpus, const char *disk, const kreg_disk *d)
 {
 	const kreg_host_cfg *hc = h->hc;
 	kreg_image_file *files = NULL;
 	kreg_buf argv_text = KREG_BUF_INIT, disk_line = KREG_BUF_INIT;
 	const char *fs = NULL;
 	kreg_buf map = KREG_BUF_INIT;
-	char *perf_image = NULL;
+	char *perf_image = NULL, *lean = NULL;
 	size_t nfiles = 0;
 	int error;
 
@@ -503,8 +526,12 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 	}
 	if (plan->perf_profile)
 		add_system_map(&files, &nfiles, &map, plan, hc->name, req->kernel->artifact);
-	error = kreg_image_with_files(initrd, perf_image ? perf_image : image, files, nfiles);
+	if (!perf_image && (*progs = progs_disk(h, req, plan, image)))
+		lean = kreg_image_lean_path(image);
+	error = kreg_image_with_files(initrd, perf_image ? perf_image : lean ? lean : image, files,
+				      nfiles);
 done:
+	free(lean);
 	free(perf_image);
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);
@@ -519,12 +546,21 @@ done:
 typedef struct {
 	const char *argv[40];
 	kreg_buf append;
-	char *con_opt, *drive_opt, *mem, *smp, *esc;
+	char *con_opt, *drive_opt, *progs_opt, *mem, *smp, *esc;
 } qemu_cmd;
+
+/* -drive's value for a raw image file. */
+static char *drive_opt(const char *file, const char *how)
+{
+	char *d = qemu_escape(file), *opt = kreg_asprintf("file=%s,format=raw,%s", d, how);
+
+	free(d);
+	return opt;
+}
 
 static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpus,
 			  const char *bzimage, const char *initrd, const char *console,
-			  const char *disk, const kreg_disk *dev)
+			  const char *disk, const kreg_disk *dev, const char *progs)
 {
 	char *params = kreg_disk_params(dev, 1);
 	size_t n = 0;
@@ -571,12 +607,20 @@ static void qemu_cmd_make(qemu_cmd *c, const kreg_host_cfg *hc, int kvm, int cpu
 	c->argv[n++] = "-serial";
 	c->argv[n++] = "chardev:con";
 	if (disk) {
-		char *d = qemu_escape(disk);
-
-		c->drive_opt = kreg_asprintf("file=%s,format=raw,if=virtio,cache=writeback", d);
-		free(d);
+		c->drive_opt = drive_opt(disk, "if=virtio,cache=writeback");
 		c->argv[n++] = "-drive";
 		c->argv[n++] = c->drive_opt;
+	}
+	if (progs) {
+		/* In the last PCI slot, after the test disk (if=virtio: the
+		 * first free slot), which stays vda; read-only, so the
+		 * guests of a host share it (a shared lock); /init finds it
+		 * by its serial. */
+		c->progs_opt = drive_opt(progs, "if=none,id=progs,readonly=on");
+		c->argv[n++] = "-drive";
+		c->argv[n++] = c->progs_opt;
+		c->argv[n++] = "-device";
+		c->argv[n++] = "virtio-blk-pci,drive=progs,addr=0x1f,serial=" KREG_IMAGE_PROGS_SERIAL;
 	}
 	c->argv[n] = NULL;
 }
@@ -585,6 +629,7 @@ static void qemu_cmd_free(qemu_cmd *c)
 {
 	kreg_buf_release(&c->append);
 	free(c->drive_opt);
+	free(c->progs_opt);
 	free(c->smp);
 	free(c->mem);
 	free(c->con_opt);
@@ -615,7 +660,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	kreg_disk d;
 	const char *accel, *disk;
 	char *bzimage = NULL, *image = NULL, *initrd = NULL, *console = NULL, *qemu_log = NULL;
-	char *on = NULL;
+	char *on = NULL, *progs = NULL;
 	int error = KREG_ERROR, kvm, have_plan = 0, have_cmd = 0, cpus = hc->cpus > 0 ? hc->cpus : 1;
 	double start = kreg_now_mono();
 
@@ -641,7 +686,8 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	if ((error = kreg_image_ensure(h->cfg, image)) < 0)
 		goto done;
 	initrd = kreg_path_join(req->out_dir, "initrd.cpio");
-	if ((error = stage_job(h, out, &plan, &have_plan, req, image, initrd, cpus, disk, &d)) != 0) {
+	if ((error = stage_job(h, out, &plan, &have_plan, &progs, req, image, initrd, cpus, disk,
+			       &d)) != 0) {
 		if (error > 0)
 			error = 0;
 		goto done;
@@ -652,7 +698,7 @@ static int qemu_run(kreg_host *h, kreg_host_result *out, const kreg_host_request
 	console = kreg_path_join(req->out_dir, "console.log");
 	qemu_log = kreg_path_join(req->out_dir, "qemu.log");
 	unlink(console);
-	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console, disk, &d);
+	qemu_cmd_make(&cmd, hc, kvm, cpus, bzimage, initrd, console, disk, &d, progs);
 	have_cmd = 1;
 	write_cmdline(req->out_dir, cmd.argv);
 	o.argv = cmd.argv;
@@ -684,6 +730,7 @@ done:
 	if (have_cmd)
 		qemu_cmd_free(&cmd);
 	slot_release(&slot);
+	free(progs);
 	free(on);
 	free(qemu_log);
 	free(console);
@@ -721,7 +768,41 @@ static void accel_check(const kreg_host *h, kreg_host_check_fn fn, void *arg)
 	free(dir);
 }
 
-/* `kreg host check`: qemu starts; KVM or TCG; each guest slot's CPUs. */
+/* The guest image the runs boot (kernel/image.h): the lean image with the
+ * programs' disk, or the full one. Nothing is built here. */
+static void image_check(const kreg_host *h, kreg_host_check_fn fn, void *arg)
+{
+	char *base = kreg_image_path(h->cfg, h->hc), *img = NULL, *progs = NULL;
+	kreg_image_files f;
+
+	kreg_image_files_get(&f, base);
+	if (f.full.bytes < 0) {
+		img = kreg_asprintf("%s: not built yet (the first run builds it; kreg image build)",
+				    base);
+	} else if (f.lean.bytes >= 0 && f.progs.bytes >= 0) {
+		img = kreg_asprintf("%s (%.1f MB); a job with perf boots the full %s (%.1f MB)",
+				    f.lean.path, (double)f.lean.bytes / 1e6, base,
+				    (double)f.full.bytes / 1e6);
+		progs = kreg_asprintf("%s (%.1f MB), read-only, serial " KREG_IMAGE_PROGS_SERIAL
+				      ", mounted on " KREG_IMAGE_PROGS_MNT " in the guest", f.progs.path,
+				      (double)f.progs.bytes / 1e6);
+	} else {
+		img = kreg_asprintf("%s (%.1f MB)", base, (double)f.full.bytes / 1e6);
+		progs = kreg_strdup(f.stamped ? "none yet: the next run builds it beside the image "
+					       "(kreg image build)"
+					     : "none: the image is not kreg's (no .stamp), booted whole");
+	}
+	fn(arg, 1, "guest image", img);
+	if (progs)
+		fn(arg, 1, "programs disk", progs);
+	free(progs);
+	free(img);
+	kreg_image_files_release(&f);
+	free(base);
+}
+
+/* `kreg host check`: qemu starts; KVM or TCG; each guest slot's CPUs; the
+ * guest image and the programs' disk. */
 static int qemu_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 {
 	const kreg_host_cfg *hc = h->hc;
@@ -755,6 +836,7 @@ static int qemu_check(kreg_host *h, kreg_host_check_fn fn, void *arg)
 		kreg_buf_puts(&slots, ", not pinned");
 	fn(arg, n >= 0, "guest slots", n < 0 ? kreg_error_last() : slots.ptr);
 	kreg_error_clear();
+	image_check(h, fn, arg);
 	kreg_buf_release(&slots);
 	free(output);
 	return failed;

@@ -1,6 +1,9 @@
-/* The guest initramfs: a cpio newc writer, the programs and their shared
- * libraries (found with ldd), and the /init that runs a job. */
+/* The guest initramfs: the programs and their shared libraries (found with
+ * ldd), the /init that runs a job, the images built from them (the cpio
+ * writer in image_cpio.c, the programs' disk and the lean image in
+ * image_progs.c). */
 #include "kernel/image.h"
+#include "kernel/image_internal.h"
 
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -94,6 +97,23 @@ static const char init_script[] =
 	"\techo \"" KREG_GUEST_SETUP_FAILED " $*\"\n"
 	"\toff\n"
 	"}\n"
+	"# The lean image: its large files are on a read-only disk of their own,\n"
+	"# found by its serial, and symlinks into its mount.\n"
+	"KREG_PROGS_DEV=\n"
+	"if [ -f " KREG_IMAGE_PROGS_MARK " ]; then\n"
+	"\tread serial < " KREG_IMAGE_PROGS_MARK "\n"
+	"\tfor s in /sys/block/*/serial; do\n"
+	"\t\t[ \"$(cat \"$s\" 2>/dev/null)\" = \"$serial\" ] || continue\n"
+	"\t\tKREG_PROGS_DEV=${s%/serial}; KREG_PROGS_DEV=${KREG_PROGS_DEV##*/}\n"
+	"\tdone\n"
+	"\t[ -n \"$KREG_PROGS_DEV\" ] ||\n"
+	"\t\tfail \"no programs disk (a virtio disk with serial $serial: is virtio-blk in the kernel?)\"\n"
+	"\tmount -o ro \"/dev/$KREG_PROGS_DEV\" " KREG_IMAGE_PROGS_MNT " 2> /tmp/progs.log ||\n"
+	"\t\tfail \"cannot mount the programs disk /dev/$KREG_PROGS_DEV on " KREG_IMAGE_PROGS_MNT
+		" (is ext2 or ext4 in the kernel?): $(cat /tmp/progs.log)\"\n"
+	"fi\n"
+	"# the monitors leave the programs disk out of iostat\n"
+	"export KREG_PROGS_DEV\n"
 	DISK_SETUP_SH
 	"J=/kreg/job\n"
 	"R=/kreg/run\n"
@@ -105,6 +125,7 @@ static const char init_script[] =
 	"\t[ -b \"/dev/$dev\" ] || fail \"no test disk /dev/$dev$(case $dev in ram*) echo ' (brd: is "
 	"CONFIG_BLK_DEV_RAM in the kernel?)' ;; nullb*) echo ' (null_blk: is CONFIG_BLK_DEV_NULL_BLK in "
 	"the kernel?)' ;; esac)\"\n"
+	"\t[ \"$dev\" != \"$KREG_PROGS_DEV\" ] || fail \"the test disk /dev/$dev is the programs disk\"\n"
 	"\tif [ \"$fs\" = raw ]; then\n"
 	"\t\tmnt=\n"
 	"\telse\n"
@@ -146,108 +167,6 @@ static const char init_script[] =
 const char *kreg_image_init_script(void)
 {
 	return init_script;
-}
-
-/* ---- cpio newc ---- */
-
-typedef struct {
-	FILE *f;
-	const char *path;
-	unsigned ino;
-	char **dirs;		/* directories written so far */
-	size_t ndirs, adirs;
-	unsigned long long bytes;
-	int failed;
-} cpio;
-
-static void cpio_pad(cpio *c, unsigned long long n)
-{
-	static const char zero[4];
-
-	if (n % 4 && fwrite(zero, 1, 4 - n % 4, c->f) != 4 - n % 4)
-		c->failed = 1;
-	c->bytes += n % 4 ? 4 - n % 4 : 0;
-}
-
-static void cpio_entry(cpio *c, const char *name, unsigned mode, const void *data,
-		       size_t len, unsigned rmaj, unsigned rmin)
-{
-	char hdr[111];
-	size_t nlen = strlen(name) + 1;
-
-	/* magic ino mode uid gid nlink mtime filesize maj min rmaj rmin namesize check */
-	snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		 c->ino++, mode, 0u, 0u, (mode & 0170000) == 0040000 ? 2u : 1u, 0u,
-		 (unsigned)len, 0u, 0u, rmaj, rmin, (unsigned)nlen, 0u);
-	if (fwrite(hdr, 1, 110, c->f) != 110 || fwrite(name, 1, nlen, c->f) != nlen)
-		c->failed = 1;
-	c->bytes += 110 + nlen;
-	cpio_pad(c, 110 + nlen);
-	if (len && fwrite(data, 1, len, c->f) != len)
-		c->failed = 1;
-	c->bytes += len;
-	cpio_pad(c, len);
-}
-
-/* Every parent directory of path (relative to /, no leading slash), once. */
-static void cpio_parents(cpio *c, const char *path)
-{
-	char *p = kreg_strdup(path);
-
-	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
-		int seen = 0;
-
-		*s = '\0';
-		for (size_t i = 0; i < c->ndirs && !seen; i++)
-			seen = !strcmp(c->dirs[i], p);
-		if (!seen) {
-			KREG_ARRAY_GROW(c->dirs, c->ndirs + 1, c->adirs);
-			c->dirs[c->ndirs++] = kreg_strdup(p);
-			cpio_entry(c, p, 0040755, NULL, 0, 0, 0);
-		}
-		*s = '/';
-	}
-	free(p);
-}
-
-static const char *rel(const char *guest_path)
-{
-	while (*guest_path == '/')
-		guest_path++;
-	return guest_path;
-}
-
-static void cpio_dir(cpio *c, const char *guest_path)
-{
-	char *p = kreg_asprintf("%s/", rel(guest_path));
-
-	cpio_parents(c, p);
-	free(p);
-}
-
-static void cpio_file(cpio *c, const char *guest_path, const void *data, size_t len,
-		      unsigned mode)
-{
-	cpio_parents(c, rel(guest_path));
-	cpio_entry(c, rel(guest_path), 0100000 | (mode & 07777), data, len, 0, 0);
-}
-
-static void cpio_symlink(cpio *c, const char *guest_path, const char *target)
-{
-	cpio_parents(c, rel(guest_path));
-	cpio_entry(c, rel(guest_path), 0120777, target, strlen(target), 0, 0);
-}
-
-static void cpio_trailer(cpio *c)
-{
-	cpio_entry(c, "TRAILER!!!", 0, NULL, 0, 0, 0);
-}
-
-static void cpio_free(cpio *c)
-{
-	for (size_t i = 0; i < c->ndirs; i++)
-		free(c->dirs[i]);
-	free(c->dirs);
 }
 
 /* ---- finding what goes in ---- */
@@ -331,20 +250,46 @@ static int add_libraries(char ***libs, size_t *n, size_t *alloc, const char *pro
 	return 0;
 }
 
-static int add_host_file(cpio *c, const char *host_path, const char *guest_path, unsigned mode,
-			 kreg_image_info *info)
+/* An image build: the full archive, the lean one and the programs' tree
+ * beside them. */
+typedef struct {
+	kreg_cpio full, lean;
+	kreg_progs_tree tree;
+	kreg_image_info *info;
+} image_build;
+
+/* A file of this machine into the full image, and into the lean one, or
+ * when it is large onto the programs' disk with a symlink to it in the
+ * lean one. kreg_buf_read_file follows symlinks: the guest gets the real
+ * file under the name the loader asks for. */
+static int add_host_file(image_build *b, const char *host_path, const char *guest_path,
+			 unsigned mode)
 {
-	kreg_buf b = KREG_BUF_INIT;
+	kreg_buf data = KREG_BUF_INIT;
+	char *target;
 	int error;
 
-	/* kreg_buf_read_file follows symlinks: the guest gets the real file
-	 * under the name the loader asks for. */
-	if ((error = kreg_buf_read_file(&b, host_path)) == 0) {
-		cpio_file(c, guest_path, b.ptr, b.len, mode);
-		info->files++;
+	if ((error = kreg_buf_read_file(&data, host_path)) < 0)
+		goto done;
+	kreg_image__cpio_file(&b->full, guest_path, data.ptr, data.len, mode);
+	b->info->files++;
+	if (data.len < KREG_IMAGE_PROGS_MIN) {
+		kreg_image__cpio_file(&b->lean, guest_path, data.ptr, data.len, mode);
+		goto done;
 	}
-	kreg_buf_release(&b);
+	target = kreg_asprintf(KREG_IMAGE_PROGS_MNT "%s", guest_path);
+	kreg_image__cpio_symlink(&b->lean, guest_path, target);
+	free(target);
+	error = kreg_image__progs_file(&b->tree, guest_path, data.ptr, data.len, mode);
+done:
+	kreg_buf_release(&data);
 	return error;
+}
+
+static void add_symlink(image_build *b, const char *guest_path, const char *target)
+{
+	kreg_image__cpio_symlink(&b->full, guest_path, target);
+	kreg_image__cpio_symlink(&b->lean, guest_path, target);
 }
 
 char *kreg_image_path(const kreg_config *cfg, const kreg_host_cfg *hc)
@@ -367,13 +312,15 @@ static int make_parent(const char *path)
 	return error;
 }
 
-/* What the image is made of: the init script and each program's size and
- * mtime (an upgraded fio makes a new image). Caller frees. */
+/* What the image is made of: the images' layout, the init script and each
+ * program's size and mtime (an upgraded fio makes a new image). Caller
+ * frees. */
 static char *image_stamp(void)
 {
 	kreg_buf b = KREG_BUF_INIT;
 	uint64_t h;
 
+	kreg_buf_puts(&b, "full, lean and progs 2\n");
 	kreg_buf_puts(&b, init_script);
 	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
 		char *p = find_program(programs[i].name);
@@ -399,88 +346,163 @@ static int write_stamp(const char *path)
 	return error;
 }
 
-int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *info)
+/* What both images begin with: the directories, the console, /init,
+ * /etc, /bin/sh. */
+static void skeleton(kreg_cpio *c)
 {
 	static const char *const dirs[] = { "/proc", "/sys", "/dev", "/tmp", "/mnt", "/root",
 					    "/kreg/job", "/kreg/run", "/etc", NULL };
-	kreg_image_info dummy;
-	cpio c = { 0 };
-	char **libs = NULL, *tmp = NULL, *progs[sizeof(programs) / sizeof(programs[0])] = { 0 };
-	size_t nlibs = 0, alibs = 0;
-	int error = KREG_ERROR;
 
-	(void)cfg;
-	if (!info)
-		info = &dummy;
-	memset(info, 0, sizeof(*info));
-	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+	for (size_t i = 0; dirs[i]; i++)
+		kreg_image__cpio_dir(c, dirs[i]);
+	/* The console, before devtmpfs is mounted: init's first output. */
+	kreg_image__cpio_entry(c, "dev/console", 0020600, NULL, 0, 5, 1);
+	kreg_image__cpio_file(c, "/init", init_script, strlen(init_script), 0755);
+	kreg_image__cpio_file(c, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 30, 0644);
+	kreg_image__cpio_file(c, "/etc/group", "root:x:0:\n", 10, 0644);
+	kreg_image__cpio_symlink(c, "/bin/sh", "busybox");
+}
+
+/* The programs (progs[i], found on this machine), their libraries and the
+ * data files into the images and the programs' tree. */
+static int add_programs(image_build *b, char *const *progs, char *const *libs, size_t nlibs)
+{
+	int error = 0;
+
+	skeleton(&b->full);
+	skeleton(&b->lean);
+	/* what /init looks for: the serial of the disk to mount */
+	kreg_image__cpio_dir(&b->lean, KREG_IMAGE_PROGS_MNT);
+	kreg_image__cpio_file(&b->lean, KREG_IMAGE_PROGS_MARK, KREG_IMAGE_PROGS_SERIAL "\n",
+			      strlen(KREG_IMAGE_PROGS_SERIAL) + 1, 0644);
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]) && !error; i++)
+		error = add_host_file(b, progs[i], programs[i].guest, 0755);
+	if (!error)
+		add_symlink(b, "/sbin/mkfs.ext4", "mke2fs");
+	for (size_t i = 0; i < nlibs && !error; i++) {
+		error = add_host_file(b, libs[i], libs[i], 0755);
+		b->info->libraries++;
+	}
+	for (size_t i = 0; i < sizeof(data_files) / sizeof(data_files[0]) && !error; i++)
+		if (kreg_path_exists(data_files[i]))
+			error = add_host_file(b, data_files[i], data_files[i], 0644);
+	kreg_image__cpio_trailer(&b->full);
+	kreg_image__cpio_trailer(&b->lean);
+	if (!error && b->tree.failed)
+		error = KREG_ERROR;
+	return error;
+}
+
+/* An archive into tmp, written out and closed. */
+static int cpio_finish(kreg_cpio *c, const char *tmp)
+{
+	int error = 0;
+
+	if (c->failed || fflush(c->f) != 0 || fsync(fileno(c->f)) != 0) {
+		kreg_error_errno("%s: cannot write", tmp);
+		error = KREG_ERROR;
+	}
+	if (fclose(c->f) != 0 && !error) {
+		kreg_error_errno("%s: cannot write", tmp);
+		error = KREG_ERROR;
+	}
+	c->f = NULL;
+	return error;
+}
+
+/* tmp[i] renamed to path[i], each in turn; the ones not renamed removed. */
+static int rename_all(char *const *tmp, char *const *path, size_t n)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!error && rename(tmp[i], path[i]) < 0) {
+			kreg_error_errno("%s: cannot rename to %s", tmp[i], path[i]);
+			error = KREG_ERROR;
+		}
+		if (error)
+			unlink(tmp[i]);
+	}
+	return error;
+}
+
+/* The programs of the image and the shared libraries they load. */
+static int find_programs(char **progs, char ***libs, size_t *nlibs)
+{
+	size_t alibs = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]) && !error; i++) {
 		progs[i] = find_program(programs[i].name);
 		if (!progs[i]) {
 			kreg_error_set("guest image: no '%s' on this machine (PATH, /sbin, /usr/sbin);"
 				       " install it (make deps)", programs[i].name);
-			error = KREG_ENOTFOUND;
-			goto done;
+			return KREG_ENOTFOUND;
 		}
-		if ((error = add_libraries(&libs, &nlibs, &alibs, progs[i])) < 0)
-			goto done;
+		error = add_libraries(libs, nlibs, &alibs, progs[i]);
 	}
-	if ((error = make_parent(path)) < 0)
+	return error;
+}
+
+/* The three files (image.h) are renamed into place together, the
+ * programs' disk first and the full image last, then the stamp. */
+int kreg_image_build(const kreg_config *cfg, const char *path, kreg_image_info *info)
+{
+	kreg_image_info dummy;
+	image_build b = { 0 };
+	char **libs = NULL, *progs[sizeof(programs) / sizeof(programs[0])] = { 0 };
+	char *tmp[3] = { NULL }, *out[3] = { NULL };
+	size_t nlibs = 0;
+	int error = KREG_ERROR;
+
+	(void)cfg;
+	b.info = info ? info : &dummy;
+	memset(b.info, 0, sizeof(*b.info));
+	if ((error = find_programs(progs, &libs, &nlibs)) < 0 || (error = make_parent(path)) < 0)
 		goto done;
-	tmp = kreg_asprintf("%s.tmp.%d", path, (int)getpid());
-	c.path = tmp;
-	c.f = fopen(tmp, "wb");
-	if (!c.f) {
-		kreg_error_errno("%s: cannot create", tmp);
+	out[0] = kreg_image_progs_path(path);
+	out[1] = kreg_image_lean_path(path);
+	out[2] = kreg_strdup(path);
+	for (size_t i = 0; i < 3; i++)
+		tmp[i] = kreg_asprintf("%s.tmp.%d", out[i], (int)getpid());
+	b.full.path = tmp[2];
+	b.lean.path = tmp[1];
+	if (!(b.full.f = fopen(tmp[2], "wb")) || !(b.lean.f = fopen(tmp[1], "wb"))) {
+		kreg_error_errno("%s: cannot create", b.full.f ? tmp[1] : tmp[2]);
 		error = KREG_ERROR;
 		goto done;
 	}
-	for (size_t i = 0; dirs[i]; i++)
-		cpio_dir(&c, dirs[i]);
-	/* The console, before devtmpfs is mounted: init's first output. */
-	cpio_entry(&c, "dev/console", 0020600, NULL, 0, 5, 1);
-	cpio_file(&c, "/init", init_script, strlen(init_script), 0755);
-	cpio_file(&c, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 30, 0644);
-	cpio_file(&c, "/etc/group", "root:x:0:\n", 10, 0644);
-	cpio_symlink(&c, "/bin/sh", "busybox");
-	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
-		if ((error = add_host_file(&c, progs[i], programs[i].guest, 0755, info)) < 0)
-			goto done;
-	cpio_symlink(&c, "/sbin/mkfs.ext4", "mke2fs");
-	for (size_t i = 0; i < nlibs; i++) {
-		if ((error = add_host_file(&c, libs[i], libs[i], 0755, info)) < 0)
-			goto done;
-		info->libraries++;
-	}
-	for (size_t i = 0; i < sizeof(data_files) / sizeof(data_files[0]); i++)
-		if (kreg_path_exists(data_files[i]) &&
-		    (error = add_host_file(&c, data_files[i], data_files[i], 0644, info)) < 0)
-			goto done;
-	cpio_trailer(&c);
-	info->bytes = c.bytes;
-	if (c.failed || fflush(c.f) != 0 || fsync(fileno(c.f)) != 0) {
-		kreg_error_errno("%s: cannot write", tmp);
-		error = KREG_ERROR;
+	if ((error = kreg_image__progs_begin(&b.tree, out[0])) < 0)
 		goto done;
-	}
-	fclose(c.f);
-	c.f = NULL;
-	if (rename(tmp, path) < 0) {
-		kreg_error_errno("%s: cannot rename to %s", tmp, path);
-		error = KREG_ERROR;
+	if ((error = add_programs(&b, progs, libs, nlibs)) < 0 ||
+	    (error = cpio_finish(&b.full, tmp[2])) < 0 || (error = cpio_finish(&b.lean, tmp[1])) < 0 ||
+	    (error = kreg_image__progs_make(&b.tree, tmp[0], &b.info->progs_bytes)) < 0 ||
+	    (error = rename_all(tmp, out, 3)) < 0)
 		goto done;
-	}
+	b.info->bytes = b.full.bytes;
+	b.info->lean_bytes = b.lean.bytes;
 	if (write_stamp(path) < 0)
 		log_warn("%s", kreg_error_last());
-	log_info("guest image %s: %zu files (%zu libraries), %.1f MB", path, info->files,
-		 info->libraries, (double)info->bytes / 1e6);
+	log_info("guest image %s: %zu files (%zu libraries), %.1f MB; for qemu: %s %.1f MB and "
+		 "the programs' disk %s %.1f MB", path, b.info->files, b.info->libraries,
+		 (double)b.info->bytes / 1e6, out[1], (double)b.info->lean_bytes / 1e6, out[0],
+		 (double)b.info->progs_bytes / 1e6);
 	error = 0;
 done:
-	if (c.f) {
-		fclose(c.f);
-		unlink(tmp);
+	if (b.full.f)
+		fclose(b.full.f);
+	if (b.lean.f)
+		fclose(b.lean.f);
+	for (size_t i = 0; error && i < 3; i++)
+		if (tmp[i])
+			unlink(tmp[i]);
+	kreg_image__cpio_release(&b.full);
+	kreg_image__cpio_release(&b.lean);
+	kreg_image__progs_release(&b.tree);
+	for (size_t i = 0; i < 3; i++) {
+		free(tmp[i]);
+		free(out[i]);
 	}
-	cpio_free(&c);
-	free(tmp);
 	for (size_t i = 0; i < nlibs; i++)
 		free(libs[i]);
 	free(libs);
@@ -499,11 +521,16 @@ int kreg_image_ensure(const kreg_config *cfg, const char *path)
 		log_info("guest image %s missing: building it", path);
 		error = kreg_image_build(cfg, path, NULL);
 	} else if (kreg_buf_read_file(&have, sp) == 0) {
-		/* kreg made it: make it again when its parts changed. An image
-		 * without a stamp is someone else's and used as it is. */
+		/* kreg made it: make it again when its parts changed, or
+		 * when the programs' disk or the lean image is gone. An
+		 * image without a stamp is someone else's and used as it is. */
 		stamp = image_stamp();
 		if (strcmp(have.ptr, stamp)) {
 			log_info("guest image %s is out of date: building it again", path);
+			error = kreg_image_build(cfg, path, NULL);
+		} else if (!kreg_image_has_progs(path)) {
+			log_info("guest image %s has no programs' disk or lean image beside it: "
+				 "building it again", path);
 			error = kreg_image_build(cfg, path, NULL);
 		}
 	} else {
@@ -519,7 +546,7 @@ int kreg_image_with_files(const char *out_path, const char *base,
 			  const kreg_image_file *files, size_t nfiles)
 {
 	FILE *in = NULL;
-	cpio c = { 0 };
+	kreg_cpio c = { 0 };
 	char buf[1 << 16];
 	size_t n;
 	int error = KREG_ERROR;
@@ -547,12 +574,12 @@ int kreg_image_with_files(const char *out_path, const char *base,
 		goto done;
 	}
 	/* The kernel reads archives on 4-byte boundaries. */
-	cpio_pad(&c, c.bytes);
+	kreg_image__cpio_pad(&c, c.bytes);
 	c.ino = 1u << 20;
 	for (size_t i = 0; i < nfiles; i++)
-		cpio_file(&c, files[i].path, files[i].data, files[i].len,
+		kreg_image__cpio_file(&c, files[i].path, files[i].data, files[i].len,
 			  files[i].mode ? files[i].mode : 0644);
-	cpio_trailer(&c);
+	kreg_image__cpio_trailer(&c);
 	if (c.failed || fflush(c.f) != 0) {
 		kreg_error_errno("%s: cannot write", out_path);
 		goto done;
@@ -565,7 +592,7 @@ done:
 	}
 	if (error)
 		unlink(out_path);
-	cpio_free(&c);
+	kreg_image__cpio_release(&c);
 	fclose(in);
 	return error;
 }

@@ -13,7 +13,7 @@
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 command -v make >/dev/null && command -v gcc >/dev/null || skip_all "no compiler"
 kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
-plan 94
+plan 95
 # This test is of the build itself: it only adds to the suite's shared cache
 # of built kernels (kernel/build.c, $KREG_BUILD_CACHE), never takes from it.
 export KREG_BUILD_CACHE_MODE=fill
@@ -246,7 +246,10 @@ ok "the guest's kernel was asked for one RAM disk of 128 MiB" \
 	grep -q '^\[ *[0-9.]*\] Command line: .* brd\.rd_nr=1 brd\.rd_size=131072' "$out/console.log"
 ok "and made it" grep -q 'brd: module loaded' "$out/console.log"
 ok "fio read /dev/ram0" grep -q '"filename" : "/dev/ram0"' "$out/fio.json"
-ok "the host's test disk was not attached" bash -c "! grep -q -- ' -drive ' '$out/qemu.cmdline'"
+ok "the host's test disk was not attached (the programs' disk only)" \
+	bash -c "! grep -q -- '-drive file=$SCRATCH/disks/vm1.img' '$out/qemu.cmdline'"
+ok "and the guest found the programs' disk in its place" \
+	grep -q 'EXT4-fs (vda): mounting ext2 file system' "$out/console.log"
 is "$(stat -c '%Y %s' disks/vm1.img)" "$img_was" "and its image is untouched"
 is "$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
 	 WHERE s.run_id = (SELECT max(id) FROM runs) AND m.name = 'fio.read_iops' AND s.value > 0")" 1 \

@@ -18,7 +18,7 @@ kernel_fixture || skip_all "no kernel source fixture ($KERNEL_TARBALL)"
 # the two first CPUs this test (and so kreg) may run on
 read -r CPU0 CPU1 < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
 [ -n "${CPU1:-}" ] || skip_all "one CPU: two pinned guests need two"
-plan 14
+plan 17
 
 D=$DATA_DIR
 mkdir -p disks
@@ -73,6 +73,8 @@ like "$OUT" "#   vm: capacity 2, pin auto: slot 0 on CPU $CPU0, slot 1 on CPU $C
 run_kreg host check vm
 like "$OUT" "ok   guest slots      2 at once: slot 0 on CPU $CPU0, slot 1 on CPU $CPU1" \
 	"kreg host check says the same"
+like "$OUT" "ok   guest image      $D/images/kreg-initrd.cpio: not built yet" \
+	"and that the guest image is to be built"
 sed 's/capacity: 2/capacity: 200/' kreg.yaml > big.yaml
 run_kreg config check "$SCRATCH/big.yaml"
 ok "a capacity with more guests than CPUs is refused" test "$RC" != 0
@@ -122,5 +124,12 @@ ok "slot 0 wrote the host's disk, slot 1 its own (disk.slot1)" \
 	test -s disks/vm.img -a -s disks/vm.img.slot1
 ok "the daemon's log names each guest's slot and CPU" \
 	grep -q "guest slot 1 on CPU $CPU1" "$D"/logs/work-*.log
+progs=$(for o in $(sql "SELECT output FROM runs WHERE status = 'ok' ORDER BY id LIMIT 2"); do
+	grep -o 'file=[^ ]*progs,format=raw,if=none,id=progs,readonly=on' "$o/qemu.cmdline"; done | sort -u)
+is "$progs" "file=$D/images/kreg-initrd.progs,format=raw,if=none,id=progs,readonly=on" \
+	"both guests booted with the one programs' disk, read-only"
+run_kreg host check vm
+like "$OUT" "ok   programs disk    $D/images/kreg-initrd.progs \\([0-9.]+ MB\\), read-only" \
+	"kreg host check names the programs' disk and its size"
 no_sanitizer_in_logs "no sanitizer report"
 done_testing

@@ -1,5 +1,6 @@
 /* kernel/build and kernel/image: kconfig fragments merged and checked, the
- * per-run initramfs archive appended to the base. */
+ * per-run initramfs archive appended to the base, the programs' disk's
+ * names and the kernels that can mount it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -165,6 +166,74 @@ static void init_script_prints_the_markers(void **state)
 	assert_null(strstr(s, "eval"));
 }
 
+/* The programs' disk and the lean image are named after the base. */
+static void progs_files_beside_the_base(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = kreg_image_progs_path("/d/images/kreg-initrd.cpio");
+	assert_string_equal(p, "/d/images/kreg-initrd.progs");
+	free(p);
+	p = kreg_image_lean_path("/d/images/kreg-initrd.cpio");
+	assert_string_equal(p, "/d/images/kreg-initrd-lean.cpio");
+	free(p);
+	p = kreg_image_progs_path("/d/my.img");
+	assert_string_equal(p, "/d/my.img.progs");
+	free(p);
+	assert_int_equal(kreg_image_has_progs("/nonexistent/kreg-initrd.cpio"), 0);
+}
+
+static int mounts(const char *config, char **why)
+{
+	char path[] = "/tmp/kreg-test-config-XXXXXX";
+	int fd = mkstemp(path), r;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, config, strlen(config)), (ssize_t)strlen(config));
+	close(fd);
+	r = kreg_image_kernel_mounts_progs(path, why);
+	unlink(path);
+	return r;
+}
+
+/* The kernel's .config says whether it can mount the programs' disk; a
+ * kernel that cannot boots the full image, and the log says why. */
+static void kernel_mounts_progs_by_its_config(void **state)
+{
+	char *why = NULL;
+
+	(void)state;
+	assert_int_equal(mounts("CONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT4_FS=y\n", &why), 1);
+	assert_null(why);
+	assert_int_equal(mounts("CONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT2_FS=y", &why), 1);
+	assert_int_equal(mounts("CONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_BLK=m\nCONFIG_EXT4_FS=y\n", &why), 0);
+	assert_non_null(strstr(why, "no CONFIG_VIRTIO_BLK built in"));
+	free(why);
+	assert_int_equal(mounts("CONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_BLK=y\n"
+				"# CONFIG_EXT4_FS is not set\nCONFIG_EXT4_FS_XATTR=y\n", &why), 0);
+	assert_non_null(strstr(why, "CONFIG_EXT4_FS"));
+	free(why);
+	assert_int_equal(kreg_image_kernel_mounts_progs("/nonexistent/.config", &why), 0);
+	assert_non_null(strstr(why, "/nonexistent/.config"));
+	free(why);
+}
+
+/* /init mounts the disk only in the lean image, finds it by its serial,
+ * read-only, and refuses a test disk that is the programs' disk. */
+static void init_script_mounts_the_programs_disk(void **state)
+{
+	const char *s = kreg_image_init_script();
+
+	(void)state;
+	assert_non_null(strstr(s, "if [ -f " KREG_IMAGE_PROGS_MARK " ]"));
+	assert_non_null(strstr(s, "/sys/block/*/serial"));
+	assert_non_null(strstr(s, "mount -o ro \"/dev/$KREG_PROGS_DEV\" " KREG_IMAGE_PROGS_MNT));
+	assert_non_null(strstr(s, "is the programs disk"));
+	/* before the job's disk is set up */
+	assert_true(strstr(s, KREG_IMAGE_PROGS_MARK) < strstr(s, "read dev fs mnt"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +241,9 @@ int main(void)
 		cmocka_unit_test(check_names_dropped_options),
 		cmocka_unit_test(job_archive_follows_the_base),
 		cmocka_unit_test(init_script_prints_the_markers),
+		cmocka_unit_test(progs_files_beside_the_base),
+		cmocka_unit_test(kernel_mounts_progs_by_its_config),
+		cmocka_unit_test(init_script_mounts_the_programs_disk),
 	};
 
 	return cmocka_run_group_tests_name("build", tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * -d; the names of the files beside the image; the kernels that can mount
  * the disk. */
 #include "kernel/image.h"
+#include "kernel/build.h"
 #include "kernel/image_internal.h"
 
 #include "lib/buf.h"
@@ -80,16 +81,19 @@ void kreg_image_files_release(kreg_image_files *f)
 	free(f->perf.path);
 }
 
-/* "CONFIG_X=y" as a line of text. */
+/* "CONFIG_X=y" as a line of the .config text: read as a build checks its
+ * fragments (kreg_build_check_config). */
 static int config_has(const char *text, const char *opt)
 {
-	size_t n = strlen(opt);
+	char *line = kreg_asprintf("%s=y\n", opt), **missing = NULL;
+	size_t n = 0;
 
-	for (const char *p = strstr(text, opt); p; p = strstr(p + 1, opt))
-		if ((p == text || p[-1] == '\n') && !strncmp(p + n, "=y", 2) &&
-		    (p[n + 2] == '\n' || !p[n + 2]))
-			return 1;
-	return 0;
+	kreg_build_check_config(&missing, &n, text, line);
+	for (size_t i = 0; i < n; i++)
+		free(missing[i]);
+	free(missing);
+	free(line);
+	return n == 0;
 }
 
 int kreg_image_kernel_mounts_progs(const char *config_path, char **why)

@@ -82,6 +82,12 @@ const char *kreg_try_verdict_name(kreg_try_verdict v)
 	return "?";
 }
 
+/* The shares of the regression recovered the rule turns on: from nine
+ * tenths a fix is at the last good's level; from a half when the last
+ * good is not told apart from it (kreg_try_judge, kreg_try_waits_on_good). */
+#define SHARE_FIXED 0.9
+#define SHARE_FIXED_IF_LEVEL 0.5
+
 kreg_try_verdict kreg_try_judge(double *share, const kreg_stats_cmp *good_fix,
 				const kreg_stats_cmp *culprit_fix)
 {
@@ -93,8 +99,9 @@ kreg_try_verdict kreg_try_judge(double *share, const kreg_stats_cmp *good_fix,
 		*share = 0;
 	/* at the last good's level: nine tenths of the way back, or half of
 	 * it and not told apart from the last good (or better) */
-	if (*share >= 0.9 || (*share >= 0.5 && (good_fix->verdict == KREG_VERDICT_NO_CHANGE ||
-						good_fix->verdict == KREG_VERDICT_IMPROVEMENT)))
+	if (*share >= SHARE_FIXED ||
+	    (*share >= SHARE_FIXED_IF_LEVEL && (good_fix->verdict == KREG_VERDICT_NO_CHANGE ||
+						 good_fix->verdict == KREG_VERDICT_IMPROVEMENT)))
 		return KREG_TRY_FIXED;
 	/* better than the culprit, told apart from it, short of the last good */
 	if (culprit_fix->verdict == KREG_VERDICT_IMPROVEMENT && *share > 0)
@@ -329,7 +336,7 @@ int kreg_try_waits_on_good(const kreg_stats_cmp *gf, const kreg_stats_cmp *cf)
 	double share;
 
 	kreg_try_judge(&share, gf, cf);
-	return share >= 0.5 && share < 0.9;
+	return share >= SHARE_FIXED_IF_LEVEL && share < SHARE_FIXED;
 }
 
 /* Run the three until the comparison of the fix with the culprit settles,

@@ -530,6 +530,21 @@ static double fit_penalty(const seg_ctx *c, const seg *segs, size_t n)
 	return pen;
 }
 
+/* A binary segmentation of the history at `times` the penalties into
+ * *segs (the caller's, free()); returns how many segments. */
+static size_t coarse_fit(seg_ctx *c, double times, seg **segs)
+{
+	double beta = c->beta, line_pen = c->line_pen;
+	size_t n;
+
+	c->beta *= times;
+	c->line_pen *= times;
+	n = fit(c, KREG_SEG_BINSEG, segs);
+	c->beta = beta;
+	c->line_pen = line_pen;
+	return n;
+}
+
 /* The noise of the differences is itself noisy (as low as 0.71 of the
  * truth over 100 seeded histories of 60 commits: test_stats_segment): when
  * it comes out low, the fit takes chance runs of the noise for steps. The
@@ -539,15 +554,10 @@ static double fit_penalty(const seg_ctx *c, const seg *segs, size_t n)
  * estimate is the one kept. */
 static void noise_floor(seg_ctx *c)
 {
-	double beta = c->beta, line_pen = c->line_pen, spread;
+	double spread;
 	seg *segs;
-	size_t n;
+	size_t n = coarse_fit(c, NOISE_FIT, &segs);
 
-	c->beta *= NOISE_FIT;
-	c->line_pen *= NOISE_FIT;
-	n = fit(c, KREG_SEG_BINSEG, &segs);
-	c->beta = beta;
-	c->line_pen = line_pen;
 	spread = residual_spread(c, segs, n);
 	if (spread * spread > c->sigma2)
 		c->sigma2 = spread * spread;
@@ -568,17 +578,13 @@ static void noise_floor(seg_ctx *c)
  * segments in *segs (replaced when the noise widens). */
 static size_t wander(seg_ctx *c, kreg_stats_seg_method method, seg **segs, size_t nsegs)
 {
-	double beta = c->beta, line_pen = c->line_pen, K = (double)c->K, rho, white, ar;
+	double K = (double)c->K, rho, white, ar;
 	seg *coarse;
 	size_t ncoarse;
 
 	if (c->K < 8)
 		return nsegs;
-	c->beta *= COARSE;
-	c->line_pen *= COARSE;
-	ncoarse = fit(c, KREG_SEG_BINSEG, &coarse);
-	c->beta = beta;
-	c->line_pen = line_pen;
+	ncoarse = coarse_fit(c, COARSE, &coarse);
 	rho = residual_autocorr(c, coarse, ncoarse);
 	if (rho > 0) {
 		white = K * log(fit_rss(c, *segs, nsegs, 0) / K + 1e-12) + fit_penalty(c, *segs, nsegs);

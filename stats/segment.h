@@ -3,12 +3,15 @@
  * E-Divisive (stats/changes.h) assumes flat levels with steps; on a history
  * that trends it reports a staircase, and its rank test cannot speak under
  * about 22 commits of one run. This fits the history (one value a commit:
- * the median of its runs, a lone wild commit clipped) with segments that
+ * the mean of its runs near their median, a lone wild commit clipped; the
+ * noise from the first differences, bounded below by the residuals of a
+ * coarser fit) with segments that
  * are each a flat level or a straight line, minimising the squared error
  * over the noise variance plus a penalty per segment (MBIC's 3 log n by
  * default, BIC's 2 log n on request) and one more log n per line. PELT
  * finds the exact optimum; binary segmentation is the greedy, cheaper way
- * (and with flat segments, BIC, no clipping and no_autocorr, a baseline).
+ * (and with flat segments, BIC, no clipping, no_autocorr, no_noise_floor
+ * and median_of_runs, a baseline).
  * When the values wander or cycle (a random walk, a season), the noise is
  * widened to its long-run variance before the fit that counts, so a season
  * is not cut into steps.
@@ -40,6 +43,10 @@ typedef struct {
 	int no_clip;		/* take commit values as they are (no clipping) */
 	int no_autocorr;	/* keep the noise from the differences even when
 				 * the fit's residuals are autocorrelated */
+	int no_noise_floor;	/* keep the noise from the differences even when
+				 * a coarser fit's residuals are wider */
+	int median_of_runs;	/* a commit's value is the median of its runs
+				 * (default: the mean of those near it) */
 	double floor;		/* smallest relative step or drift reported;
 				 * 0: 0.02, <0: none */
 	size_t min_commits;	/* commits with runs per segment; 0: 2 */

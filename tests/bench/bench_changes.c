@@ -393,7 +393,8 @@ static void run_method(score *s, int m, const history *h)
 
 		if (m == M_SIGMA_BIC)
 			o = (kreg_stats_seg_opts){ .method = KREG_SEG_BINSEG, .penalty = KREG_SEG_BIC,
-						   .no_drift = 1, .no_clip = 1, .no_autocorr = 1, .floor = -1 };
+						   .no_drift = 1, .no_clip = 1, .no_autocorr = 1, .floor = -1,
+						   .no_noise_floor = 1, .median_of_runs = 1 };
 		else if (m == M_BINSEG)
 			o.method = KREG_SEG_BINSEG;
 		if (m != M_SIGMA_BIC) {	/* to try variants by hand */
@@ -403,6 +404,10 @@ static void run_method(score *s, int m, const history *h)
 				o.no_clip = 1;
 			if (getenv("BENCH_NO_AUTOCORR"))
 				o.no_autocorr = 1;
+			if (getenv("BENCH_NO_NOISE_FLOOR"))
+				o.no_noise_floor = 1;
+			if (getenv("BENCH_MEDIAN"))
+				o.median_of_runs = 1;
 			if (getenv("BENCH_NO_DRIFT"))
 				o.no_drift = 1;
 			if (getenv("BENCH_MIN"))
@@ -485,7 +490,8 @@ static void bench_speed(void)
 			if (m == M_SIGMA_BIC)
 				o = (kreg_stats_seg_opts){ .method = KREG_SEG_BINSEG,
 							   .penalty = KREG_SEG_BIC, .no_drift = 1,
-							   .no_clip = 1, .no_autocorr = 1, .floor = -1 };
+							   .no_clip = 1, .no_autocorr = 1, .floor = -1,
+							   .no_noise_floor = 1, .median_of_runs = 1 };
 			else if (m == M_BINSEG)
 				o.method = KREG_SEG_BINSEG;
 			for (int rep = 0; rep < 3; rep++) {	/* CPU time: the machine is shared */

@@ -136,7 +136,8 @@ static const field host_fields[] = {
 	{ .key = "kvm", .type = T_ENUM, .off = O(kreg_host_cfg, kvm), .def = "auto", .only = B_QEMU, .enums = kvm_enum },
 	{ .key = "disk", .type = T_PATH, .off = O(kreg_host_cfg, disk), .only = B_QEMU },
 	{ .key = "pin", .type = T_STRLIST, .off = O(kreg_host_cfg, pin), C(kreg_host_cfg, npin), .only = B_QEMU },
-	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .def = "1G", .only = B_QEMU },
+	/* qemu: 1G when unset (below); lava: a test disk only when set */
+	{ .key = "disk_size", .type = T_SIZE, .off = O(kreg_host_cfg, disk_size), .only = B_QEMU | B_LAVA },
 	{ .key = "image", .type = T_PATH, .off = O(kreg_host_cfg, image), .only = B_QEMU | B_LAVA },
 	{ .key = "append", .type = T_STR, .off = O(kreg_host_cfg, append), .only = B_QEMU | B_SSH | B_LAVA },
 	{ .key = "kernel_config", .type = T_STR, .off = O(kreg_host_cfg, kernel_config), .only = B_QEMU | B_SSH | B_SIM | B_LAVA,
@@ -559,6 +560,8 @@ static void finish(loader *ld, kreg_config *c)
 				h->memory = 1024ull << 20;
 			if (!h->image)
 				h->image = kreg_path_join(dd, "images/kreg-initrd.cpio");
+			if (h->backend == KREG_BACKEND_QEMU && !h->disk_size)
+				h->disk_size = 1024ull << 20;
 			break;
 		default:
 			break;

@@ -62,6 +62,12 @@ int kreg_host__console_result(kreg_host_result *out, const char *host, const kre
 			      const char *out_dir, const kreg_qemu_console *c,
 			      const kreg_spawn_result *r, const char *qemu_log, const char *where);
 
+/* A guest's test disk (the qemu host's disk image, the one kreg gives a
+ * LAVA qemu device) is its first virtio disk; a job that wants a file
+ * system has it mounted here. */
+#define KREG_GUEST_DISK "vda"
+#define KREG_GUEST_MNT "/mnt/kreg"
+
 /* The job's part of a guest's initramfs (kernel/image.h's per-run
  * archive): argv (its text in argv_text), where output goes, the test disk
  * (disk_dev, "vda", formatted with fs and mounted on mnt; NULL: none; its

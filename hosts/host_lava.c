@@ -16,6 +16,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,10 @@ static int copy_file(const char *from, const char *to)
 	return error;
 }
 
-/* The guest's job on /tmp (a tmpfs): the qemu guest's plan without a disk. */
+/* Where the guest's job writes: the test disk kreg gives the device
+ * (disk_size: a blank raw image, the guest's vda), formatted only when the
+ * job names a file system, as on the qemu host; /tmp (a tmpfs) when the
+ * host has none. */
 static int lava_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_atom *atom,
 		     int cpus)
 {
@@ -76,7 +80,24 @@ static int lava_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_a
 			      h->cfg->fxmark };
 
 	*fs = NULL;
-	return kreg_job_plan(out, atom, &po);
+	if (!h->hc->disk_size)
+		return kreg_job_plan(out, atom, &po);
+	return kreg_host__plan_disk(out, fs, atom, &po, "/dev/" KREG_GUEST_DISK, KREG_GUEST_MNT);
+}
+
+/* The blank test disk beside the kernel: a sparse file of disk_size (no
+ * space taken here; LAVA writes it out on its worker). */
+static int make_disk(const kreg_host_cfg *hc, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || ftruncate(fd, (off_t)hc->disk_size) < 0) {
+		kreg_error_errno("host '%s': cannot make the test disk %s", hc->name, path);
+		if (fd >= 0)
+			close(fd);
+		return KREG_ERROR;
+	}
+	return close(fd) < 0 ? kreg_error_errno("host '%s': %s", hc->name, path), KREG_ERROR : 0;
 }
 
 /* The kernel and the initramfs with the job, in the run's directory under
@@ -103,8 +124,9 @@ static int stage(lava_run_ctx *x)
 		if ((error = write_run_file(x->req->out_dir, x->plan.files[i].name,
 					    x->plan.files[i].content, x->plan.files[i].len)) < 0)
 			goto done;
-	if ((error = kreg_host__guest_job_files(&files, &nfiles, &argv_text, &disk, &x->plan, NULL,
-						NULL, NULL)) < 0) {
+	if ((error = kreg_host__guest_job_files(&files, &nfiles, &argv_text, &disk, &x->plan, fs,
+						hc->disk_size ? KREG_GUEST_DISK : NULL,
+						KREG_GUEST_MNT)) < 0) {
 		kreg_host__fail(x->out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		kreg_error_clear();
 		error = 1;
@@ -125,7 +147,11 @@ static int stage(lava_run_ctx *x)
 			       hc->serve_dir, kreg_error_last());
 		goto done;
 	}
-	error = kreg_image_with_files(initrd, image, files, nfiles);
+	if ((error = kreg_image_with_files(initrd, image, files, nfiles)) < 0 || !hc->disk_size)
+		goto done;
+	free(to);
+	to = kreg_path_join(x->serve, "disk.img");
+	error = make_disk(hc, to);
 done:
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);
@@ -146,6 +172,7 @@ static int submit(lava_run_ctx *x)
 	const char *sl = hc->serve_url[strlen(hc->serve_url) - 1] == '/' ? "" : "/";
 	char *kurl = kreg_asprintf("%s%s%s/bzImage", hc->serve_url, sl, x->name);
 	char *iurl = kreg_asprintf("%s%s%s/initrd.cpio", hc->serve_url, sl, x->name);
+	char *durl = hc->disk_size ? kreg_asprintf("%s%s%s/disk.img", hc->serve_url, sl, x->name) : NULL;
 	kreg_buf cmdline = KREG_BUF_INIT;
 	kreg_lava_reply r;
 	kreg_lava_job job;
@@ -155,7 +182,7 @@ static int submit(lava_run_ctx *x)
 	kreg_buf_puts(&cmdline, CMDLINE);
 	if (hc->append && *hc->append)
 		kreg_buf_printf(&cmdline, " %s", hc->append);
-	job = (kreg_lava_job){ x->name, kurl, iurl, cmdline.ptr, hc->cpus, x->timeout };
+	job = (kreg_lava_job){ x->name, kurl, iurl, durl, cmdline.ptr, hc->cpus, x->timeout };
 	def = kreg_lava_job_definition(hc, &job);
 	if ((error = write_run_file(x->req->out_dir, "lava-job.yaml", def, strlen(def))) < 0)
 		goto done;
@@ -177,6 +204,7 @@ static int submit(lava_run_ctx *x)
 done:
 	free(def);
 	kreg_buf_release(&cmdline);
+	free(durl);
 	free(iurl);
 	free(kurl);
 	return error;

@@ -34,11 +34,13 @@ int kreg_lava_request(kreg_lava_reply *out, kreg_lava_api *api, const char *path
 void kreg_lava_reply_release(kreg_lava_reply *r);
 
 /* The job definition kreg submits (JSON, which LAVA reads as YAML): deploy
- * kernel and ramdisk by URL to tmpfs, boot with qemu's -kernel, -append
- * and -initrd, and wait for kreg's /init to power the guest off. */
+ * kernel and ramdisk (and the test disk, when the host has one) by URL to
+ * tmpfs, boot with qemu's -kernel, -append, -initrd (and the disk as the
+ * first virtio drive), and wait for kreg's /init to power the guest off. */
 typedef struct {
 	const char *name;		/* job_name */
 	const char *kernel_url, *initrd_url;
+	const char *disk_url;		/* the blank test disk; NULL: none */
 	const char *cmdline;		/* the kernel command line */
 	int cpus;
 	double timeout;			/* the boot and the job, seconds */

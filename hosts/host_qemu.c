@@ -32,15 +32,12 @@
 #include <unistd.h>
 
 #define DEFAULT_MEMORY (1024ull << 20)
-#define DEFAULT_DISK_SIZE (1024ull << 20)
 #define DEFAULT_TIMEOUT 600.0
 /* A working KVM prints the kernel's banner well within a second; a broken
  * one (this machine's /dev/kvm: the guest never gets anywhere, 12 s of
  * system time in 25) hangs until the timeout, which every new data_dir
  * paid on its first run: 20 s before. */
 #define KVM_PROBE_TIMEOUT 8.0
-#define GUEST_DISK "vda"
-#define GUEST_MNT "/mnt/kreg"
 
 static const char *qemu_binary(const kreg_host_cfg *hc)
 {
@@ -148,7 +145,7 @@ static int want_kvm(const kreg_host *h, const char *bzimage)
 
 static int ensure_disk(const kreg_host_cfg *hc, const char *disk)
 {
-	uint64_t size = hc->disk_size ? hc->disk_size : DEFAULT_DISK_SIZE;
+	uint64_t size = hc->disk_size;
 	char *dir;
 	int fd;
 
@@ -325,7 +322,7 @@ static const char *guest_dev(const kreg_host_cfg *hc, const kreg_disk *d)
 {
 	if (d->kind != KREG_DISK_HOST)
 		return kreg_disk_dev(d);
-	return hc->disk && *hc->disk ? GUEST_DISK : NULL;
+	return hc->disk && *hc->disk ? KREG_GUEST_DISK : NULL;
 }
 
 /* Where the job writes: the test device, formatted only when the job needs
@@ -346,7 +343,7 @@ static int qemu_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_a
 	if (!(dev = guest_dev(h->hc, &d)))
 		return kreg_job_plan(out, atom, &po);
 	path = kreg_asprintf("/dev/%s", dev);
-	error = kreg_host__plan_disk(out, fs, atom, &po, path, GUEST_MNT);
+	error = kreg_host__plan_disk(out, fs, atom, &po, path, KREG_GUEST_MNT);
 	free(path);
 	return error;
 }
@@ -509,7 +506,7 @@ static int stage_job(kreg_host *h, kreg_host_result *out, kreg_plan *plan, int *
 					    plan->files[i].len)) < 0)
 			goto done;
 	if ((error = kreg_host__guest_job_files(&files, &nfiles, &argv_text, &disk_line, plan, fs,
-						     guest_dev(hc, d), GUEST_MNT)) < 0) {
+						     guest_dev(hc, d), KREG_GUEST_MNT)) < 0) {
 		kreg_host__fail(out, KREG_RUN_JOB_FAILED, "%s", kreg_error_last());
 		error = 1;
 		goto done;

@@ -235,6 +235,11 @@ char *kreg_lava_job_definition(const kreg_host_cfg *hc, const kreg_lava_job *job
 	json_object_set_new(images, "kernel", img);
 	img = json_pack("{s:s, s:s}", "image_arg", "-initrd {ramdisk}", "url", job->initrd_url);
 	json_object_set_new(images, "ramdisk", img);
+	if (job->disk_url) {
+		img = json_pack("{s:s, s:s}", "image_arg", "-drive format=raw,if=virtio,file={disk}",
+				"url", job->disk_url);
+		json_object_set_new(images, "disk", img);
+	}
 	deploy = json_pack("{s:{s:s, s:{s:I}, s:o}}", "deploy", "to", "tmpfs", "timeout", "minutes",
 			   (json_int_t)5, "images", images);
 	boot = json_pack("{s:{s:s, s:s, s:{s:I}, s:[s]}}", "boot", "method", "qemu", "media", "tmpfs",

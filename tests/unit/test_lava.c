@@ -91,7 +91,7 @@ static void definition_asks_for_the_device_and_urls(void **state)
 	char *tags[] = { "big", "nvme" };
 	kreg_host_cfg hc = { .name = "lab", .device_type = "qemu", .priority = 70,
 			     .tags = tags, .ntags = 2 };
-	kreg_lava_job job = { "kreg-lab-1", "http://h/k/bzImage", "http://h/k/initrd.cpio",
+	kreg_lava_job job = { "kreg-lab-1", "http://h/k/bzImage", "http://h/k/initrd.cpio", NULL,
 			      "console=ttyS0 rdinit=/init", 2, 300 };
 	char *def = kreg_lava_job_definition(&hc, &job);
 	json_t *j = json_loads(def, 0, NULL);
@@ -111,6 +111,20 @@ static void definition_asks_for_the_device_and_urls(void **state)
 			    "KREG-GUEST: poweroff");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(boot, "timeout"),
 							    "minutes")), 5);
+	assert_null(json_object_get(json_object_get(deploy, "images"), "disk"));
+	json_decref(j);
+	free(def);
+
+	/* a host with a test disk: the blank image, the guest's first virtio drive */
+	job.disk_url = "http://h/k/disk.img";
+	def = kreg_lava_job_definition(&hc, &job);
+	j = json_loads(def, 0, NULL);
+	deploy = json_object_get(json_array_get(json_object_get(j, "actions"), 0), "deploy");
+	kernel = json_object_get(json_object_get(deploy, "images"), "disk");
+	assert_non_null(kernel);
+	assert_string_equal(json_string_value(json_object_get(kernel, "url")), "http://h/k/disk.img");
+	assert_string_equal(json_string_value(json_object_get(kernel, "image_arg")),
+			    "-drive format=raw,if=virtio,file={disk}");
 	json_decref(j);
 	free(def);
 }

@@ -221,6 +221,33 @@ int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id)
 	return error;
 }
 
+int kreg_db_regressions_tied(kreg_db *db, int64_t **ids, size_t *n, int64_t id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st,
+			     "SELECT r.id FROM regressions r JOIN regressions g ON g.id = ?1 WHERE "
+			     "r.culprit_commit_id = g.culprit_commit_id AND r.job_id = g.job_id AND "
+			     "r.host_id = g.host_id AND r.state IN ('bisected', 'reported') AND "
+			     "coalesce(r.triage, '') = '' ORDER BY r.id != ?1, r.id") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = kreg_reallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return kreg_db__error(db, "cannot read the regressions of a culprit");
+}
+
 int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
 			      int64_t host_id, int64_t metric_id)
 {

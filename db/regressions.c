@@ -224,7 +224,7 @@ int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id)
 int kreg_db_regressions_tied(kreg_db *db, int64_t **ids, size_t *n, int64_t id)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int error;
 
 	*ids = NULL;
 	*n = 0;
@@ -235,17 +235,9 @@ int kreg_db_regressions_tied(kreg_db *db, int64_t **ids, size_t *n, int64_t id)
 			     "coalesce(r.triage, '') = '' ORDER BY r.id != ?1, r.id") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*ids = kreg_reallocarray(*ids, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
+	error = kreg_db__ids(db, st, ids, n, "cannot read the regressions of a culprit");
 	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	free(*ids);
-	*ids = NULL;
-	*n = 0;
-	return kreg_db__error(db, "cannot read the regressions of a culprit");
+	return error;
 }
 
 int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,

@@ -87,26 +87,37 @@ done:
 }
 
 /* A recovery bisection over (docs/bisect.md, "Recovery"): the commit it
- * found is tried as the regression's fix (daemon/work_try.c, source
- * "recovery"): the try marks it fixed, with the share recovered, and its
- * answer goes into the report's thread. */
+ * found is tried as the fix (daemon/work_try.c, source "recovery") of
+ * the regression it recovers and of every other open regression of its
+ * culprit, job and host (the metrics that moved with it: one recovery
+ * bisection answers for them all, kreg_db_regressions_tied): each try
+ * marks its own regression fixed, with its own share, or leaves it open;
+ * the answers go into the report's thread. */
 static int try_recovery(kreg_work_item *j, const kreg_db_bisection *b)
 {
-	char *key;
-	kreg_work_new t = { .kind = KREG_WORK_TRY, .commit_id = b->culprit_commit_id,
-			    .host_id = b->host_id, .regression_id = b->recovers,
-			    .seq = kreg_try_source_seq("recovery"), .priority = KREG_PRIO_BISECT };
-	int added = 0, error;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int error;
 
 	if (strcmp(b->state, "found"))
-		return 0;	/* no commit named: the regression stays open */
-	key = kreg_work_key_try(b->recovers, b->culprit_commit_id);
-	t.key = key;
-	error = kreg_db_work_add(j->db, NULL, &added, &t);
-	if (!error && added)
-		log_info("work %lld: regression %lld: its level came back at %.12s: tried as its fix",
-			 (long long)j->w.id, (long long)b->recovers, b->culprit_sha);
-	free(key);
+		return 0;	/* no commit named: the regressions stay open */
+	if ((error = kreg_db_regressions_tied(j->db, &ids, &n, b->recovers)) < 0)
+		return error;
+	for (size_t i = 0; i < n && !error; i++) {
+		char *key = kreg_work_key_try(ids[i], b->culprit_commit_id);
+		kreg_work_new t = { .kind = KREG_WORK_TRY, .key = key, .commit_id = b->culprit_commit_id,
+				    .host_id = b->host_id, .regression_id = ids[i],
+				    .seq = kreg_try_source_seq("recovery"),
+				    .priority = KREG_PRIO_BISECT };
+		int added = 0;
+
+		error = kreg_db_work_add(j->db, NULL, &added, &t);
+		if (!error && added)
+			log_info("work %lld: regression %lld: its level came back at %.12s: tried as "
+				 "its fix", (long long)j->w.id, (long long)ids[i], b->culprit_sha);
+		free(key);
+	}
+	free(ids);
 	return error;
 }
 

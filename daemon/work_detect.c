@@ -4,7 +4,8 @@
  * started, the mail of a confirmed regression, the site; and while the
  * runs that may start a bisection run, its first step's kernel. Then the
  * regressions whose level came back at the commit (usecase/recovery.h):
- * the first step of each recovery bisection. */
+ * the first step of each recovery bisection, and the runs that settle a
+ * level in the uncertain middle. */
 #include "daemon/work_internal.h"
 
 #include "db/bisect.h"
@@ -49,6 +50,34 @@ static int queue_more(kreg_work_item *j, int64_t commit_id, int runs, const char
 		made += added;
 	}
 	return 0;
+}
+
+/* The runs the detector asked, and those a recovery's level in the
+ * middle asked (usecase/recovery.h): of a commit both ask runs of, the
+ * more of the two, not their sum. */
+static int queue_all_more(kreg_work_item *j, const kreg_detect_outcome *o,
+			  const kreg_recovery_outcome *rec)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < o->nmore && !error; i++) {
+		int runs = o->more[i].runs;
+
+		for (size_t k = 0; k < rec->nmore; k++)
+			if (rec->more[k].commit_id == o->more[i].commit_id && rec->more[k].runs > runs)
+				runs = rec->more[k].runs;
+		error = queue_more(j, o->more[i].commit_id, runs, j->w.config_name);
+	}
+	for (size_t k = 0; k < rec->nmore && !error; k++) {
+		int seen = 0;
+
+		for (size_t i = 0; i < o->nmore; i++)
+			seen |= o->more[i].commit_id == rec->more[k].commit_id;
+		if (!seen)
+			error = queue_more(j, rec->more[k].commit_id, rec->more[k].runs,
+					   j->w.config_name);
+	}
+	return error;
 }
 
 /* The kernel of the first step a bisection of the range the detector
@@ -139,13 +168,12 @@ int kreg_worker_detect(kreg_work_item *j)
 	if ((error = kreg_detect_step(&o, j->cfg, j->db, j->w.commit_id, j->w.job_id, j->w.host_id,
 				      j->w.config_name, stderr)) < 0)
 		goto rollback;
-	for (size_t i = 0; i < o.nmore; i++)
-		if ((error = queue_more(j, o.more[i].commit_id, o.more[i].runs, j->w.config_name)) < 0)
-			goto rollback_o;
 	/* the regressions of (job, host) whose level came back here */
-	if ((error = queue_bisections(j, o.bisections, o.nbisections)) < 0 ||
-	    (error = kreg_recovery_check(&rec, j->cfg, j->db, j->w.commit_id, j->w.job_id,
-					 j->w.host_id, stderr)) < 0 ||
+	if ((error = kreg_recovery_check(&rec, j->cfg, j->db, j->w.commit_id, j->w.job_id,
+					 j->w.host_id, stderr)) < 0)
+		goto rollback_o;
+	if ((error = queue_all_more(j, &o, &rec)) < 0 ||
+	    (error = queue_bisections(j, o.bisections, o.nbisections)) < 0 ||
 	    (error = queue_bisections(j, rec.bisections, rec.nbisections)) < 0)
 		goto rollback_o;
 	if (!o.nbisections)

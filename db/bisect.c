@@ -153,7 +153,10 @@ int kreg_db_bisection_recovery_of(kreg_db *db, int64_t *bisection_id, int64_t re
 	int rc;
 
 	*bisection_id = 0;
-	if (kreg_db__prepare(db, &st, "SELECT max(id) FROM bisections WHERE recovers = ?1") < 0)
+	if (kreg_db__prepare(db, &st, "SELECT max(b.id) FROM bisections b JOIN regressions r ON "
+			     "r.id = b.recovers JOIN regressions g ON g.id = ?1 WHERE r.id = g.id OR "
+			     "(r.culprit_commit_id = g.culprit_commit_id AND r.job_id = g.job_id AND "
+			     "r.host_id = g.host_id)") < 0)
 		return KREG_ERROR;
 	sqlite3_bind_int64(st, 1, regression_id);
 	rc = sqlite3_step(st);

@@ -35,8 +35,11 @@ typedef struct {
  * on (bisected with the culprit, inconclusive, not_reproduced; confirmed
  * again when the bisection failed). */
 int kreg_db_bisection_create(kreg_db *db, int64_t *id, const kreg_db_bisection *b);
-/* The newest recovery bisection of regression id in *bisection_id; 0 when
- * none. */
+/* The newest recovery bisection of regression id in *bisection_id, or of
+ * a regression of the same culprit, job and host (one culprit's
+ * bisection explains a regression a metric that moved: they share one
+ * recovery bisection, whose recovers names the first of them judged
+ * back); 0 when none. */
 int kreg_db_bisection_recovery_of(kreg_db *db, int64_t *bisection_id, int64_t regression_id);
 /* KREG_ENOTFOUND (error set, naming the id) when there is none. */
 int kreg_db_bisection_get(kreg_db *db, kreg_db_bisection *out, int64_t id);

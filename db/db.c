@@ -125,6 +125,24 @@ int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+int kreg_db__ids(kreg_db *db, sqlite3_stmt *st, int64_t **ids, size_t *n, const char *what)
+{
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = kreg_reallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc == SQLITE_DONE)
+		return 0;
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return kreg_db__error(db, what);
+}
+
 int kreg_db__bind_text(sqlite3_stmt *st, int idx, const char *s)
 {
 	if (!s)

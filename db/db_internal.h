@@ -37,6 +37,10 @@ int kreg_db__find_id(kreg_db *db, int64_t *id, const char *sql, const char *name
 		     const char *what);
 /* Step a statement expected to finish (INSERT/UPDATE/DELETE). */
 int kreg_db__step_done(kreg_db *db, sqlite3_stmt *st, const char *what);
+/* Step st (prepared and bound) to its end, column 0 of each row an id
+ * appended to *ids (the caller's); on an error *ids is freed and NULL,
+ * and the error names what. st is neither reset nor finalized. */
+int kreg_db__ids(kreg_db *db, sqlite3_stmt *st, int64_t **ids, size_t *n, const char *what);
 /* Bind text or NULL. */
 int kreg_db__bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* Reap the 'running' runs that `where` (SQL over runs, ?1 = arg) selects

@@ -221,6 +221,25 @@ int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id)
 	return error;
 }
 
+int kreg_db_regressions_tied(kreg_db *db, int64_t **ids, size_t *n, int64_t id)
+{
+	sqlite3_stmt *st;
+	int error;
+
+	*ids = NULL;
+	*n = 0;
+	if (kreg_db__prepare(db, &st,
+			     "SELECT r.id FROM regressions r JOIN regressions g ON g.id = ?1 WHERE "
+			     "r.culprit_commit_id = g.culprit_commit_id AND r.job_id = g.job_id AND "
+			     "r.host_id = g.host_id AND r.state IN ('bisected', 'reported') AND "
+			     "coalesce(r.triage, '') = '' ORDER BY r.id != ?1, r.id") < 0)
+		return KREG_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	error = kreg_db__ids(db, st, ids, n, "cannot read the regressions of a culprit");
+	sqlite3_finalize(st);
+	return error;
+}
+
 int kreg_db_regression_levels(kreg_db *db, char ***shas, size_t *n, int64_t job_id,
 			      int64_t host_id, int64_t metric_id)
 {

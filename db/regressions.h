@@ -40,6 +40,11 @@ int kreg_db_regression_join(kreg_db *db, int64_t id, int64_t bisection_id);
  * started; *bisection_id 0 when none. */
 int kreg_db_regression_shared(kreg_db *db, int64_t *bisection_id, int64_t job_id,
 			      int64_t host_id, int64_t base_commit_id, int64_t bad_commit_id);
+/* The open regressions (bisected or reported, nobody's mark) of the
+ * culprit, job and host of regression id, id first when it is one of
+ * them, then oldest first: what one recovery bisection answers for
+ * (kreg_db_bisection_recovery_of). *ids is the caller's. */
+int kreg_db_regressions_tied(kreg_db *db, int64_t **ids, size_t *n, int64_t id);
 /* Every regression riding on a bisection takes its outcome (the state and
  * culprit of the bisection's own regression). */
 int kreg_db_regressions_follow(kreg_db *db, int64_t bisection_id);

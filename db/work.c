@@ -625,7 +625,7 @@ static int group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id
 		"host_id = ?3 AND kind = 'run' AND judge_commit_id IS NOT NULL AND "
 		"judge_commit_id != ?1 GROUP BY judge_commit_id ORDER BY min(id)";
 	sqlite3_stmt *st;
-	int rc;
+	int error;
 
 	*ids = NULL;
 	*n = 0;
@@ -634,18 +634,9 @@ static int group_judges(kreg_db *db, int64_t **ids, size_t *n, int64_t commit_id
 	sqlite3_bind_int64(st, 1, commit_id);
 	sqlite3_bind_int64(st, 2, job_id);
 	sqlite3_bind_int64(st, 3, host_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*ids = kreg_reallocarray(*ids, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
+	error = kreg_db__ids(db, st, ids, n, "cannot read the commits that asked for runs");
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return kreg_db__error(db, "cannot read the commits that asked for runs");
-	}
-	return 0;
+	return error;
 }
 
 /* The detection of commit_id's group of seq run items, under key. */

@@ -16,27 +16,40 @@
 #include "lib/mem.h"
 #include "stats/compare.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Commits of the line read back to the culprit, at most. */
 #define MAX_LINE 5000
 
+/* The last good and the culprit each against x; -1 (error cleared) when a
+ * side has too few values to judge. */
+static int compare_both(kreg_stats_cmp *gf, kreg_stats_cmp *cf, const kreg_stats_opts *so,
+			const char *metric, const double *good, size_t ngood,
+			const double *culprit, size_t nculprit, const double *x, size_t nx)
+{
+	size_t min = so->min_runs > 0 ? (size_t)so->min_runs : 3;
+
+	if (nx < min || ngood < 2 || nculprit < 2)
+		return -1;
+	if (kreg_stats_compare(gf, so, metric, good, ngood, x, nx) < 0 ||
+	    kreg_stats_compare(cf, so, metric, culprit, nculprit, x, nx) < 0) {
+		kreg_error_clear();
+		return -1;
+	}
+	return 0;
+}
+
 kreg_try_verdict kreg_recovery_judge(double *share, const kreg_stats_opts *so, const char *metric,
 				     const double *good, size_t ngood, const double *culprit,
 				     size_t nculprit, const double *x, size_t nx)
 {
-	size_t min = so->min_runs > 0 ? (size_t)so->min_runs : 3;
 	kreg_stats_cmp gf, cf;
 
 	*share = 0;
-	if (nx < min || ngood < 2 || nculprit < 2)
+	if (compare_both(&gf, &cf, so, metric, good, ngood, culprit, nculprit, x, nx) < 0)
 		return KREG_TRY_NO_BUILD;
-	if (kreg_stats_compare(&gf, so, metric, good, ngood, x, nx) < 0 ||
-	    kreg_stats_compare(&cf, so, metric, culprit, nculprit, x, nx) < 0) {
-		kreg_error_clear();
-		return KREG_TRY_NO_BUILD;
-	}
 	return kreg_try_judge(share, &gf, &cf);
 }
 
@@ -68,6 +81,14 @@ typedef struct {
 	long culprit;		/* its index in h */
 	double *good;		/* the last good's values */
 	size_t ngood;
+	int64_t good_id;	/* the last good's commit row */
+	/* the commit judged (pass one of kreg_recovery_check) */
+	int judged;		/* 0: not after the culprit, or no last good */
+	kreg_try_verdict at;
+	double share;
+	unsigned have[3], want[3];	/* last good, culprit, commit: runs */
+	int asks;		/* in the uncertain middle: want more than have */
+	int bisected;		/* back: acted on (pass two) */
 } look;
 
 static int values_of(const look *l, double **v, size_t *n, int64_t commit_id)
@@ -252,6 +273,7 @@ static int load_line(look *l)
 	if (plen == KREG_REPO_SHA_SIZE - 1) {
 		c.parents[plen] = '\0';
 		if ((error = kreg_db_commit_find(l->db, &g, l->reg->repo_id, c.parents)) == 0) {
+			l->good_id = g.id;
 			error = values_of(l, &l->good, &l->ngood, g.id);
 			kreg_db_commit_release(&g);
 		}
@@ -264,48 +286,128 @@ static int load_line(look *l)
 	return error < 0 ? error : plen == KREG_REPO_SHA_SIZE - 1;
 }
 
-/* Regression l->reg at commit l->sha. */
+/* The commit's level as a try of it judges it; in the uncertain middle
+ * (kreg_try_waits_on_good: half to nine tenths back, the verdict waiting
+ * on the last good against it), the runs each side is to have for the
+ * verdict to settle, as a try would run them (kreg_try_runs_wanted). */
+static void judge_commit(look *l)
+{
+	const kreg_db_history *h = &l->h;
+	size_t c = (size_t)l->culprit, x = h->ncommits - 1;
+	unsigned max = l->so.max_runs > 0 ? (unsigned)l->so.max_runs : 10;
+	kreg_stats_cmp gf, cf;
+
+	l->have[0] = (unsigned)l->ngood;
+	l->have[1] = (unsigned)(h->offset[c + 1] - h->offset[c]);
+	l->have[2] = (unsigned)(h->offset[x + 1] - h->offset[x]);
+	l->at = KREG_TRY_NO_BUILD;
+	l->share = 0;
+	if (compare_both(&gf, &cf, &l->so, l->reg->metric, l->good, l->ngood,
+			 h->values + h->offset[c], l->have[1], h->values + h->offset[x],
+			 l->have[2]) < 0)
+		return;
+	l->at = kreg_try_judge(&l->share, &gf, &cf);
+	if (l->at != KREG_TRY_FIXED && kreg_try_waits_on_good(&gf, &cf))
+		l->asks = kreg_try_runs_wanted(l->want, l->have, &gf, &cf, max);
+}
+
+/* Pass one: regression l->reg judged at commit l->sha, nothing done. */
 static int look_at(look *l)
 {
-	kreg_try_verdict *v = NULL, at;
+	int error;
+
+	if ((error = load_line(l)) <= 0)
+		return error;
+	l->judged = 1;
+	judge_commit(l);
+	return 0;
+}
+
+/* A commit back at the level before the regression: its recovery
+ * bisection started, unless a commit of culprit..commit is its fix the
+ * try path takes. */
+static int bisect_back(look *l)
+{
+	kreg_try_verdict *v;
 	char fix[41];
 	const char *source = "";
 	double share;
 	size_t n, good, bad;
-	int64_t recovery = 0;
 	int error;
 
-	if ((error = kreg_db_bisection_recovery_of(l->db, &recovery, l->reg->id)) < 0)
-		return error;
-	if (recovery)	/* one recovery bisection a regression; its row linked */
-		return link_bisected(l, recovery);
-	if ((error = load_line(l)) <= 0)
-		return error;
-	n = l->h.ncommits - (size_t)l->culprit;
-	at = judge_at(l, &share, l->h.ncommits - 1);
-	if (at == KREG_TRY_PARTLY) {
-		l->out->partly++;
-		kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is partly back (%.0f%% of "
-		    "the regression recovered): not bisected", (long long)l->reg->id,
-		    l->reg->metric, l->sha, share * 100);
-		return link_improvement(l, l->commit_id, l->sha, "partly back");
-	}
-	if (at != KREG_TRY_FIXED)
-		return 0;
 	if ((error = fix_candidate(l, fix, &source)) < 0)
 		return error;
 	if (fix[0]) {
 		kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is back (%.0f%%), and "
 		    "%.12s (%s) is tried as its fix: not bisected", (long long)l->reg->id,
-		    l->reg->metric, l->sha, share * 100, fix, source);
+		    l->reg->metric, l->sha, l->share * 100, fix, source);
 		return 0;
 	}
+	n = l->h.ncommits - (size_t)l->culprit;
 	v = kreg_malloc(n * sizeof(*v));
 	for (size_t i = 0; i < n; i++)
 		v[i] = i == 0 ? KREG_TRY_NOT_FIXED : judge_at(l, &share, (size_t)l->culprit + i);
 	kreg_recovery_range(&good, &bad, v, n);
 	free(v);
 	return start(l, (size_t)l->culprit + good, (size_t)l->culprit + bad);
+}
+
+/* Runs of commit_id asked (more of them), the most asked kept. */
+static void ask_more(kreg_recovery_outcome *o, int64_t commit_id, unsigned runs)
+{
+	for (size_t i = 0; i < o->nmore; i++)
+		if (o->more[i].commit_id == commit_id) {
+			if (o->more[i].runs < (int)runs)
+				o->more[i].runs = (int)runs;
+			return;
+		}
+	o->more = kreg_reallocarray(o->more, o->nmore + 1, sizeof(*o->more));
+	o->more[o->nmore].commit_id = commit_id;
+	o->more[o->nmore++].runs = (int)runs;
+}
+
+/* In the uncertain middle: the runs that settle it asked. */
+static void ask_settle(look *l)
+{
+	int64_t ids[3] = { l->good_id, l->reg->culprit_commit_id, l->commit_id };
+
+	for (int i = 0; i < 3; i++)
+		if (l->want[i] > l->have[i])
+			ask_more(l->out, ids[i], l->want[i] - l->have[i]);
+	l->out->asked++;
+	kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is %.0f%% back, not settled "
+	    "with %u runs: %u more of it, %u of the last good, %u of the culprit, then judged again",
+	    (long long)l->reg->id, l->reg->metric, l->sha, l->share * 100, l->have[2],
+	    l->want[2] - l->have[2], l->want[0] - l->have[0], l->want[1] - l->have[1]);
+}
+
+/* Pass two, for a regression not judged all the way back: linked to the
+ * recovery bisection of its culprit's regressions when there is one; in
+ * the uncertain middle, the runs that settle it asked (group_asks: some
+ * regression of its culprit asked them: the others wait for them too);
+ * partly back with the runs that settle it, said, not bisected. */
+static int act_rest(look *l, int group_asks)
+{
+	int64_t recovery = 0;
+	int error;
+
+	if ((error = kreg_db_bisection_recovery_of(l->db, &recovery, l->reg->id)) < 0)
+		return error;
+	if (recovery)	/* one recovery bisection a culprit's regressions; its row linked */
+		return link_bisected(l, recovery);
+	if (!l->judged || l->at == KREG_TRY_FIXED)
+		return 0;
+	if (l->asks) {
+		ask_settle(l);
+		return 0;
+	}
+	if (l->at != KREG_TRY_PARTLY || group_asks)
+		return 0;
+	l->out->partly++;
+	kreg_say(l->progress, "recovery: regression %lld: %s at %.12s is partly back (%.0f%% of "
+	    "the regression recovered): not bisected", (long long)l->reg->id,
+	    l->reg->metric, l->sha, l->share * 100);
+	return link_improvement(l, l->commit_id, l->sha, "partly back");
 }
 
 /* Open, with a culprit: bisected or reported, and nobody's mark. */
@@ -315,12 +417,71 @@ static int open_with_culprit(const kreg_db_regression *r)
 	       (!strcmp(r->state, "bisected") || !strcmp(r->state, "reported"));
 }
 
+/* Did a regression of look l's culprit ask runs? */
+static int group_asks(const look *v, size_t n, const look *l)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].asks && v[i].reg->culprit_commit_id == l->reg->culprit_commit_id)
+			return 1;
+	return 0;
+}
+
+/* The next regression judged all the way back to act on: of the biggest
+ * change, a drop before a rise (the metric the culprit's bisection ran
+ * on, usecase/detect.c: the clearest to bisect on); NULL when none. */
+static look *next_back(look *v, size_t n)
+{
+	look *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		double c = v[i].reg->change;
+
+		if (!v[i].judged || v[i].at != KREG_TRY_FIXED || v[i].bisected)
+			continue;
+		if (!best || ((c < 0) != (best->reg->change < 0) ? c < 0 :
+			      fabs(log1p(c)) > fabs(log1p(best->reg->change))))
+			best = &v[i];
+	}
+	return best;
+}
+
+/* The regressions of the commit's (job, host), judged first, then acted
+ * on: one culprit's regressions (one a metric that moved) share one
+ * recovery bisection, started by the first judged back (the others
+ * linked to it, kreg_db_bisection_recovery_of); those in the uncertain
+ * middle ask runs when none of their culprit's is back. */
+static int check_all(look *v, size_t n)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < n && !error; i++) {
+		int64_t recovery = 0;
+
+		if ((error = kreg_db_bisection_recovery_of(v[i].db, &recovery, v[i].reg->id)) < 0)
+			break;
+		if (!recovery)
+			error = look_at(&v[i]);
+	}
+	for (look *b; !error && (b = next_back(v, n)) != NULL;) {
+		int64_t recovery = 0;
+
+		b->bisected = 1;
+		if ((error = kreg_db_bisection_recovery_of(b->db, &recovery, b->reg->id)) == 0 &&
+		    !recovery)
+			error = bisect_back(b);
+	}
+	for (size_t i = 0; i < n && !error; i++)
+		error = act_rest(&v[i], group_asks(v, n, &v[i]));
+	return error;
+}
+
 int kreg_recovery_check(kreg_recovery_outcome *out, const kreg_config *cfg, kreg_db *db,
 			int64_t commit_id, int64_t job_id, int64_t host_id, FILE *progress)
 {
 	kreg_db_regression *regs = NULL;
 	kreg_commit_row c;
-	size_t n = 0;
+	look *v = NULL;
+	size_t n = 0, nv = 0;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -328,21 +489,25 @@ int kreg_recovery_check(kreg_recovery_outcome *out, const kreg_config *cfg, kreg
 		return error;
 	if ((error = kreg_db_regression_list(db, &regs, &n, 0)) < 0)
 		goto done;
-	for (size_t i = 0; i < n && !error; i++) {
-		look l = { .cfg = cfg, .db = db, .progress = progress, .out = out, .reg = &regs[i],
-			   .commit_id = commit_id, .sha = c.sha };
-
+	v = kreg_calloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
 		if (regs[i].job_id != job_id || regs[i].host_id != host_id ||
 		    regs[i].repo_id != c.repo_id || !open_with_culprit(&regs[i]) ||
 		    regs[i].culprit_commit_id == commit_id)
 			continue;
-		kreg_judge_stats_opts(&l.so, cfg);
-		error = look_at(&l);
-		kreg_judge_stats_opts_release(&l.so);
-		kreg_db_history_release(&l.h);
-		free(l.good);
+		v[nv] = (look){ .cfg = cfg, .db = db, .progress = progress, .out = out,
+				.reg = &regs[i], .commit_id = commit_id, .sha = c.sha };
+		kreg_judge_stats_opts(&v[nv].so, cfg);
+		nv++;
+	}
+	error = check_all(v, nv);
+	for (size_t i = 0; i < nv; i++) {
+		kreg_judge_stats_opts_release(&v[i].so);
+		kreg_db_history_release(&v[i].h);
+		free(v[i].good);
 	}
 done:
+	free(v);
 	kreg_db_regression_list_free(regs, n);
 	kreg_db_commit_release(&c);
 	if (error < 0)
@@ -353,6 +518,7 @@ done:
 void kreg_recovery_outcome_release(kreg_recovery_outcome *o)
 {
 	free(o->bisections);
+	free(o->more);
 	memset(o, 0, sizeof(*o));
 }
 

@@ -8,7 +8,9 @@
  * a recovery bisection: the bisection driver
  * (usecase/bisect_driver.h) over (the last tested commit still at the
  * regression's level, the first one back], its sense reversed, looking
- * for the commit that fixed it. A level only partly back is said, not
+ * for the commit that fixed it (one for all the regressions of one
+ * culprit, job and host). A level in the uncertain middle asks the runs
+ * that settle it first; one only partly back with them is said, not
  * bisected. The detector's row of the change the other way at the
  * bisection's bad end, or at a commit partly back (a rise of a metric
  * that dropped), is marked a duplicate of the regression, by kreg: one
@@ -28,13 +30,31 @@
 #include <stdio.h>
 
 typedef struct {
+	int64_t commit_id;
+	int runs;		/* more runs of it */
+} kreg_recovery_more;
+
+typedef struct {
 	int64_t *bisections;	/* recovery bisections started (to be stepped) */
 	size_t nbisections;
+	kreg_recovery_more *more;	/* runs that settle a level in the middle */
+	size_t nmore;
+	int asked;		/* regressions whose level waits for those runs */
 	int partly;		/* regressions only partly back: not bisected */
 	int linked;		/* improvement rows marked the recovery of a regression */
 } kreg_recovery_outcome;
 
-/* After the runs of (commit_id, job_id, host_id). */
+/* After the runs of (commit_id, job_id, host_id). The regressions one
+ * culprit's bisection explains (one a metric that moved: same culprit,
+ * job and host) share one recovery bisection: the first of them judged
+ * back starts it (the biggest change among those back), the others see
+ * it by their culprit (kreg_db_bisection_recovery_of) and start none. A
+ * level in the uncertain middle (half to nine tenths back, its verdict
+ * waiting on the last good against it) with fewer runs than settle it
+ * asks them (kreg_try_runs_wanted: of the commit, the last good, the
+ * culprit; in *more, to be queued in the commit's name) and is judged
+ * again when they are in: only a level still partly back then is said
+ * "partly back: not bisected". */
 int kreg_recovery_check(kreg_recovery_outcome *out, const kreg_config *cfg, kreg_db *db,
 			int64_t commit_id, int64_t job_id, int64_t host_id, FILE *progress);
 void kreg_recovery_outcome_release(kreg_recovery_outcome *o);

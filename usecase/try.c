@@ -316,19 +316,16 @@ done:
 	return error;
 }
 
-/* A side to have more runs, for an unsettled comparison: the runs a side
- * the comparison names, or two more, up to max. 1 when it grows. */
-static int grow(side *x, const kreg_stats_cmp *c, unsigned max)
+/* The runs one side is to have for an unsettled comparison: the runs a
+ * side the comparison names, or two more, up to max; never fewer than
+ * it has. */
+static unsigned grow(unsigned have, const kreg_stats_cmp *c, unsigned max)
 {
-	unsigned have = x->want > x->n ? x->want : (unsigned)x->n;
 	unsigned target = c->runs_needed > 0 ? (unsigned)c->runs_needed : have + 2;
 
 	if (target > max)
 		target = max;
-	if (target <= have)
-		return 0;
-	x->want = target;
-	return 1;
+	return target > have ? target : have;
 }
 
 int kreg_try_waits_on_good(const kreg_stats_cmp *gf, const kreg_stats_cmp *cf)
@@ -339,9 +336,29 @@ int kreg_try_waits_on_good(const kreg_stats_cmp *gf, const kreg_stats_cmp *cf)
 	return share >= SHARE_FIXED_IF_LEVEL && share < SHARE_FIXED;
 }
 
+int kreg_try_runs_wanted(unsigned want[3], const unsigned have[3], const kreg_stats_cmp *gf,
+			 const kreg_stats_cmp *cf, unsigned max)
+{
+	int more = 0;
+
+	for (int i = 0; i < 3; i++)
+		want[i] = have[i];
+	if (gf->verdict == KREG_VERDICT_UNKNOWN && kreg_try_waits_on_good(gf, cf)) {
+		want[GOOD] = grow(want[GOOD], gf, max);
+		want[FIX] = grow(want[FIX], gf, max);
+	}
+	if (cf->verdict == KREG_VERDICT_UNKNOWN) {
+		want[CULPRIT] = grow(want[CULPRIT], cf, max);
+		want[FIX] = grow(want[FIX], cf, max);
+	}
+	for (int i = 0; i < 3; i++)
+		more |= want[i] > have[i];
+	return more;
+}
+
 /* Run the three until the comparison of the fix with the culprit settles,
  * and the one with the last good when the verdict waits on it, or the runs
- * a commit may get are spent. */
+ * a commit may get are spent (kreg_try_runs_wanted). */
 static int settle(try_ctx *t, kreg_stats_cmp *gf, kreg_stats_cmp *cf)
 {
 	unsigned min = t->sopts.min_runs > 0 ? (unsigned)t->sopts.min_runs : 3;
@@ -351,7 +368,7 @@ static int settle(try_ctx *t, kreg_stats_cmp *gf, kreg_stats_cmp *cf)
 	for (int i = 0; i < 3; i++)
 		t->s[i].want = min;
 	for (;;) {
-		int grew = 0;
+		unsigned have[3], want[3];
 
 		for (int i = 0; i < 3; i++) {
 			if ((error = run_side(t, &t->s[i])) < 0)
@@ -364,12 +381,12 @@ static int settle(try_ctx *t, kreg_stats_cmp *gf, kreg_stats_cmp *cf)
 		    (error = kreg_stats_compare(cf, &t->sopts, t->reg.metric, t->s[CULPRIT].v,
 						t->s[CULPRIT].n, t->s[FIX].v, t->s[FIX].n)) < 0)
 			return error;
-		if (gf->verdict == KREG_VERDICT_UNKNOWN && kreg_try_waits_on_good(gf, cf))
-			grew |= grow(&t->s[GOOD], gf, max) | grow(&t->s[FIX], gf, max);
-		if (cf->verdict == KREG_VERDICT_UNKNOWN)
-			grew |= grow(&t->s[CULPRIT], cf, max) | grow(&t->s[FIX], cf, max);
-		if (!grew)
+		for (int i = 0; i < 3; i++)
+			have[i] = t->s[i].want > t->s[i].n ? t->s[i].want : (unsigned)t->s[i].n;
+		if (!kreg_try_runs_wanted(want, have, gf, cf, max))
 			return 0;
+		for (int i = 0; i < 3; i++)
+			t->s[i].want = want[i];
 		say(t, "not settled yet: more runs");
 	}
 }

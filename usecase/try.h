@@ -128,6 +128,15 @@ kreg_try_verdict kreg_try_judge(double *share, const kreg_stats_cmp *good_fix,
  * last good and its revert: the same kernel) are rarely told "no change"
  * before max_runs: runs that would change nothing. */
 int kreg_try_waits_on_good(const kreg_stats_cmp *good_fix, const kreg_stats_cmp *culprit_fix);
+/* The runs each of the three (0 the last good, 1 the culprit, 2 the fix)
+ * is to have for the verdict to settle, from the runs they have: while a
+ * comparison the verdict waits on is "unknown", its two sides the runs it
+ * names (runs_needed: the rank test's runs a side for 80% power, were the
+ * difference real; else two more), at most max. 1 when a side wants more
+ * than it has. The one rule of a try's runs, and of the runs a recovery's
+ * head is asked (usecase/recovery.h). */
+int kreg_try_runs_wanted(unsigned want[3], const unsigned have[3], const kreg_stats_cmp *gf,
+			 const kreg_stats_cmp *cf, unsigned max);
 /* "fixed", "partly fixed", "not fixed", "does not apply", "does not build" */
 const char *kreg_try_verdict_name(kreg_try_verdict v);
 

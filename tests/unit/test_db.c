@@ -5,10 +5,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "db/bisect.h"
 #include "db/commits.h"
 #include "db/db.h"
 #include "db/db_internal.h"
 #include "db/outbox.h"
+#include "db/regressions.h"
 #include "db/results.h"
 #include "db/tries.h"
 #include "helper_dead_run.h"
@@ -404,6 +406,53 @@ static void migration_allows_recoveries(void **state)
 	kreg_error_clear();
 }
 
+/* One culprit's regressions (a row a metric that moved) share one
+ * recovery bisection: each finds the one that names another of them;
+ * another culprit's, or another host's, do not; the tied rows are the
+ * open ones, the one asked about first. */
+static void recovery_shared_by_a_culprits_regressions(void **state)
+{
+	fixture *f = *state;
+	int64_t b = -1, *ids = NULL;
+	size_t n = 0;
+
+	assert_int_equal(kreg_db__exec(f->db,
+		"INSERT INTO repos (id, name, url) VALUES (1, 'src', '/src');"
+		"INSERT INTO jobs (id, name, testcase, yaml, hash) VALUES (1, 'j', 'fio', '', 'h');"
+		"INSERT INTO hosts (id, name, backend) VALUES (1, 'h', 'sim'), (2, 'g', 'sim');"
+		"INSERT INTO metrics (id, name) VALUES (1, 'fio.read_iops'), (2, 'fio.write_iops'),"
+		"  (3, 'fio.read_clat_mean_ns');"
+		"INSERT INTO commits (id, repo_id, sha) VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 1, 'c'),"
+		"  (4, 1, 'd');"
+		"INSERT INTO regressions (id, repo_id, job_id, host_id, metric_id, base_commit_id,"
+		"  bad_commit_id, change, state, culprit_commit_id, created, updated) VALUES"
+		"  (1, 1, 1, 1, 1, 1, 3, -0.9, 'reported', 2, 1, 1),"
+		"  (2, 1, 1, 1, 2, 1, 3, -0.9, 'bisected', 2, 1, 1),"
+		"  (3, 1, 1, 1, 3, 1, 3, 9.0, 'fixed', 2, 1, 1),"
+		"  (4, 1, 1, 1, 1, 1, 4, -0.5, 'reported', 4, 1, 1),"
+		"  (5, 1, 1, 2, 1, 1, 3, -0.9, 'reported', 2, 1, 1);"
+		"INSERT INTO bisections (id, repo_id, job_id, host_id, metric_id, good_commit_id,"
+		"  bad_commit_id, state, created, updated, recovers) VALUES"
+		"  (7, 1, 1, 1, 2, 3, 4, 'running', 1, 1, 2);"), 0);
+	for (int64_t r = 1; r <= 3; r++) {
+		assert_int_equal(kreg_db_bisection_recovery_of(f->db, &b, r), 0);
+		assert_int_equal(b, 7);
+	}
+	assert_int_equal(kreg_db_bisection_recovery_of(f->db, &b, 4), 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(kreg_db_bisection_recovery_of(f->db, &b, 5), 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(kreg_db_regressions_tied(f->db, &ids, &n, 2), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ids[0], 2);
+	assert_int_equal(ids[1], 1);
+	free(ids);
+	assert_int_equal(kreg_db_regressions_tied(f->db, &ids, &n, 4), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], 4);
+	free(ids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +467,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(migration_renames_first_mails, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_allows_try_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_allows_recoveries, setup, teardown),
+		cmocka_unit_test_setup_teardown(recovery_shared_by_a_culprits_regressions, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

@@ -106,6 +106,49 @@ static void runs_of_the_last_good_only_when_they_matter(void **state)
 	}
 }
 
+/* The runs each side is to have (last good, culprit, fix), the one rule of
+ * a try's runs and of a recovery's head (usecase/recovery.h): the sides
+ * of an unknown comparison the verdict waits on grow to the runs it
+ * names, never past max, never down. */
+static void runs_wanted_by_the_verdict(void **state)
+{
+	kreg_stats_cmp gf, cf;
+	unsigned have[3] = { 3, 3, 3 }, want[3];
+
+	(void)state;
+	/* 70% back, the last good against it unknown (7 runs a side would
+	 * settle it): the last good and the fix to 7, the culprit as it is */
+	cmps(&gf, &cf, 10000, 8000, 9400, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
+	gf.runs_needed = 7;
+	assert_int_equal(kreg_try_runs_wanted(want, have, &gf, &cf, 10), 1);
+	assert_int_equal(want[0], 7);
+	assert_int_equal(want[1], 3);
+	assert_int_equal(want[2], 7);
+	/* capped at max */
+	gf.runs_needed = 40;
+	assert_int_equal(kreg_try_runs_wanted(want, have, &gf, &cf, 10), 1);
+	assert_int_equal(want[0], 10);
+	assert_int_equal(want[2], 10);
+	/* the sides at max already: nothing more */
+	have[0] = have[2] = 10;
+	assert_int_equal(kreg_try_runs_wanted(want, have, &gf, &cf, 10), 0);
+	assert_int_equal(want[0], 10);
+	/* 95% back: the verdict does not wait on the last good */
+	have[0] = have[2] = 3;
+	cmps(&gf, &cf, 10000, 8000, 9900, KREG_VERDICT_UNKNOWN, KREG_VERDICT_IMPROVEMENT);
+	gf.runs_needed = 7;
+	assert_int_equal(kreg_try_runs_wanted(want, have, &gf, &cf, 10), 0);
+	/* the culprit against it unknown, no figure: two more a side,
+	 * the fix the more of the two comparisons asks */
+	cmps(&gf, &cf, 10000, 8000, 9400, KREG_VERDICT_UNKNOWN, KREG_VERDICT_UNKNOWN);
+	gf.runs_needed = 6;
+	cf.runs_needed = 0;
+	assert_int_equal(kreg_try_runs_wanted(want, have, &gf, &cf, 10), 1);
+	assert_int_equal(want[0], 6);
+	assert_int_equal(want[1], 5);
+	assert_int_equal(want[2], 8);
+}
+
 static void messages_that_name_the_culprit(void **state)
 {
 	const char *culprit = "cb2ac2912a9ca7d3d26291c5119e2d6fd8cf44ca", *src = NULL;
@@ -145,6 +188,7 @@ int main(void)
 		cmocka_unit_test(seed_fix_check_is_fixed),
 		cmocka_unit_test(partly_and_not_fixed),
 		cmocka_unit_test(runs_of_the_last_good_only_when_they_matter),
+		cmocka_unit_test(runs_wanted_by_the_verdict),
 		cmocka_unit_test(messages_that_name_the_culprit),
 	};
 

@@ -200,7 +200,10 @@ DEB_RUN := libcurl4 curl git sqlite3 fio dbench qemu-system-x86 busybox-static c
 DEB_KERNEL := linux-source flex bison bc libelf-dev libssl-dev xz-utils kmod
 DEB_TEST := python3 perl dropbear-bin kexec-tools openssl python3-html5lib chromium \
 	openssh-server python3-jsonschema dovecot-imapd
-DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST)
+# A real LAVA on loopback for the LAVA host's tests (64, 65): installing it
+# takes about 1 min 45 s (docs/hosts.md).
+DEB_LAVA := lava-server lava-dispatcher
+DEBS := $(DEB_BUILD) $(DEB_RUN) $(DEB_KERNEL) $(DEB_TEST) $(DEB_LAVA)
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q '^install ok installed' || echo $$p; done); \

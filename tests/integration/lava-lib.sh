@@ -8,7 +8,8 @@
 #   lava_start || bail            # ends with the test (lava_stop at exit)
 #   $LAVA_URL          http://127.0.0.1:PORT/ : lava-server's web and REST API
 #   $LAVA_TOKEN_FILE   the API token of user kreg (a superuser)
-#   $LAVA_DEVICE       the one device, qemu-01 (device type qemu, no KVM)
+#   $LAVA_DEVICES      its two devices, qemu-01 and qemu-02 (device type qemu,
+#                      no KVM), on the one worker: two jobs run at once
 #   lava_submit FILE   submits a job definition with curl and the token
 #                      (POST /api/v0.2/jobs/), prints the job id
 #   lava_wait ID SECS  waits for the job to finish, prints its health
@@ -17,16 +18,16 @@
 # What is made once and kept under build/lava/ (a lock: one maker at a
 # time): a postgres cluster of its own (initdb, run as the postgres user,
 # fsync off) with LAVA's tables migrated, the user and its token, a worker,
-# the qemu device and its dictionary (no_kvm: TCG). Each lava_start then
+# the qemu devices and their dictionaries (no_kvm: TCG). Each lava_start then
 # starts that cluster on a free loopback port, lava-server's gunicorn on
-# another, lava-scheduler and lava-worker, and waits for the device to be
+# another, lava-scheduler and lava-worker, and waits for the devices to be
 # Idle. The parts are told where to find their state through the
 # environment (DATABASE_URL, LAVA_YAML_SETTINGS_*), so a LAVA the system
 # runs is left alone. docs/hosts.md gives the times (install, first
 # set-up, start).
 
 LAVA_STATE=${LAVA_STATE:-$KREG_SRC/build/lava}
-LAVA_DEVICE=qemu-01
+LAVA_DEVICES="qemu-01 qemu-02"
 LAVA_WORKER=kreg-worker
 LAVA_PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 _LAVA_PIDS=""
@@ -85,7 +86,7 @@ _lava_pg_stop() {
 _lava_make() {
 	local secret
 
-	rm -rf "$LAVA_STATE/pg" "$LAVA_STATE/pg-sock" "$LAVA_STATE/ready" &&
+	rm -rf "$LAVA_STATE/pg" "$LAVA_STATE/pg-sock" "$LAVA_STATE/ready" "$LAVA_STATE/devices" &&
 	mkdir -p "$LAVA_STATE"/{log,media,devices,health-checks,dispatcher.d,pg-sock,worker} &&
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$LAVA_STATE/secret" &&
 	touch "$LAVA_STATE/log/postgres.log" &&
@@ -105,13 +106,24 @@ _lava_make() {
 	sed -n 's/^Token: //p' "$LAVA_STATE/worker.out" >"$LAVA_STATE/worker-token" &&
 	test -s "$LAVA_STATE/worker-token" &&
 	_lava_manage device-types add qemu &&
-	printf '%s\n' "{% extends 'qemu.jinja2' %}" "{% set no_kvm = True %}" \
-		"{% set netdevice = 'user' %}" "{% set memory = 1024 %}" \
-		>"$LAVA_STATE/devices/$LAVA_DEVICE.jinja2" &&
-	_lava_manage devices add --device-type qemu --worker "$LAVA_WORKER" "$LAVA_DEVICE" &&
-	_lava_manage devices update --health GOOD "$LAVA_DEVICE" || { _lava_pg_stop; return 1; }
+	_lava_devices || { _lava_pg_stop; return 1; }
 	_lava_pg_stop
 	touch "$LAVA_STATE/ready"
+}
+
+# The devices the state lacks (a state made when there was one), added:
+# the server's postgres running.
+_lava_devices() {
+	local d
+	for d in $LAVA_DEVICES; do
+		[ -f "$LAVA_STATE/devices/$d.jinja2" ] && continue
+		printf '%s\n' "{% extends 'qemu.jinja2' %}" "{% set no_kvm = True %}" \
+			"{% set netdevice = 'user' %}" "{% set memory = 1024 %}" \
+			>"$LAVA_STATE/devices/$d.jinja2" &&
+		_lava_manage devices add --device-type qemu --worker "$LAVA_WORKER" "$d" &&
+		_lava_manage devices update --health GOOD "$d" ||
+			{ rm -f "$LAVA_STATE/devices/$d.jinja2"; return 1; }
+	done
 }
 
 _lava_bg() {  # NAME COMMAND...: a part started in the background
@@ -124,7 +136,7 @@ _lava_bg() {  # NAME COMMAND...: a part started in the background
 }
 
 lava_start() {
-	local i state
+	local i state d
 
 	mkdir -p "$LAVA_STATE"
 	exec 8>"$LAVA_STATE.lock"
@@ -134,6 +146,7 @@ lava_start() {
 		_lava_make || { echo "# lava: set-up failed: see $LAVA_STATE/log/"; flock -u 8; return 1; }
 	fi
 	_lava_pg_start || { echo "# lava: postgres would not start: $LAVA_STATE/log/postgres.log"; return 1; }
+	_lava_devices || { echo "# lava: cannot add the devices: see $LAVA_STATE/log/manage.log"; return 1; }
 	trap 'lava_stop; _cleanup' EXIT
 	LAVA_PORT=$(_lava_port)
 	LAVA_URL="http://127.0.0.1:$LAVA_PORT/"
@@ -160,12 +173,19 @@ call_command(m.Command(), "--level", "INFO", "--log-file", sys.argv[1], "--event
 		--token-file "$LAVA_STATE/worker-token" --worker-dir "$LAVA_STATE/worker" \
 		--ping-interval 1 --job-log-interval 1 --level INFO --log-file "$LAVA_STATE/log/worker.log"
 	for i in $(seq 1 120); do
-		state=$(lava_api "devices/$LAVA_DEVICE/" | /usr/bin/python3 -c \
-			'import json, sys; d = json.load(sys.stdin); print(d["state"], d["health"])' 2>/dev/null)
-		[ "$state" = "Idle Good" ] && return 0
+		state=$(lava_api "devices/?limit=100" | /usr/bin/python3 -c \
+			'import json, sys; print(" ".join(sorted(d["hostname"] + ":" + d["state"] + "/" + d["health"] for d in json.load(sys.stdin)["results"])))' 2>/dev/null)
+		[ "$state" = "$(printf '%s:Idle/Good ' $LAVA_DEVICES | sed 's/ $//')" ] && return 0
+		# a device whose last job was killed with the test that ran it
+		# comes back of Unknown health: the lab is ours, it is good
+		for d in $state; do
+			case "$d" in
+			*:Idle/Unknown | *:Idle/Bad) _lava_manage devices update --health GOOD "${d%%:*}" ;;
+			esac
+		done
 		sleep 0.5
 	done
-	echo "# lava: device $LAVA_DEVICE not Idle and Good after 60 s ($state): see $LAVA_STATE/log/"
+	echo "# lava: devices $LAVA_DEVICES not Idle and Good after 60 s ($state): see $LAVA_STATE/log/"
 	return 1
 }
 

@@ -126,7 +126,7 @@ $(REL)/tests/%: $(REL)/tests/bench/%.o $(call rel_objs,$(TEST_LIB_SRCS)) $(REL)/
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(REL_LDFLAGS) -o $@ $^ $(REL_LDLIBS)
 
-# Fuzz targets: clang's libFuzzer over the whole library.
+# Fuzz targets: clang's libFuzzer.
 FUZZ_CC ?= clang
 $(FUZ)/%.o: %.c
 	@mkdir -p $(@D)
@@ -134,7 +134,22 @@ $(FUZ)/%.o: %.c
 	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) -Wno-unused-command-line-argument -g -O1 \
 		-fsanitize=fuzzer-no-link,address,undefined $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(FUZ)/fuzz_%: $(FUZ)/tests/fuzz/fuzz_%.o $(patsubst %.c,$(FUZ)/%.o,$(LIB_SRCS))
+# Not over the whole library: over what the fuzzed code reaches, the lower
+# rooms whole and the few files above them it calls: 61 files compiled with
+# clang, not 133 (`ls build/fuzz/*/*.o | wc -l`), 37 s of CPU, not 80
+# (user+sys of `/usr/bin/time make -j2 build/fuzz/fuzz_...`, every target,
+# from scratch). A fuzzed function that comes to call into a file not named here
+# fails to link, naming the symbol: add its file. Each target takes from the
+# archive only what it calls.
+FUZZ_LIB_SRCS := $(filter lib/% config/% jobs/% stats/% bisect/% db/%,$(LIB_SRCS)) \
+	kernel/repo.c kernel/apply.c usecase/judge_opts.c report/report.c report/life.c \
+	mail/reply.c mail/header.c
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZ)/%.o,$(FUZZ_LIB_SRCS))
+
+$(FUZ)/libkreg.a: $(FUZZ_LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZ)/fuzz_%: $(FUZ)/tests/fuzz/fuzz_%.o $(FUZ)/libkreg.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 

@@ -94,8 +94,11 @@ img=$OUT
 lab_keys "$SCRATCH/keys" && lab_image "$img" "$SCRATCH/lab1.cpio" "$SCRATCH/keys" 1
 ok "the lab box image" test -s "$SCRATCH/lab1.cpio"
 truncate -s 256M "$SCRATCH/lab1-disk.img"
-# This box has no fio: kreg copies its own.
-lab_start lab1 "$art/bzImage" "$SCRATCH/lab1.cpio" "$SCRATCH/lab1-disk.img" "$PORT" kreg_lab.nofio
+# This box has no fio: kreg copies its own. Its kernels reboot 1 s after a
+# panic, which powers the box off (lab-box.sh): the kernel that panics at
+# boot leaves it off, not spinning a core for reboot_timeout, and it stays
+# silent until kreg's power cycle all the same.
+lab_start lab1 "$art/bzImage" "$SCRATCH/lab1.cpio" "$SCRATCH/lab1-disk.img" "$PORT" "kreg_lab.nofio panic=1"
 ok "the lab box boots" lab_wait lab1 180
 good=$(sed -n 's/^KREG-LAB: ready \([^ ]*\) .*/\1/p' lab1.console | head -1)
 write_config "$good"

@@ -13,6 +13,8 @@
 #   $KERNEL_PANIC          commit 3 (child of 1): panic() early in kernel_init
 #   $KERNEL_BROKEN         commit 4 (child of 1): a block-layer file that does not compile
 #   branch fxmark-kblockd  (child of 1): kblockd_mod_delayed_work_on waits >= 1 tick
+#   $KERNEL_KCONFIG        commit 5 (child of 1): commit 1's files the kernel's
+#                          configuration reads, and no others (_kernel_kconfig)
 #   monitor_within DESC METRIC MIN MAX
 #                          ok when the last run's METRIC sample (a monitor's,
 #                          jobs/monitors.h) lies in [MIN, MAX]; reads the
@@ -53,6 +55,32 @@ _kernel_branch() {
 	_kernel_git commit -q -am "$5" && _kernel_git checkout -q master
 }
 
+# The kconfig branch: commit 1 less every file `make *config` never reads:
+# its Kconfig, Makefile and Kbuild files, the *.config fragments, scripts/
+# and arch/x86/ whole (6,507 files of 78,635: `git ls-tree -r --name-only
+# kconfig | wc -l`). A test of kernel configs alone (52) checks it out in
+# seconds; `kreg build --config-only` of commit 1 in a new data_dir took 35 s
+# of CPU (/usr/bin/time), most of it the checkout of the whole tree. Its
+# .config files are those of commit 1: 52's three configs made from each,
+# compared with diff.
+_kernel_kconfig() {
+	local idx="$KERNEL_CACHE/kconfig-index.$$" tree commit
+
+	_kernel_git rev-parse -q --verify refs/heads/kconfig >/dev/null && return 0
+	rm -f "$idx"
+	GIT_INDEX_FILE=$idx _kernel_git read-tree master &&
+	_kernel_git ls-tree -r --name-only master |
+		grep -vE '(^|/)(Kconfig[^/]*|Makefile[^/]*|Kbuild[^/]*|[^/]*\.config)$|^scripts/|^arch/x86/' |
+		GIT_INDEX_FILE=$idx _kernel_git update-index --force-remove --stdin &&
+	tree=$(GIT_INDEX_FILE=$idx _kernel_git write-tree) &&
+	commit=$(echo "kconfig: only what the kernel's configuration reads, for kreg's tests" |
+		_kernel_git commit-tree "$tree" -p master) &&
+	_kernel_git update-ref refs/heads/kconfig "$commit"
+	local rc=$?
+	rm -f "$idx"
+	return $rc
+}
+
 _kernel_branches() {
 	_kernel_branch block block/blk-core.c \
 		's|^EXPORT_SYMBOL(blk_put_queue);|&\n/* kreg test: a one-file change in the block layer */|' \
@@ -67,7 +95,8 @@ _kernel_branches() {
 	# cb2ac2912a (kblockd work waits at least one tick)
 	_kernel_branch fxmark-kblockd block/blk-core.c \
 		's|return mod_delayed_work_on(cpu, kblockd_workqueue, dwork, delay);|return mod_delayed_work_on(cpu, kblockd_workqueue, dwork, max(delay, 1UL));|' \
-		'dwork, max(delay, 1UL));' "block: kblockd work waits at least one tick (kreg's fxmark measurement)"
+		'dwork, max(delay, 1UL));' "block: kblockd work waits at least one tick (kreg's fxmark measurement)" &&
+	_kernel_kconfig
 }
 
 kernel_fixture() {
@@ -83,7 +112,8 @@ kernel_fixture() {
 	KERNEL_BASE=$(_kernel_git rev-parse master) &&
 	KERNEL_BLOCK=$(_kernel_git rev-parse block) &&
 	KERNEL_PANIC=$(_kernel_git rev-parse panic) &&
-	KERNEL_BROKEN=$(_kernel_git rev-parse broken)
+	KERNEL_BROKEN=$(_kernel_git rev-parse broken) &&
+	KERNEL_KCONFIG=$(_kernel_git rev-parse kconfig)
 }
 
 # kreg's checkout and object directories, shared by the tests through

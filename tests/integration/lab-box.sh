@@ -109,8 +109,11 @@ lab_image() {
 	return $rc
 }
 
-# lab_start NAME KERNEL IMAGE DISK PORT: the command is kept in NAME-boot
-# so the power cycle script boots the same way.
+# lab_start NAME KERNEL IMAGE DISK PORT [APPEND]: the command is kept in
+# NAME-boot so the power cycle script boots the same way. kreg boots its
+# kernels with kexec, never a reset: a reset powers the box off
+# (-no-reboot), so a kernel booted with panic=N that panics is off until the
+# power cycle rather than spinning a core in panic's loop.
 lab_start() {
 	local name=$1
 	cat > "$SCRATCH/$name-boot" <<EOF
@@ -121,7 +124,7 @@ cd "$SCRATCH" || exit 1
 [ -s "$name.console" ] && cat "$name.console" >> "$name.console.old"
 : > "$name.console"
 setsid qemu-system-x86_64 -accel tcg -cpu max -m 1536M -smp 1 -machine pc \\
-	-nodefaults -no-user-config -display none \\
+	-nodefaults -no-user-config -display none -no-reboot \\
 	-kernel "$2" -initrd "$3" -append "console=ttyS0 rdinit=/init printk.time=1 random.trust_cpu=on${6:+ $6}" \\
 	-serial "file:$SCRATCH/$name.console" \\
 	-drive "file=$4,format=raw,if=virtio,cache=writeback" \\

@@ -20,7 +20,7 @@ hosts:
     capacity: 2
     metrics:
       - { metric: fio.read_iops, base: 10000, noise: 5% }
-      - { metric: fio.write_iops, base: 8000, noise: 3% }
+      - { metric: fio.write_iops, base: 8000, noise: 1% }
 jobs:
   - file: job.yaml
     runs: 3
@@ -107,7 +107,7 @@ ok "status --noise: fio.read_iops as kreg changes says it" grep -qxF "    fio.re
 ok "and fio.write_iops" grep -qxF "    fio.write_iops: $WI" <(printf '%s\n' "$OUT")
 like "$OUT" "^  src main: $ATOM on simhost$" "under the branch, the job and the host"
 run_kreg status
-ok "status: one line, the noisiest metric (fio.read_iops, 5% noise against 3%)" \
+ok "status: one line, the noisiest metric (fio.read_iops, 5% noise against 1%)" \
 	grep -qxF "  src main: $ATOM on simhost, 2 metrics; fio.read_iops: $RI" <(printf '%s\n' "$OUT")
 ok "the metric's trend page says the same" grep -qF "<p class=\"noise\">noise: $RI</p>" \
 	$(grep -l "<h1>fio.read_iops</h1>" "$DATA_DIR"/site/trend-src-main-*.html)

@@ -103,9 +103,11 @@ found() { [ "$(sql "SELECT state FROM bisections WHERE id = 1")" = found ] && id
 wait_for 2400 "the pushed head's regression is confirmed and bisected through LAVA" found
 daemon_stop
 is "$(culprit_of 1)" "$CULPRIT" "to the kblockd commit"
-is "$(sql "SELECT count(*) FROM runs WHERE status NOT IN ('ok')")" 0 "every run ok (none an infra failure)"
-N=$(runs_ok)
-echo "# $N runs, each a LAVA job"
+# (a guest under TCG on a loaded machine panics at boot at times, "IO-APIC
+# + timer doesn't work": a kernel_failed run the daemon runs again)
+is "$(sql "SELECT count(*) FROM runs WHERE status = 'infra_failed'")" 0 "no run an infra failure"
+N=$(sql "SELECT count(*) FROM runs")
+echo "# $N runs, each a LAVA job, $(runs_ok) ok"
 is "$(sql "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id WHERE h.name = 'lab'")" "$N" \
 	"all on the LAVA host"
 like "$(cat "$DATA_DIR"/logs/*.log)" "LAVA job [0-9]+ submitted to $LAVA_URL \\(qemu, " \

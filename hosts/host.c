@@ -11,6 +11,8 @@
 #include "lib/mem.h"
 #include "lib/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +248,26 @@ char *kreg_host__file_last_line(const char *path)
 
 #define DEFAULT_FS "ext4"
 
+
+int kreg_host__blank_disk(const kreg_host_cfg *hc, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return 1;
+		kreg_error_errno("host '%s': test disk %s: cannot create", hc->name, path);
+		return KREG_ERROR;
+	}
+	if (ftruncate(fd, (off_t)hc->disk_size) < 0) {
+		kreg_error_errno("host '%s': test disk %s: cannot size it", hc->name, path);
+		close(fd);
+		unlink(path);
+		return KREG_ERROR;
+	}
+	close(fd);
+	return 0;
+}
 /* 1 (error set) when the atom's test device is null_blk (disk: 1NULLB)
  * and it is to get the file system fs: it holds no data. */
 static int nullb_refuses(const kreg_atom *atom, const char *fs)

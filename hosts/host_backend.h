@@ -68,6 +68,11 @@ int kreg_host__console_result(kreg_host_result *out, const char *host, const kre
 #define KREG_GUEST_DISK "vda"
 #define KREG_GUEST_MNT "/mnt/kreg"
 
+/* A blank test disk at path: a new sparse file of hc's disk_size. 1 when
+ * the file is there already (left as it is); <0 (error set, naming host and
+ * path; nothing left behind) when it cannot be made. */
+int kreg_host__blank_disk(const kreg_host_cfg *hc, const char *path);
+
 /* The job's part of a guest's initramfs (kernel/image.h's per-run
  * archive): argv (its text in argv_text), where output goes, the test disk
  * (disk_dev, "vda", formatted with fs and mounted on mnt; NULL: none; its

@@ -16,7 +16,6 @@
 #include "lib/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,21 +84,6 @@ static int lava_plan(kreg_host *h, kreg_plan *out, const char **fs, const kreg_a
 	return kreg_host__plan_disk(out, fs, atom, &po, "/dev/" KREG_GUEST_DISK, KREG_GUEST_MNT);
 }
 
-/* The blank test disk beside the kernel: a sparse file of disk_size (no
- * space taken here; LAVA writes it out on its worker). */
-static int make_disk(const kreg_host_cfg *hc, const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0 || ftruncate(fd, (off_t)hc->disk_size) < 0) {
-		kreg_error_errno("host '%s': cannot make the test disk %s", hc->name, path);
-		if (fd >= 0)
-			close(fd);
-		return KREG_ERROR;
-	}
-	return close(fd) < 0 ? kreg_error_errno("host '%s': %s", hc->name, path), KREG_ERROR : 0;
-}
-
 /* The kernel and the initramfs with the job, in the run's directory under
  * serve_dir. 1 when the job cannot run (out says why). */
 static int stage(lava_run_ctx *x)
@@ -150,8 +134,11 @@ static int stage(lava_run_ctx *x)
 	if ((error = kreg_image_with_files(initrd, image, files, nfiles)) < 0 || !hc->disk_size)
 		goto done;
 	free(to);
+	/* the blank test disk beside them: a sparse file, nothing written
+	 * here; LAVA's worker writes it out when it fetches it */
 	to = kreg_path_join(x->serve, "disk.img");
-	error = make_disk(hc, to);
+	if ((error = kreg_host__blank_disk(hc, to)) > 0)
+		error = 0;
 done:
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);

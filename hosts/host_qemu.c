@@ -145,9 +145,8 @@ static int want_kvm(const kreg_host *h, const char *bzimage)
 
 static int ensure_disk(const kreg_host_cfg *hc, const char *disk)
 {
-	uint64_t size = hc->disk_size;
 	char *dir;
-	int fd;
+	int made;
 
 	if (kreg_path_exists(disk))
 		return 0;
@@ -157,22 +156,10 @@ static int ensure_disk(const kreg_host_cfg *hc, const char *disk)
 		kreg_mkdir_p(dir, 0755);
 	}
 	free(dir);
-	fd = open(disk, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			return 0;
-		kreg_error_errno("host '%s': test disk %s: cannot create", hc->name, disk);
-		return KREG_ERROR;
-	}
-	if (ftruncate(fd, (off_t)size) < 0) {
-		kreg_error_errno("host '%s': test disk %s: cannot size it", hc->name, disk);
-		close(fd);
-		unlink(disk);
-		return KREG_ERROR;
-	}
-	close(fd);
+	if ((made = kreg_host__blank_disk(hc, disk)) != 0)
+		return made < 0 ? made : 0;
 	log_info("host %s: created the test disk %s (%llu MiB)", hc->name, disk,
-		 (unsigned long long)(size >> 20));
+		 (unsigned long long)(hc->disk_size >> 20));
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 # suite: lane kernel-qemu
 . "$KREG_SRC/tests/lib.sh"
 . "$KREG_SRC/tests/integration/lava-lib.sh"
+. "$KREG_SRC/tests/integration/5x-kernel.sh"
 lava_available || skip_all "$LAVA_WHY"
 command -v sqlite3 >/dev/null || skip_all "no sqlite3"
 
@@ -38,9 +39,8 @@ entry=$(sqlite3 "$SCRATCH/probe/kreg.db" "SELECT tree || '-' || config_hash FROM
 # the qemu config (51-kernel's, in the suite's build cache: not the panic
 # or the block-layer kernels it builds after it), else this machine's.
 kernel=${KREG_LAVA_KERNEL:-}
-fixture=${KERNEL_CACHE:-$KREG_SRC/build/kernel-test}/linux.git
 if [ -z "$kernel" ] && [ -n "${KREG_BUILD_CACHE:-}" ] &&
-   base=$(git -C "$fixture" rev-parse -q --verify 'master^{tree}' 2>/dev/null) &&
+   base=$(git -C "$KERNEL_GIT" rev-parse -q --verify 'master^{tree}' 2>/dev/null) &&
    [ "$(cat "$KREG_BUILD_CACHE/$base-${entry#*-}/status" 2>/dev/null)" = ok ]; then
 	kernel=$KREG_BUILD_CACHE/$base-${entry#*-}/bzImage
 fi
